@@ -1,0 +1,75 @@
+// Opens the configured database, applies pending migrations, and hands out the typed Kysely handle.
+import { join } from 'node:path';
+import { Kysely, sql } from 'kysely';
+import { openPostgres } from './dialects/postgres.js';
+import { openSqlite } from './dialects/sqlite.js';
+import type { DialectCapabilities } from './dialects/types.js';
+import { migrations } from './migrations/index.js';
+import type { DB } from './schema.js';
+
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly capabilities: DialectCapabilities;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** `postgres://…` selects PostgreSQL; otherwise SQLite in `dataDir`. */
+  readonly databaseUrl?: string | undefined;
+  readonly dataDir: string;
+  /** Overrides the SQLite file (tests use ':memory:' or a temp file). */
+  readonly sqliteFile?: string;
+  /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
+  readonly pgSchema?: string;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const opened = options.databaseUrl
+    ? openPostgres(withSearchPath(options.databaseUrl, options.pgSchema))
+    : openSqlite(options.sqliteFile ?? join(options.dataDir, 'zapgate.db'));
+  const db = new Kysely<DB>({ dialect: opened.dialect });
+  if (options.databaseUrl && options.pgSchema) {
+    await sql`create schema if not exists ${sql.id(options.pgSchema)}`.execute(db);
+  }
+  await migrate(db, opened.capabilities);
+  return {
+    db,
+    capabilities: opened.capabilities,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function withSearchPath(url: string, schema: string | undefined): string {
+  if (!schema) return url;
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return u.toString();
+}
+
+/** Applies every migration not yet recorded, each in its own transaction. */
+export async function migrate(db: Kysely<DB>, caps: DialectCapabilities): Promise<string[]> {
+  const raw = db as unknown as Kysely<{ zapgate_migrations: { name: string; applied_at: number } }>;
+  await raw.schema
+    .createTable('zapgate_migrations')
+    .ifNotExists()
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('applied_at', 'bigint', (c) => c.notNull())
+    .execute();
+  const done = new Set((await raw.selectFrom('zapgate_migrations').select('name').execute()).map((r) => r.name));
+  const applied: string[] = [];
+  for (const m of migrations) {
+    if (done.has(m.name)) continue;
+    await raw.transaction().execute(async (trx) => {
+      await m.up(trx as unknown as Kysely<unknown>, caps);
+      await trx.insertInto('zapgate_migrations').values({ name: m.name, applied_at: Date.now() }).execute();
+    });
+    applied.push(m.name);
+  }
+  return applied;
+}

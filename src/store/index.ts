@@ -1,0 +1,31 @@
+// The store: one object holding every repository over one database handle.
+import { AccountsRepo } from './accounts-repo.js';
+import type { Database } from './database.js';
+import { EventsRepo } from './events-repo.js';
+import { GroupsRepo } from './groups-repo.js';
+import { InstancesRepo } from './instances-repo.js';
+import { MessagesRepo } from './messages-repo.js';
+import { WebhooksRepo } from './webhooks-repo.js';
+
+export interface Store {
+  readonly database: Database;
+  readonly accounts: AccountsRepo;
+  readonly instances: InstancesRepo;
+  readonly webhooks: WebhooksRepo;
+  readonly messages: MessagesRepo;
+  readonly groups: GroupsRepo;
+  readonly events: EventsRepo;
+}
+
+export function createStore(database: Database): Store {
+  const { db } = database;
+  return {
+    database,
+    accounts: new AccountsRepo(db),
+    instances: new InstancesRepo(db),
+    webhooks: new WebhooksRepo(db),
+    messages: new MessagesRepo(db),
+    groups: new GroupsRepo(db),
+    events: new EventsRepo(db),
+  };
+}

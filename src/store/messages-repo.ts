@@ -1,0 +1,135 @@
+// The per-instance message queue and the record of sent messages (one table: a message moves
+// queued → in_flight → sent | failed, keeping its seq, zaapId and WhatsApp messageId).
+import type { Kysely } from 'kysely';
+import { WriteBatcher } from './write-batcher.js';
+import type { DB, MessageRow, NewMessageRow } from './schema.js';
+
+export type EnqueueOutcome = { ok: true; seq: number } | { ok: false; reason: 'queue_full' | 'instance_gone' };
+
+export interface EnqueueRequest {
+  row: NewMessageRow;
+  /** Reject when this many messages already wait for the instance (0 = no cap). */
+  cap: number;
+}
+
+export interface QueuePage {
+  messages: MessageRow[];
+  /** Opaque cursor for the next page, null at the end. */
+  pagingState: string | null;
+}
+
+export class MessagesRepo {
+  private readonly batcher: WriteBatcher<EnqueueRequest, EnqueueOutcome>;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.batcher = new WriteBatcher((items) => this.enqueueBatch(items));
+  }
+
+  /** Durably queues a message; resolves after the commit that contains it. */
+  enqueue(request: EnqueueRequest): Promise<EnqueueOutcome> {
+    return this.batcher.submit(request);
+  }
+
+  drain(): Promise<void> {
+    return this.batcher.drain();
+  }
+
+  private async enqueueBatch(items: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const waiting = new Map<string, number>();
+      const out: EnqueueOutcome[] = [];
+      for (const { row, cap } of items) {
+        let n = waiting.get(row.instance_id);
+        if (n === undefined) {
+          const exists = await trx.selectFrom('instances').select('id').where('id', '=', row.instance_id).executeTakeFirst();
+          if (!exists) {
+            out.push({ ok: false, reason: 'instance_gone' });
+            continue;
+          }
+          n = cap > 0 ? await countWaiting(trx, row.instance_id) : 0;
+        }
+        if (cap > 0 && n >= cap) {
+          waiting.set(row.instance_id, n);
+          out.push({ ok: false, reason: 'queue_full' });
+          continue;
+        }
+        const inserted = await trx.insertInto('messages').values(row).returning('seq').executeTakeFirstOrThrow();
+        waiting.set(row.instance_id, n + 1);
+        out.push({ ok: true, seq: Number(inserted.seq) });
+      }
+      return out;
+    });
+  }
+
+  countWaiting(instanceId: string): Promise<number> {
+    return countWaiting(this.db, instanceId);
+  }
+
+  async listWaiting(instanceId: string, pageSize: number, pagingState: string | null): Promise<QueuePage> {
+    const after = pagingState ? Number(Buffer.from(pagingState, 'base64url').toString('utf8')) : 0;
+    const rows = await this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('instance_id', '=', instanceId)
+      .where('state', 'in', ['queued', 'in_flight'])
+      .where('seq', '>', Number.isFinite(after) ? after : 0)
+      .orderBy('seq')
+      .limit(pageSize + 1)
+      .execute();
+    const page = rows.slice(0, pageSize);
+    const last = page[page.length - 1];
+    return {
+      messages: page,
+      pagingState: rows.length > pageSize && last ? Buffer.from(String(last.seq)).toString('base64url') : null,
+    };
+  }
+
+  /** Removes every message that has not started sending; returns how many. */
+  async clearWaiting(instanceId: string): Promise<number> {
+    const r = await this.db
+      .deleteFrom('messages')
+      .where('instance_id', '=', instanceId)
+      .where('state', '=', 'queued')
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  /** Removes one queued message; false when it is unknown or already being sent. */
+  async removeWaiting(instanceId: string, zaapId: string): Promise<boolean> {
+    const r = await this.db
+      .deleteFrom('messages')
+      .where('instance_id', '=', instanceId)
+      .where('zaap_id', '=', zaapId)
+      .where('state', '=', 'queued')
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  findByZaapId(instanceId: string, zaapId: string): Promise<MessageRow | undefined> {
+    return this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('instance_id', '=', instanceId)
+      .where('zaap_id', '=', zaapId)
+      .executeTakeFirst();
+  }
+
+  findByMessageId(instanceId: string, messageId: string): Promise<MessageRow | undefined> {
+    return this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('instance_id', '=', instanceId)
+      .where('message_id', '=', messageId)
+      .executeTakeFirst();
+  }
+}
+
+async function countWaiting(db: Kysely<DB>, instanceId: string): Promise<number> {
+  const r = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('instance_id', '=', instanceId)
+    .where('state', 'in', ['queued', 'in_flight'])
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}

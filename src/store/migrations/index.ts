@@ -1,0 +1,12 @@
+// Numbered migrations, applied in order. Each file says what it changes and why.
+import type { Kysely } from 'kysely';
+import type { DialectCapabilities } from '../dialects/types.js';
+import { migration001Core } from './001-core.js';
+
+export interface Migration {
+  readonly name: string;
+  up(db: Kysely<unknown>, caps: DialectCapabilities): Promise<void>;
+}
+
+/** Append new migrations at the end; never reorder or edit a released one. */
+export const migrations: readonly Migration[] = [migration001Core];

@@ -1,0 +1,125 @@
+// The database schema as one type: row types everywhere are derived from it, never re-typed.
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** Booleans are stored as 0/1 in every dialect so one set of queries serves SQLite and PostgreSQL. */
+export type Flag = number;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  token_hash: string;
+  created_at: number;
+}
+
+export interface InstancesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  token_hash: string;
+  status: string;
+  status_reason: string | null;
+  status_since: number;
+  phone: string | null;
+  lid: string | null;
+  antiban: Flag;
+  disable_enqueue_when_disconnected: Flag;
+  list_mode: string;
+  notify_sent_by_me: Flag;
+  webhook_secret: string;
+  webhook_secret_previous: string | null;
+  created_at: number;
+  paired_at: number | null;
+}
+
+export interface InstanceStatusHistoryTable {
+  id: Generated<number>;
+  instance_id: string;
+  status: string;
+  reason: string | null;
+  at: number;
+}
+
+export interface WebhooksTable {
+  instance_id: string;
+  kind: string;
+  url: string;
+  disabled_reason: string | null;
+  updated_at: number;
+}
+
+export interface AuthCredsTable {
+  instance_id: string;
+  creds: string;
+  updated_at: number;
+}
+
+export interface AuthKeysTable {
+  instance_id: string;
+  type: string;
+  key_id: string;
+  value: string;
+}
+
+export interface MessagesTable {
+  seq: Generated<number>;
+  zaap_id: string;
+  instance_id: string;
+  message_id: string;
+  phone: string;
+  kind: string;
+  payload: string;
+  delay_message: number | null;
+  delay_typing: number | null;
+  /** queued → in_flight → sent | failed (cancelled rows are deleted). */
+  state: string;
+  /** The network's view once sent: SENT, RECEIVED, READ, PLAYED (monotonic). */
+  wa_status: string | null;
+  error: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  created_at: number;
+  updated_at: number;
+  sent_at: number | null;
+}
+
+export interface PendingGroupsTable {
+  id: string;
+  instance_id: string;
+  status: string;
+  group_id: string | null;
+  invite_link: string | null;
+  phones_not_added: string | null;
+  error: string | null;
+  request: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventsTable {
+  seq: Generated<number>;
+  id: string;
+  instance_id: string;
+  kind: string;
+  payload: string;
+  created_at: number;
+}
+
+export interface DB {
+  accounts: AccountsTable;
+  instances: InstancesTable;
+  instance_status_history: InstanceStatusHistoryTable;
+  webhooks: WebhooksTable;
+  auth_creds: AuthCredsTable;
+  auth_keys: AuthKeysTable;
+  messages: MessagesTable;
+  pending_groups: PendingGroupsTable;
+  events: EventsTable;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type InstanceRow = Selectable<InstancesTable>;
+export type NewInstanceRow = Insertable<InstancesTable>;
+export type InstancePatch = Updateable<InstancesTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type NewMessageRow = Insertable<MessagesTable>;
+export type PendingGroupRow = Selectable<PendingGroupsTable>;
+export type EventRow = Selectable<EventsTable>;
