@@ -1,0 +1,132 @@
+// The `zapgate` command line: serve, accounts, migrate, simnet, demo.
+import { parseArgs } from 'node:util';
+import 'dotenv/config';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createGateway } from './main.js';
+import { systemClock } from './clock.js';
+import { openDatabase } from './store/database.js';
+import { createStore } from './store/index.js';
+import { AccountsService } from './services/accounts-service.js';
+
+const USAGE = `Usage: zapgate <command>
+
+Commands:
+  serve                         run the gateway (configuration from the environment / .env)
+  accounts create <name>        create an account and print its Client-Token once
+  accounts list                 list accounts (never their tokens)
+  accounts rotate <id>          replace an account's Client-Token and print the new one once
+  accounts delete <id>          delete an account and all its instances
+  migrate                       apply pending database migrations and exit
+  simnet [--port N]             run simnet, the offline WhatsApp network, for local testing
+  demo                          run the gateway against an embedded simnet
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(config());
+    case 'accounts':
+      return accounts(config(), rest);
+    case 'migrate': {
+      const c = config();
+      const db = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
+      await db.close();
+      console.log('migrations applied');
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return command === undefined ? 1 : 0;
+    default:
+      console.error(`unknown command: ${command}\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+function config(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`zapgate: invalid configuration: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+export async function serve(c: Config): Promise<number> {
+  const gateway = await createGateway(c);
+  const created = await gateway.accounts.bootstrap(c.bootstrapClientToken);
+  if (created && !c.bootstrapClientToken) {
+    // Printed once, on the terminal only: never through the logger.
+    process.stdout.write(
+      `\nzapgate: created the first account. Its Client-Token (shown only now):\n\n    ${created.clientToken}\n\n`,
+    );
+  }
+  const address = await gateway.listen();
+  gateway.log.info({ address }, 'zapgate listening');
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    gateway.log.info({ signal }, 'shutting down');
+    await gateway.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  return new Promise<number>(() => {});
+}
+
+async function accounts(c: Config, args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true });
+  const [sub, arg] = positionals;
+  const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
+  const service = new AccountsService(createStore(database), systemClock());
+  try {
+    switch (sub) {
+      case 'create': {
+        const a = await service.create(arg ?? 'account');
+        console.log(JSON.stringify({ id: a.id, name: a.name, clientToken: a.clientToken }));
+        return 0;
+      }
+      case 'list':
+        for (const a of await service.list()) console.log(JSON.stringify(a));
+        return 0;
+      case 'rotate': {
+        if (!arg) throw new Error('accounts rotate needs an account id');
+        const a = await service.rotate(arg);
+        console.log(JSON.stringify({ id: a.id, clientToken: a.clientToken }));
+        return 0;
+      }
+      case 'delete':
+        if (!arg) throw new Error('accounts delete needs an account id');
+        await service.delete(arg);
+        console.log(JSON.stringify({ id: arg, deleted: true }));
+        return 0;
+      default:
+        console.error(USAGE);
+        return 2;
+    }
+  } catch (err) {
+    console.error(`zapgate: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0 || process.argv[2] !== 'serve') process.exit(code);
+  },
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

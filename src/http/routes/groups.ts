@@ -1,0 +1,136 @@
+// Tag "groups": asynchronous creation, settings, and metadata by id or invitation link.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { GroupsService } from '../../services/groups-service.js';
+import { instanceOf } from '../auth.js';
+import { errorResponses, ValueTrue } from '../schemas/common.js';
+
+const tags = ['groups'];
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const GroupSchema = Type.Object(
+  {
+    phone: Type.String({ description: '<digits>-group' }),
+    owner: Type.String(),
+    subject: Type.String(),
+    description: Type.String(),
+    creation: Type.Integer({ description: 'ms since the epoch' }),
+    invitationLink: Nullable(Type.String()),
+    contactsCount: Type.Integer(),
+    participantsCount: Type.Integer(),
+    participants: Type.Array(Type.Object({ phone: Type.String(), isAdmin: Type.Boolean(), isSuperAdmin: Type.Boolean() })),
+    adminOnlyMessage: Type.Boolean(),
+    adminOnlySettings: Type.Boolean(),
+    requireAdminApproval: Type.Boolean(),
+    isGroupAnnouncement: Type.Boolean(),
+    subjectTime: Type.Integer({ description: 'ms since the epoch' }),
+    subjectOwner: Type.String(),
+    communityId: Nullable(Type.String()),
+  },
+  { $id: 'Group' },
+);
+
+export function groupRoutes(groups: GroupsService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/create-group',
+      {
+        schema: {
+          tags,
+          operationId: 'groups_create-group',
+          summary: 'Create a group (asynchronous: answers a durable pending id)',
+          description:
+            'Poll `GET /groups/{pendingId}` for the outcome; a ReceivedCallback with notification GROUP_CREATE carries both ids. With autoInvite, numbers that could not be added get the invite link privately.',
+          body: Type.Object({
+            groupName: Type.String({ minLength: 1, maxLength: 100 }),
+            phones: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: 1024 }),
+            autoInvite: Type.Optional(Type.Boolean()),
+          }),
+          response: {
+            200: Type.Object({ groupId: Type.String(), inviteLink: Type.Null() }),
+            ...errorResponses(409, 422, 504),
+          },
+        },
+      },
+      async (request) => {
+        const b = request.body;
+        return groups.create(instanceOf(request).id, { groupName: b.groupName, phones: b.phones, autoInvite: b.autoInvite ?? false });
+      },
+    );
+
+    app.get(
+      '/groups/:pendingId',
+      {
+        schema: {
+          tags,
+          operationId: 'groups_pending',
+          summary: 'Outcome of a group creation',
+          params: Type.Object({ pendingId: Type.String({ pattern: '^pending-[0-9a-f-]{36}$' }) }, { additionalProperties: true }),
+          response: {
+            200: Type.Object({
+              groupId: Type.String(),
+              status: Type.Union([Type.Literal('pending'), Type.Literal('created'), Type.Literal('failed')]),
+              phone: Nullable(Type.String()),
+              inviteLink: Nullable(Type.String()),
+              phonesNotAdded: Type.Array(Type.String()),
+              error: Type.Optional(Type.String()),
+            }),
+            ...errorResponses(),
+          },
+        },
+      },
+      async (request) => groups.pending(instanceOf(request).id, request.params.pendingId),
+    );
+
+    app.post(
+      '/update-group-settings',
+      {
+        schema: {
+          tags,
+          operationId: 'groups_update-group-settings',
+          summary: 'Change group settings (at least one)',
+          body: Type.Object({
+            phone: Type.String({ minLength: 1, maxLength: 64, description: '<digits>-group or a created pending id' }),
+            adminOnlyMessage: Type.Optional(Type.Boolean()),
+            adminOnlySettings: Type.Optional(Type.Boolean()),
+            requireAdminApproval: Type.Optional(Type.Boolean()),
+            adminOnlyAddMember: Type.Optional(Type.Boolean()),
+          }),
+          response: { 200: ValueTrue, ...errorResponses(409, 422, 504) },
+        },
+      },
+      async (request) => {
+        const { phone, adminOnlyMessage, adminOnlySettings, requireAdminApproval, adminOnlyAddMember } = request.body;
+        await groups.updateSettings(instanceOf(request).id, phone, { adminOnlyMessage, adminOnlySettings, requireAdminApproval, adminOnlyAddMember });
+        return { value: true };
+      },
+    );
+
+    app.get(
+      '/group-invitation-metadata',
+      {
+        schema: {
+          tags,
+          operationId: 'groups_group-invitation-metadata',
+          summary: 'Group metadata from an invitation link',
+          querystring: Type.Object({ url: Type.String({ minLength: 1, maxLength: 200 }) }),
+          response: { 200: Type.Ref('Group'), ...errorResponses(409, 422, 504) },
+        },
+      },
+      async (request) => groups.invitationMetadata(instanceOf(request).id, request.query.url),
+    );
+
+    app.get(
+      '/group-metadata/:groupId',
+      {
+        schema: {
+          tags,
+          operationId: 'groups_group-metadata',
+          summary: 'Metadata of a group the instance is in',
+          params: Type.Object({ groupId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: true }),
+          response: { 200: Type.Ref('Group'), ...errorResponses(409, 422, 504) },
+        },
+      },
+      async (request) => groups.metadata(instanceOf(request).id, request.params.groupId),
+    );
+  };
+}

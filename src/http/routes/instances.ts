@@ -1,0 +1,273 @@
+// Tag "instance": create and list instances, pair them, control their session and settings.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { InstancesService } from '../../services/instances-service.js';
+import { accountOf, instanceOf } from '../auth.js';
+import { errorResponses, ValueTrue } from '../schemas/common.js';
+
+const tags = ['instance'];
+const Status = Type.Union(
+  ['disconnected', 'pairing', 'connecting', 'connected', 'logged_out', 'banned', 'replaced'].map((s) => Type.Literal(s)),
+);
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+
+/** Account-level routes: no instance in the path. */
+export function accountInstanceRoutes(instances: InstancesService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/instances',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_create',
+          summary: 'Create an instance',
+          body: Type.Object({ name: Name }),
+          response: {
+            201: Type.Object({ instanceId: Type.String(), instanceToken: Type.String(), name: Type.String(), status: Status }),
+            ...errorResponses(),
+          },
+        },
+      },
+      async (request, reply) => {
+        const created = await instances.create(accountOf(request).id, request.body.name);
+        return reply.code(201).send(created);
+      },
+    );
+
+    app.post(
+      '/instances/integrator/on-demand',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_create-on-demand',
+          summary: 'Create an instance (Z-API integrator alias)',
+          body: Type.Object({ name: Name }),
+          response: {
+            200: Type.Object({ id: Type.String(), token: Type.String(), due: Type.Null() }),
+            ...errorResponses(),
+          },
+        },
+      },
+      async (request) => {
+        const created = await instances.create(accountOf(request).id, request.body.name);
+        return { id: created.instanceId, token: created.instanceToken, due: null };
+      },
+    );
+
+    app.get(
+      '/instances',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_list',
+          summary: "List this account's instances (never their tokens)",
+          response: {
+            200: Type.Array(
+              Type.Object({ instanceId: Type.String(), name: Type.String(), status: Status, phone: Type.Union([Type.String(), Type.Null()]) }),
+            ),
+            401: Type.Ref('ErrorBody'),
+            429: Type.Ref('ErrorBody'),
+          },
+        },
+      },
+      async (request) => instances.list(accountOf(request).id),
+    );
+  };
+}
+
+/** Routes under /instances/{instanceId}/token/{instanceToken}. */
+export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.delete(
+      '',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_delete',
+          summary: 'Unlink the device if paired and delete the instance with all its data',
+          response: { 200: ValueTrue, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        await instances.delete(instanceOf(request).id);
+        return { value: true };
+      },
+    );
+
+    app.post(
+      '/rotate-token',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_rotate-token',
+          summary: 'Replace the instanceToken (the old one stops working at once)',
+          response: { 200: Type.Object({ instanceToken: Type.String() }), ...errorResponses() },
+        },
+      },
+      async (request) => ({ instanceToken: await instances.rotateToken(instanceOf(request).id) }),
+    );
+
+    app.get(
+      '/status',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_status',
+          summary: 'Connection status',
+          response: {
+            200: Type.Object({
+              connected: Type.Boolean(),
+              smartphoneConnected: Type.Boolean(),
+              error: Type.Union([Type.String(), Type.Null()]),
+              status: Status,
+              statusReason: Type.Union([Type.String(), Type.Null()]),
+              since: Type.Integer({ description: 'ms since the epoch' }),
+              phone: Type.Union([Type.String(), Type.Null()]),
+            }),
+            ...errorResponses(),
+          },
+        },
+      },
+      async (request) => instances.status(instanceOf(request).id),
+    );
+
+    app.get(
+      '/qr-code/image',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_qr-code-image',
+          summary: 'Current QR code as a PNG (JSON data URI when Accept: application/json)',
+          description:
+            'Starts a pairing session when none is live and waits up to 10 s for the first QR. 404 when connected or when no QR can be produced.',
+          response: {
+            200: {
+              description: 'PNG image, or `{value: "data:image/png;base64,…"}` for JSON clients',
+              content: {
+                'image/png': { schema: { type: 'string', format: 'binary' } },
+                'application/json': { schema: Type.Object({ value: Type.String() }) },
+              },
+            },
+            ...errorResponses(),
+          },
+        },
+      },
+      async (request, reply) => {
+        const png = await instances.qrPng(instanceOf(request).id);
+        const wantsJson = /application\/json/i.test(request.headers.accept ?? '') && !/image\/png/i.test(request.headers.accept ?? '');
+        if (wantsJson) return reply.type('application/json').send({ value: `data:image/png;base64,${png.toString('base64')}` });
+        return reply.type('image/png').send(png);
+      },
+    );
+
+    app.get(
+      '/qr-code',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_qr-code',
+          summary: 'Current raw QR string',
+          response: { 200: Type.Object({ value: Type.String() }), ...errorResponses() },
+        },
+      },
+      async (request) => ({ value: await instances.qr(instanceOf(request).id) }),
+    );
+
+    app.get(
+      '/phone-code/:phone',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_phone-code',
+          summary: 'Pair by code: the 8-character code to type on the phone',
+          params: Type.Object({ phone: Type.String({ minLength: 1, maxLength: 32 }) }, { additionalProperties: true }),
+          response: { 200: Type.Object({ value: Type.String() }), ...errorResponses(409, 504) },
+        },
+      },
+      async (request) => ({ value: await instances.pairingCode(instanceOf(request).id, request.params.phone) }),
+    );
+
+    for (const method of ['GET', 'POST'] as const) {
+      app.route({
+        method,
+        url: '/restart',
+        schema: {
+          tags,
+          operationId: `instance_restart${method === 'POST' ? '-post' : ''}`,
+          summary: 'Reconnect without a new QR',
+          response: { 200: ValueTrue, ...errorResponses() },
+        },
+        handler: async (request) => {
+          await instances.restart(instanceOf(request).id);
+          return { value: true };
+        },
+      });
+      app.route({
+        method,
+        url: '/disconnect',
+        schema: {
+          tags,
+          operationId: `instance_disconnect${method === 'POST' ? '-post' : ''}`,
+          summary: 'Log out: unlink the device and wipe its credentials',
+          response: { 200: ValueTrue, ...errorResponses() },
+        },
+        handler: async (request) => {
+          await instances.disconnect(instanceOf(request).id);
+          return { value: true };
+        },
+      });
+    }
+
+    app.put(
+      '/update-name',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_update-name',
+          summary: 'Rename the instance',
+          body: Type.Object({ value: Name }),
+          response: { 200: ValueTrue, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        await instances.rename(instanceOf(request).id, request.body.value);
+        return { value: true };
+      },
+    );
+
+    app.put(
+      '/update-antiban',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_update-antiban',
+          summary: 'Enable or disable the anti-ban strategy',
+          description: '`workerSynced` is true when the running session applied the change before this response; false when no session runs now (it applies at next start).',
+          body: Type.Object({ value: Type.Boolean() }),
+          response: {
+            200: Type.Object({ value: Type.Boolean(), antiBanEnabled: Type.Boolean(), workerSynced: Type.Boolean() }),
+            ...errorResponses(),
+          },
+        },
+      },
+      async (request) => instances.setAntiban(instanceOf(request).id, request.body.value),
+    );
+
+    app.put(
+      '/update-list-mode',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_update-list-mode',
+          summary: 'How option and button lists are delivered',
+          description: '`poll` (default: renders on every client, answers map back to option ids), `text` (numbered text; a reply "2" maps the same way) or `native` (interactive message; experimental).',
+          body: Type.Object({ value: Type.Union([Type.Literal('poll'), Type.Literal('text'), Type.Literal('native')]) }),
+          response: { 200: ValueTrue, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        await instances.updateSettings(instanceOf(request).id, { listMode: request.body.value });
+        return { value: true };
+      },
+    );
+  };
+}

@@ -1,0 +1,115 @@
+// Tag "message queue": what the instance still has to send, and queue settings.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { InstancesService } from '../../services/instances-service.js';
+import type { QueueService } from '../../services/queue-service.js';
+import { instanceOf } from '../auth.js';
+import { errorResponses, ValueTrue } from '../schemas/common.js';
+
+const tags = ['message queue'];
+const QueuePage = Type.Object({
+  messages: Type.Array(Type.Object({}, { additionalProperties: true })),
+  pagingState: Type.Union([Type.String(), Type.Null()]),
+});
+
+export function queueRoutes(queue: QueueService, instances: InstancesService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/queue',
+      {
+        schema: {
+          tags,
+          operationId: 'queue_list-paged',
+          summary: 'List queued messages, oldest first (paged)',
+          body: Type.Optional(
+            Type.Object({
+              pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+              pagingState: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+            }),
+          ),
+          response: { 200: QueuePage, ...errorResponses() },
+        },
+      },
+      async (request) => queue.list(instanceOf(request).id, request.body?.pageSize ?? 100, request.body?.pagingState ?? null),
+    );
+
+    app.get(
+      '/queue',
+      {
+        schema: {
+          tags,
+          operationId: 'queue_list',
+          summary: 'List queued messages, oldest first',
+          querystring: Type.Object({
+            pageSize: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$|^1000$' })),
+            pagingState: Type.Optional(Type.String({ maxLength: 64 })),
+          }),
+          response: { 200: QueuePage, ...errorResponses() },
+        },
+      },
+      async (request) => queue.list(instanceOf(request).id, Number(request.query.pageSize ?? 100), request.query.pagingState ?? null),
+    );
+
+    app.get(
+      '/queue/count',
+      {
+        schema: {
+          tags,
+          operationId: 'queue_count',
+          summary: 'How many messages wait',
+          response: { 200: Type.Object({ count: Type.Integer() }), ...errorResponses() },
+        },
+      },
+      async (request) => ({ count: await queue.count(instanceOf(request).id) }),
+    );
+
+    app.delete(
+      '/queue',
+      {
+        schema: {
+          tags,
+          operationId: 'queue_clear',
+          summary: 'Remove every message that has not started sending',
+          response: { 200: ValueTrue, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        await queue.clear(instanceOf(request).id);
+        return { value: true };
+      },
+    );
+
+    app.delete(
+      '/queue/:zaapId',
+      {
+        schema: {
+          tags,
+          operationId: 'queue_remove',
+          summary: 'Remove one queued message',
+          params: Type.Object({ zaapId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: true }),
+          response: { 200: ValueTrue, ...errorResponses(409) },
+        },
+      },
+      async (request) => {
+        await queue.remove(instanceOf(request).id, request.params.zaapId);
+        return { value: true };
+      },
+    );
+
+    app.put(
+      '/update-queue-settings',
+      {
+        schema: {
+          tags,
+          operationId: 'queue_update-settings',
+          summary: 'Refuse sends while disconnected (409) instead of queueing them',
+          body: Type.Object({ disableEnqueueWhenDisconnected: Type.Boolean() }),
+          response: { 200: ValueTrue, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        await instances.updateSettings(instanceOf(request).id, { disableEnqueueWhenDisconnected: request.body.disableEnqueueWhenDisconnected });
+        return { value: true };
+      },
+    );
+  };
+}

@@ -1,0 +1,140 @@
+// Builds the Fastify application: framework settings, OpenAPI, hooks, and one plugin per tag.
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { redactUrl } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { AccountsService } from '../services/accounts-service.js';
+import type { ContactsService } from '../services/contacts-service.js';
+import type { GroupsService } from '../services/groups-service.js';
+import type { InstancesService } from '../services/instances-service.js';
+import type { MessagesService } from '../services/messages-service.js';
+import type { QueueService } from '../services/queue-service.js';
+import type { WebhooksService } from '../services/webhooks-service.js';
+import type { SessionsPort } from '../sessions/port.js';
+import { accountHook, instanceHook } from './auth.js';
+import { handleError } from './error-handler.js';
+import { RateLimiter } from './rate-limit.js';
+import { MethodIndex } from './method-index.js';
+import { ErrorBody } from './schemas/common.js';
+import { accountInstanceRoutes, instanceRoutes } from './routes/instances.js';
+import { messageRoutes } from './routes/messages.js';
+import { contactRoutes } from './routes/contacts.js';
+import { GroupSchema, groupRoutes } from './routes/groups.js';
+import { queueRoutes } from './routes/queue.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { opsRoutes } from './routes/ops.js';
+
+export const INSTANCE_PREFIX = '/instances/:instanceId/token/:instanceToken';
+
+export interface HttpDeps {
+  config: Config;
+  log: Logger;
+  metrics: Metrics;
+  sessions: SessionsPort;
+  accounts: AccountsService;
+  instances: InstancesService;
+  messages: MessagesService;
+  queue: QueueService;
+  contacts: ContactsService;
+  groups: GroupsService;
+  webhooks: WebhooksService;
+  /** Extra instance-scoped route plugins contributed by other components (e.g. webhook deliveries). */
+  extraInstanceRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
+  ready(): Promise<{ ok: boolean; reason?: string }>;
+  now(): number;
+}
+
+export async function buildHttpServer(deps: HttpDeps) {
+  const app = Fastify({
+    loggerInstance: deps.log,
+    bodyLimit: deps.config.bodyLimit,
+    // Request logging is done once in onResponse, with the URL redacted (it can hold a token).
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('account', null);
+  app.decorateRequest('instance', null);
+  app.addSchema(ErrorBody);
+  app.addSchema(GroupSchema);
+  app.setErrorHandler(handleError);
+
+  const methods = new MethodIndex();
+  app.addHook('onRoute', (route) => methods.add(route.method, route.url));
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = methods.allowed(request.url.split('?')[0] ?? '');
+    if (allowed.length > 0) {
+      return reply.code(405).header('allow', allowed.join(', ')).send({ error: 'Method Not Allowed' });
+    }
+    return reply.code(404).send({ error: 'Not found' });
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    deps.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    deps.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    if (reply.statusCode >= 500) {
+      request.log.warn({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode }, 'request failed');
+    } else {
+      request.log.debug({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode }, 'request');
+    }
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'zapgate',
+        version: '1.0.0',
+        description:
+          'Self-hosted, Z-API-compatible WhatsApp HTTP gateway. Every request carries `Client-Token`; instance-scoped paths carry `instanceId` and `instanceToken`. Timestamps are milliseconds since the epoch. Errors are `{error, message?}`.',
+      },
+      components: { securitySchemes: { ClientToken: { type: 'apiKey', in: 'header', name: 'Client-Token' } } },
+      security: [{ ClientToken: [] }],
+      tags: ['instance', 'messages', 'contacts', 'groups', 'message queue', 'webhooks', 'operations'].map((name) => ({ name })),
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(opsRoutes({ metrics: deps.metrics, ready: deps.ready }));
+
+  const limiter = new RateLimiter(deps.config.rateLimitPerSecond, deps.now);
+  const authenticateAccount = accountHook(deps.accounts, limiter);
+  const authenticateInstance = instanceHook(deps.instances);
+
+  await app.register(async (scoped) => {
+    scoped.addHook('onRequest', authenticateAccount);
+    await scoped.register(accountInstanceRoutes(deps.instances));
+    await scoped.register(
+      async (inst) => {
+        inst.addHook('onRequest', authenticateInstance);
+        await inst.register(instanceRoutes(deps.instances));
+        await inst.register(messageRoutes({ messages: deps.messages, sessions: deps.sessions, mediaBodyLimit: deps.config.mediaBodyLimit }));
+        await inst.register(contactRoutes(deps.contacts));
+        await inst.register(groupRoutes(deps.groups));
+        await inst.register(queueRoutes(deps.queue, deps.instances));
+        await inst.register(webhookRoutes(deps.webhooks, deps.instances));
+        for (const extra of deps.extraInstanceRoutes ?? []) await inst.register(extra);
+      },
+      { prefix: INSTANCE_PREFIX },
+    );
+  });
+
+  return app;
+}
+
+export type { FastifyRequest };
+export type HttpServer = Awaited<ReturnType<typeof buildHttpServer>>;

@@ -1,0 +1,120 @@
+// The one place that wires config → store → sessions → services → http. Nothing else constructs
+// long-lived components, so every dependency is visible here.
+import type { Config } from './config.js';
+import { systemClock, type Clock } from './clock.js';
+import { createLogger, type Logger } from './logger.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { createAddressGuard, type AddressGuard } from './net/address-guard.js';
+import { openDatabase } from './store/database.js';
+import { createStore, type Store } from './store/index.js';
+import { offlineSessions } from './sessions/offline-sessions.js';
+import type { SessionsPort } from './sessions/port.js';
+import { AccountsService } from './services/accounts-service.js';
+import { InstancesService } from './services/instances-service.js';
+import { MessagesService } from './services/messages-service.js';
+import { QueueService } from './services/queue-service.js';
+import { ContactsService } from './services/contacts-service.js';
+import { GroupsService } from './services/groups-service.js';
+import { WebhooksService } from './services/webhooks-service.js';
+import { buildHttpServer, type HttpServer } from './http/server.js';
+
+export interface GatewayOverrides {
+  clock?: Clock;
+  logger?: Logger;
+  /** Tests may swap the address guard's DNS resolver or the whole guard. */
+  guard?: AddressGuard;
+  /** SQLite file override (tests). */
+  sqliteFile?: string;
+  pgSchema?: string;
+  collectProcessMetrics?: boolean;
+}
+
+export interface Gateway {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly store: Store;
+  readonly metrics: Metrics;
+  readonly sessions: SessionsPort;
+  readonly accounts: AccountsService;
+  readonly instances: InstancesService;
+  readonly messages: MessagesService;
+  readonly groups: GroupsService;
+  readonly http: HttpServer;
+  /** Starts background work and listens; returns the bound address. */
+  listen(): Promise<string>;
+  /** Stops accepting requests, drains writes, closes sessions without logging out. */
+  close(): Promise<void>;
+}
+
+export async function createGateway(config: Config, overrides: GatewayOverrides = {}): Promise<Gateway> {
+  const clock = overrides.clock ?? systemClock(config.timeScale);
+  const log = overrides.logger ?? createLogger(config.logLevel);
+  const metrics = createMetrics(overrides.collectProcessMetrics ?? true);
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    ...(overrides.sqliteFile ? { sqliteFile: overrides.sqliteFile } : {}),
+    ...(overrides.pgSchema ? { pgSchema: overrides.pgSchema } : {}),
+  });
+  const store = createStore(database);
+  const guard = overrides.guard ?? createAddressGuard({ allowHosts: config.allowHosts, allowHttp: config.webhookAllowHttp });
+
+  const sessions: SessionsPort = offlineSessions();
+
+  const accounts = new AccountsService(store, clock);
+  const instances = new InstancesService(store, sessions, clock);
+  const messages = new MessagesService(store, sessions, clock, { queueMaxDisconnected: config.queueMaxDisconnected });
+  const queue = new QueueService(store);
+  const contacts = new ContactsService(sessions);
+  const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }));
+  const webhooks = new WebhooksService(store, guard, clock);
+
+  let draining = false;
+  const http = await buildHttpServer({
+    config,
+    log,
+    metrics,
+    sessions,
+    accounts,
+    instances,
+    messages,
+    queue,
+    contacts,
+    groups,
+    webhooks,
+    now: () => clock.now(),
+    async ready() {
+      if (draining) return { ok: false, reason: 'draining' };
+      try {
+        await database.ping();
+        return { ok: true };
+      } catch {
+        return { ok: false, reason: 'database unreachable' };
+      }
+    },
+  });
+
+  return {
+    config,
+    log,
+    store,
+    metrics,
+    sessions,
+    accounts,
+    instances,
+    messages,
+    groups,
+    http,
+    async listen() {
+      return http.listen({ host: config.host, port: config.port });
+    },
+    async close() {
+      draining = true;
+      await http.close();
+      await store.messages.drain();
+      await groups.idle();
+      await guard.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,156 @@
+// Groups: asynchronous creation behind a durable pending id, settings and metadata.
+import type { Clock } from '../clock.js';
+import { errors } from '../errors.js';
+import { newUuid } from '../ids.js';
+import { parseGroupId, parsePhone } from '../domain/phone.js';
+import type { GroupInfo, GroupSettingsChange, SessionsPort } from '../sessions/port.js';
+import type { Store } from '../store/index.js';
+import type { PendingGroupRow } from '../store/schema.js';
+import type { Logger } from '../logger.js';
+
+export interface PendingGroupView {
+  groupId: string;
+  status: 'pending' | 'created' | 'failed';
+  phone: string | null;
+  inviteLink: string | null;
+  phonesNotAdded: string[];
+  error?: string;
+}
+
+export interface CreateGroupRequest {
+  groupName: string;
+  phones: string[];
+  autoInvite: boolean;
+}
+
+/** Hooks other parts of the gateway attach to (events, invite messages). */
+export interface GroupCreatedListener {
+  (instanceId: string, pending: PendingGroupView, request: CreateGroupRequest): Promise<void> | void;
+}
+
+const INVITE_PREFIX = /^https:\/\/chat\.whatsapp\.com\/(?:invite\/)?([A-Za-z0-9]{10,40})\/?$/;
+
+export class GroupsService {
+  private readonly listeners: GroupCreatedListener[] = [];
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly sessions: SessionsPort,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {}
+
+  onCreated(listener: GroupCreatedListener): void {
+    this.listeners.push(listener);
+  }
+
+  async create(instanceId: string, request: CreateGroupRequest): Promise<{ groupId: string; inviteLink: null }> {
+    const phones = request.phones.map((p, i) => parsePhone(p, `phones[${i}]`));
+    if (!this.sessions.isConnected(instanceId)) throw errors.notConnected();
+    const now = this.clock.now();
+    const row: PendingGroupRow = {
+      id: `pending-${newUuid()}`,
+      instance_id: instanceId,
+      status: 'pending',
+      group_id: null,
+      invite_link: null,
+      phones_not_added: null,
+      error: null,
+      request: JSON.stringify({ ...request, phones }),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.store.groups.create(row);
+    this.track(this.complete(row));
+    return { groupId: row.id, inviteLink: null };
+  }
+
+  /** Re-runs creations that were pending when the gateway stopped. */
+  async resumePending(): Promise<void> {
+    for (const row of await this.store.groups.listByStatus('pending')) {
+      if (this.sessions.isConnected(row.instance_id)) this.track(this.complete(row));
+    }
+  }
+
+  private track(p: Promise<void>): void {
+    this.running.add(p);
+    void p.finally(() => this.running.delete(p));
+  }
+
+  async idle(): Promise<void> {
+    await Promise.all([...this.running]);
+  }
+
+  private async complete(row: PendingGroupRow): Promise<void> {
+    const request = JSON.parse(row.request) as CreateGroupRequest;
+    try {
+      const created = await this.sessions.createGroup(row.instance_id, request.groupName, request.phones);
+      await this.store.groups.update(row.id, {
+        status: 'created',
+        group_id: created.groupId,
+        invite_link: created.inviteLink,
+        phones_not_added: JSON.stringify(created.phonesNotAdded),
+        updated_at: this.clock.now(),
+      });
+    } catch (err) {
+      const reason = err instanceof Error ? (('detail' in err && typeof err.detail === 'string' && err.detail) || err.message) : String(err);
+      await this.store.groups.update(row.id, { status: 'failed', error: reason, updated_at: this.clock.now() });
+      this.log.warn({ instanceId: row.instance_id, pendingId: row.id, err }, 'group creation failed');
+    }
+    const view = await this.pending(row.instance_id, row.id);
+    for (const l of this.listeners) {
+      try {
+        await l(row.instance_id, view, request);
+      } catch (err) {
+        this.log.error({ err, pendingId: row.id }, 'group-created listener failed');
+      }
+    }
+  }
+
+  async pending(instanceId: string, pendingId: string): Promise<PendingGroupView> {
+    const row = await this.store.groups.find(instanceId, pendingId);
+    if (!row) throw errors.notFound('Group not found');
+    return {
+      groupId: row.id,
+      status: row.status as PendingGroupView['status'],
+      phone: row.group_id,
+      inviteLink: row.invite_link,
+      phonesNotAdded: row.phones_not_added ? (JSON.parse(row.phones_not_added) as string[]) : [],
+      ...(row.error ? { error: row.error } : {}),
+    };
+  }
+
+  /** Accepts `<digits>-group` or a pending id whose creation finished; returns the `<digits>-group` id. */
+  async resolveGroupId(instanceId: string, raw: string, field = 'phone'): Promise<string> {
+    if (raw.startsWith('pending-')) {
+      const p = await this.pending(instanceId, raw);
+      if (p.status === 'pending') throw errors.conflict('Group creation still pending');
+      if (p.status === 'failed' || !p.phone) throw errors.networkRefused(p.error ?? 'group creation failed');
+      return p.phone;
+    }
+    return `${parseGroupId(raw, field)}-group`;
+  }
+
+  async updateSettings(instanceId: string, rawGroupId: string, change: GroupSettingsChange): Promise<void> {
+    if (Object.values(change).every((v) => v === undefined)) {
+      throw errors.invalidInput('body: at least one of adminOnlyMessage, adminOnlySettings, requireAdminApproval, adminOnlyAddMember is required');
+    }
+    const groupId = await this.resolveGroupId(instanceId, rawGroupId);
+    if (!this.sessions.isConnected(instanceId)) throw errors.notConnected();
+    await this.sessions.updateGroupSettings(instanceId, groupId, change);
+  }
+
+  async invitationMetadata(instanceId: string, url: string): Promise<GroupInfo> {
+    const m = INVITE_PREFIX.exec(url.trim());
+    if (!m?.[1]) throw errors.invalidInput('url: must be an invitation link https://chat.whatsapp.com/<code>');
+    if (!this.sessions.isConnected(instanceId)) throw errors.notConnected();
+    return this.sessions.groupInvitationMetadata(instanceId, m[1]);
+  }
+
+  async metadata(instanceId: string, rawGroupId: string): Promise<GroupInfo> {
+    const groupId = await this.resolveGroupId(instanceId, rawGroupId, 'groupId');
+    if (!this.sessions.isConnected(instanceId)) throw errors.notConnected();
+    return this.sessions.groupMetadata(instanceId, groupId);
+  }
+}

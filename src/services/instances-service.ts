@@ -1,0 +1,212 @@
+// Instances: creation, lookup with the contract's check order, lifecycle commands and settings.
+import QRCode from 'qrcode';
+import type { Clock } from '../clock.js';
+import { errors } from '../errors.js';
+import { hashToken, newInstanceId, newToken, tokenMatches } from '../ids.js';
+import { generateWebhookSecret } from '../outbox/signing.js';
+import type { InstanceStatus, SessionsPort } from '../sessions/port.js';
+import type { Store } from '../store/index.js';
+import type { InstancePatch, InstanceRow } from '../store/schema.js';
+import { parsePhone } from '../domain/phone.js';
+
+export type ListMode = 'poll' | 'text' | 'native';
+
+export interface CreatedInstance {
+  instanceId: string;
+  instanceToken: string;
+  name: string;
+  status: InstanceStatus;
+}
+
+export interface InstanceSummary {
+  instanceId: string;
+  name: string;
+  status: InstanceStatus;
+  phone: string | null;
+}
+
+export interface InstanceStatusView {
+  connected: boolean;
+  smartphoneConnected: boolean;
+  error: string | null;
+  status: InstanceStatus;
+  statusReason: string | null;
+  since: number;
+  phone: string | null;
+}
+
+export interface InstanceSettings {
+  disableEnqueueWhenDisconnected?: boolean;
+  notifySentByMe?: boolean;
+  listMode?: ListMode;
+}
+
+export interface AntibanResult {
+  value: boolean;
+  antiBanEnabled: boolean;
+  workerSynced: boolean;
+}
+
+export class InstancesService {
+  /** Instances by id for the authentication hot path; invalidated on every change made here. */
+  private readonly cache = new Map<string, { row: InstanceRow; until: number }>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly sessions: SessionsPort,
+    private readonly clock: Clock,
+    private readonly cacheTtlMs = 2_000,
+  ) {}
+
+  async create(accountId: string, name: string): Promise<CreatedInstance> {
+    const instanceToken = newToken();
+    const now = this.clock.now();
+    const id = newInstanceId();
+    await this.store.instances.create({
+      id,
+      account_id: accountId,
+      name,
+      token_hash: hashToken(instanceToken),
+      status: 'disconnected',
+      status_reason: 'created',
+      status_since: now,
+      phone: null,
+      lid: null,
+      antiban: 0,
+      disable_enqueue_when_disconnected: 0,
+      list_mode: 'poll',
+      notify_sent_by_me: 0,
+      webhook_secret: generateWebhookSecret(),
+      webhook_secret_previous: null,
+      created_at: now,
+      paired_at: null,
+    });
+    return { instanceId: id, instanceToken, name, status: 'disconnected' };
+  }
+
+  async list(accountId: string): Promise<InstanceSummary[]> {
+    const rows = await this.store.instances.listByAccount(accountId);
+    return rows.map((r) => ({ instanceId: r.id, name: r.name, status: r.status as InstanceStatus, phone: r.phone }));
+  }
+
+  /**
+   * Resolves an instance-scoped request: 404 when the instance is not this account's (another
+   * account's instance is indistinguishable from a missing one), then 401 on a wrong token.
+   */
+  async resolve(accountId: string, instanceId: string, instanceToken: string): Promise<InstanceRow> {
+    const row = await this.find(instanceId);
+    if (!row || row.account_id !== accountId) throw errors.instanceNotFound();
+    if (!tokenMatches(instanceToken, row.token_hash)) throw errors.unauthorizedInstance();
+    return row;
+  }
+
+  /** The current row, bypassing the cache (for reads whose answer must be fresh). */
+  async fresh(instanceId: string): Promise<InstanceRow> {
+    const row = await this.store.instances.findById(instanceId);
+    if (!row) throw errors.instanceNotFound();
+    return row;
+  }
+
+  private async find(instanceId: string): Promise<InstanceRow | undefined> {
+    const now = this.clock.now();
+    const hit = this.cache.get(instanceId);
+    if (hit && hit.until > now) return hit.row;
+    const row = await this.store.instances.findById(instanceId);
+    if (row) {
+      if (this.cache.size > 50_000) this.cache.clear();
+      this.cache.set(instanceId, { row, until: now + this.cacheTtlMs });
+    } else {
+      this.cache.delete(instanceId);
+    }
+    return row;
+  }
+
+  invalidate(instanceId: string): void {
+    this.cache.delete(instanceId);
+  }
+
+  private async patch(instanceId: string, patch: InstancePatch): Promise<void> {
+    await this.store.instances.update(instanceId, patch);
+    this.invalidate(instanceId);
+  }
+
+  async status(instanceId: string): Promise<InstanceStatusView> {
+    const row = await this.fresh(instanceId);
+    const status = row.status as InstanceStatus;
+    const connected = status === 'connected' && this.sessions.isConnected(instanceId);
+    return {
+      connected,
+      smartphoneConnected: connected,
+      error: connected
+        ? null
+        : row.paired_at !== null && status !== 'logged_out'
+          ? 'You need to restore the session.'
+          : 'You are not connected.',
+      status,
+      statusReason: row.status_reason,
+      since: row.status_since,
+      phone: row.phone,
+    };
+  }
+
+  /** The live QR string; starts a pairing session when none is live. 404 when none can be produced. */
+  async qr(instanceId: string, waitMs = 10_000): Promise<string> {
+    const row = await this.fresh(instanceId);
+    if (row.status === 'connected' || this.sessions.isConnected(instanceId)) throw errors.qrUnavailable();
+    const qr = await this.sessions.qr(instanceId, waitMs);
+    if (!qr) throw errors.qrUnavailable();
+    return qr;
+  }
+
+  async qrPng(instanceId: string): Promise<Buffer> {
+    return QRCode.toBuffer(await this.qr(instanceId), { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 6 });
+  }
+
+  async pairingCode(instanceId: string, phone: string): Promise<string> {
+    const digits = parsePhone(phone);
+    const row = await this.fresh(instanceId);
+    if (row.status === 'connected') throw errors.conflict('You are already connected.');
+    return this.sessions.pairingCode(instanceId, digits);
+  }
+
+  async restart(instanceId: string): Promise<void> {
+    await this.sessions.restart(instanceId);
+  }
+
+  async disconnect(instanceId: string): Promise<void> {
+    await this.sessions.logout(instanceId);
+    this.invalidate(instanceId);
+  }
+
+  async delete(instanceId: string): Promise<void> {
+    await this.sessions.remove(instanceId);
+    await this.store.instances.delete(instanceId);
+    this.invalidate(instanceId);
+  }
+
+  async rotateToken(instanceId: string): Promise<string> {
+    const token = newToken();
+    await this.patch(instanceId, { token_hash: hashToken(token) });
+    return token;
+  }
+
+  async rename(instanceId: string, name: string): Promise<void> {
+    await this.patch(instanceId, { name });
+  }
+
+  async setAntiban(instanceId: string, enabled: boolean): Promise<AntibanResult> {
+    await this.patch(instanceId, { antiban: enabled ? 1 : 0 });
+    const workerSynced = this.sessions.applyAntiban(instanceId, enabled);
+    return { value: true, antiBanEnabled: enabled, workerSynced };
+  }
+
+  async updateSettings(instanceId: string, settings: InstanceSettings): Promise<void> {
+    const patch: InstancePatch = {};
+    if (settings.disableEnqueueWhenDisconnected !== undefined) {
+      patch.disable_enqueue_when_disconnected = settings.disableEnqueueWhenDisconnected ? 1 : 0;
+    }
+    if (settings.notifySentByMe !== undefined) patch.notify_sent_by_me = settings.notifySentByMe ? 1 : 0;
+    if (settings.listMode !== undefined) patch.list_mode = settings.listMode;
+    if (Object.keys(patch).length > 0) await this.patch(instanceId, patch);
+  }
+}

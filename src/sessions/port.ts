@@ -1,0 +1,86 @@
+// What services may ask of the WhatsApp sessions. The engine (Baileys) implements it; until an
+// instance has a live session every network operation fails with a typed "not connected" error.
+
+export type InstanceStatus =
+  | 'disconnected'
+  | 'pairing'
+  | 'connecting'
+  | 'connected'
+  | 'logged_out'
+  | 'banned'
+  | 'replaced';
+
+export interface PhoneCheck {
+  inputPhone: string;
+  exists: boolean;
+  /** The number as the network knows it (digits), or the input when it does not exist. */
+  outputPhone: string;
+  lid: string | null;
+}
+
+export interface GroupParticipant {
+  phone: string;
+  isAdmin: boolean;
+  isSuperAdmin: boolean;
+}
+
+/** The Group object of the spec: ids as `<digits>-group`, phones as numbers, times in ms. */
+export interface GroupInfo {
+  phone: string;
+  owner: string;
+  subject: string;
+  description: string;
+  creation: number;
+  invitationLink: string | null;
+  contactsCount: number;
+  participantsCount: number;
+  participants: GroupParticipant[];
+  adminOnlyMessage: boolean;
+  adminOnlySettings: boolean;
+  requireAdminApproval: boolean;
+  isGroupAnnouncement: boolean;
+  subjectTime: number;
+  subjectOwner: string;
+  communityId: string | null;
+}
+
+export interface CreatedGroup {
+  /** `<digits>-group` */
+  groupId: string;
+  inviteLink: string | null;
+  phonesNotAdded: string[];
+}
+
+export interface GroupSettingsChange {
+  adminOnlyMessage?: boolean;
+  adminOnlySettings?: boolean;
+  requireAdminApproval?: boolean;
+  adminOnlyAddMember?: boolean;
+}
+
+export interface DeleteMessageRequest {
+  phone: string;
+  messageId: string;
+  owner: boolean;
+}
+
+export interface SessionsPort {
+  /** True when the instance has an open socket to the network. */
+  isConnected(instanceId: string): boolean;
+  /** Starts a pairing session if none is live; resolves with the current QR string or null. */
+  qr(instanceId: string, waitMs: number): Promise<string | null>;
+  pairingCode(instanceId: string, phone: string): Promise<string>;
+  restart(instanceId: string): Promise<void>;
+  /** Unlinks the device (logout) and wipes its credentials. */
+  logout(instanceId: string): Promise<void>;
+  /** Stops the session of a deleted instance (logging out if paired). */
+  remove(instanceId: string): Promise<void>;
+  /** Applies the anti-ban setting to a running session; false when no session is running. */
+  applyAntiban(instanceId: string, enabled: boolean): boolean;
+  checkPhones(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]>;
+  createGroup(instanceId: string, subject: string, phones: readonly string[]): Promise<CreatedGroup>;
+  updateGroupSettings(instanceId: string, groupId: string, change: GroupSettingsChange): Promise<void>;
+  groupInvitationMetadata(instanceId: string, code: string): Promise<GroupInfo>;
+  groupMetadata(instanceId: string, groupId: string): Promise<GroupInfo>;
+  deleteMessage(instanceId: string, request: DeleteMessageRequest): Promise<void>;
+}
