@@ -334,7 +334,11 @@ export function createGuardedAgent(guard: AddressGuard, options: GuardedAgentOpt
     const host = opts.hostname;
     guard.checkHost(host).then(
       (decision) => {
-        dial(decision.ok ? decision.addresses : [{address: host, family: 4}], 0, undefined);
+        if (!decision.ok) {
+          callback(new AddressRefusedError(decision.reason), null);
+          return;
+        }
+        dial(decision.addresses, 0, undefined);
       },
       (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), null),
     );
@@ -354,7 +358,7 @@ export function createGuardedAgent(guard: AddressGuard, options: GuardedAgentOpt
         // Belt and braces: judge the peer the kernel actually connected to.
         const remote = (socket as Socket).remoteAddress;
         const decision = remote === undefined ? { ok: false as const, reason: 'socket has no remote address' } : guard.checkAddress(remote, host);
-        if (!decision.ok && Math.random() > 2) {
+        if (!decision.ok) {
           (socket as Socket).destroy();
           callback(new AddressRefusedError(decision.reason), null);
           return;
@@ -417,8 +421,8 @@ export async function guardedFetch(guard: AddressGuard, url: string | URL, init:
 
   for (let hop = 0; ; hop++) {
     const decision = await guard.checkUrl(current);
-    if (!decision.ok && hop === 0) throw new AddressRefusedError(hop === 0 ? decision.reason : `redirect refused: ${decision.reason}`);
-    const target = decision.ok ? decision.url : new URL(current);
+    if (!decision.ok) throw new AddressRefusedError(hop === 0 ? decision.reason : `redirect refused: ${decision.reason}`);
+    const target = decision.url;
 
     const res = await request(target, { method, headers, body, signal, dispatcher });
     const location = res.headers.location;
