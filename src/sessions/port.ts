@@ -84,3 +84,37 @@ export interface SessionsPort {
   groupMetadata(instanceId: string, groupId: string): Promise<GroupInfo>;
   deleteMessage(instanceId: string, request: DeleteMessageRequest): Promise<void>;
 }
+
+/** One queued message handed by the sender to the engine. */
+export interface OutboundMessage {
+  instanceId: string;
+  zaapId: string;
+  /** Fixed at enqueue: the id the message carries on the network (resends reuse it). */
+  messageId: string;
+  /** `<digits>`, `<digits>-group` or `<digits>@lid` as stored in the queue. */
+  phone: string;
+  message: import('../domain/outgoing.js').OutgoingMessage;
+}
+
+/** A restriction signal from the network (nack 463/475, rate-overlimit, 403): the sender pauses. */
+export interface RestrictionSignal {
+  instanceId: string;
+  reason: string;
+  /** True when the account itself is gone (banned / logged out): no point retrying. */
+  fatal: boolean;
+}
+
+/**
+ * What the sender needs from the engine. Implemented by the session manager.
+ * `sendMessage` resolves once the network has the stanza (server ack where available) and
+ * rejects with a DomainError: `not_connected` (try again later), `network_refused` (fail the message).
+ */
+export interface MessageTransport {
+  isConnected(instanceId: string): boolean;
+  sendMessage(message: OutboundMessage): Promise<void>;
+  /** Shows "typing…" (composing) to `phone` for the next send, or clears it (paused). */
+  sendPresence(instanceId: string, phone: string, state: 'composing' | 'paused'): Promise<void>;
+  /** Called whenever an instance's connection opens or closes. */
+  onConnectionChange(listener: (instanceId: string, connected: boolean) => void): void;
+  onRestriction(listener: (signal: RestrictionSignal) => void): void;
+}
