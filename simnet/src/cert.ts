@@ -7,6 +7,12 @@ export interface KeyPair {
   private: Buffer;
 }
 
+/** Curve.generateKeyPair with Buffers (Baileys types them as Uint8Array). */
+export function genKeyPair(): KeyPair {
+  const kp = Curve.generateKeyPair();
+  return { public: Buffer.from(kp.public), private: Buffer.from(kp.private) };
+}
+
 /** Deterministic X25519 key pair from a seed, so a child-process simnet and its tests agree on the root without talking. */
 export function keyPairFromSeed(seed: string): KeyPair {
   const priv = createHash('sha256').update(seed).digest();
@@ -14,7 +20,7 @@ export function keyPairFromSeed(seed: string): KeyPair {
   priv[0]! &= 248;
   priv[31]! &= 127;
   priv[31]! |= 64;
-  const pub = Curve.sharedKey(priv, basePoint());
+  const pub = Buffer.from(Curve.sharedKey(priv, basePoint()));
   return { private: priv, public: pub };
 }
 
@@ -33,7 +39,7 @@ export interface CertChainMaterial {
 
 /** Builds intermediate (signed by root, issuerSerial 0 = WA_CERT_DETAILS.SERIAL) and leaf (signed by intermediate, key = server static). */
 export function buildCertChain(root: KeyPair, serverStaticPublic: Buffer): CertChainMaterial {
-  const intermediate = Curve.generateKeyPair();
+  const intermediate = genKeyPair();
   const now = Math.floor(Date.now() / 1000);
   const interDetails = proto.CertChain.NoiseCertificate.Details.encode({
     serial: 1,

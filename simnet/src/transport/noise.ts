@@ -1,4 +1,5 @@
 // Noise XX responder (the server half of Baileys' Utils/noise-handler.js) plus WA framing: intro, 3-byte lengths, AES-GCM transport.
+import { genKeyPair } from '../cert.js';
 import { createCipheriv, createDecipheriv, createHash, hkdfSync } from 'node:crypto';
 import { Curve, NOISE_MODE, proto } from 'baileys';
 import type { KeyPair } from '../cert.js';
@@ -112,14 +113,15 @@ export class NoiseResponder {
     if (!clientEph || clientEph.length !== 32) throw new Error('missing client ephemeral');
     this.clientEphemeral = Buffer.from(clientEph);
     this.mixHash(this.clientEphemeral);
-    this.ephemeral = Curve.generateKeyPair();
-    this.mixHash(this.ephemeral.public);
-    this.mixKey(Curve.sharedKey(this.ephemeral.private, this.clientEphemeral));
+    const eph = genKeyPair();
+    this.ephemeral = eph;
+    this.mixHash(eph.public);
+    this.mixKey(Curve.sharedKey(eph.private, this.clientEphemeral));
     const staticEnc = this.encryptHs(this.serverStatic.public);
     this.mixKey(Curve.sharedKey(this.serverStatic.private, this.clientEphemeral));
     const payloadEnc = this.encryptHs(this.certChain);
     const hello = proto.HandshakeMessage.encode({
-      serverHello: { ephemeral: this.ephemeral.public, static: staticEnc, payload: payloadEnc },
+      serverHello: { ephemeral: eph.public, static: staticEnc, payload: payloadEnc },
     }).finish();
     return frameBytes(hello);
   }

@@ -1,0 +1,131 @@
+// Admin operations on a running simnet (the HTTP layer and in-process callers share these).
+import type { Simnet } from '../server/simnet.js';
+import type { ClientConnection } from '../server/connection.js';
+import { HttpError } from '../handlers/pairing.js';
+import { removeDevice } from '../handlers/devices.js';
+import { banAccount } from '../handlers/messages.js';
+import { contactReceipt, type ReceiptKind } from '../handlers/receipts.js';
+import { composeContactMessage } from '../contacts/compose.js';
+import { phoneSendDirect, phoneSendGroup } from '../contacts/outbound.js';
+import { digitsOf, isGroupJid, lidJid, pnJid } from '../network/jid.js';
+import type { Account } from '../network/accounts.js';
+import type { FaultRequest, GroupInfo, SendAsContactRequest, UserInfo } from './types.js';
+import type { ReceiptPolicy } from '../config.js';
+
+export class AdminApi {
+  constructor(private readonly net: Simnet) {}
+
+  account(phone: string): Account {
+    const acc = this.net.registry.byNumber(digitsOf(phone));
+    if (!acc) throw new HttpError(404, `no such user ${phone}`);
+    return acc;
+  }
+
+  createUser(phone: string, pushName?: string): { phone: string; lid: string } {
+    const digits = digitsOf(phone);
+    if (!digits) throw new HttpError(400, 'phone required');
+    const acc = this.net.registry.create(digits, pushName);
+    return { phone: acc.phone, lid: acc.lid };
+  }
+
+  user(phone: string): UserInfo {
+    const acc = this.account(phone);
+    return {
+      phone: acc.phone,
+      lid: acc.lid,
+      pushName: acc.pushName,
+      banned: acc.banned,
+      devices: [...acc.companions.values()]
+        .filter((d) => !d.removed)
+        .map((d) => ({ id: d.id, online: d.online, platform: d.platform, held: d.offline.length, preKeys: d.preKeys.size })),
+    };
+  }
+
+  unlinkDevice(phone: string, deviceId?: number): { removed: number[] } {
+    const acc = this.account(phone);
+    const removed: number[] = [];
+    for (const d of acc.activeCompanions()) {
+      if (deviceId !== undefined && d.id !== deviceId) continue;
+      removeDevice(this.net, d, true);
+      removed.push(d.id);
+    }
+    return { removed };
+  }
+
+  async sendAsContact(req: SendAsContactRequest): Promise<{ messageId: string }> {
+    const from = this.account(req.from);
+    if (isGroupJid(req.to)) {
+      const group = this.net.groups.get(req.to);
+      if (!group) throw new HttpError(404, `no such group ${req.to}`);
+      if (!group.participants.has(from.phone)) throw new HttpError(403, `${from.phone} is not in ${req.to}`);
+      const msg = await composeContactMessage(this.net, from, group.jid, from.phone, req);
+      return { messageId: await phoneSendGroup(this.net, from, group, msg) };
+    }
+    const to = this.account(req.to);
+    const msg = await composeContactMessage(this.net, from, pnJid(to.phone), to.phone, req);
+    return { messageId: await phoneSendDirect(this.net, from, to, msg) };
+  }
+
+  receipt(contactPhone: string, messageIds: string[], kind: ReceiptKind): { sent: string[]; unknown: string[] } {
+    const acc = this.account(contactPhone);
+    const sent: string[] = [];
+    const unknown: string[] = [];
+    for (const id of messageIds) (contactReceipt(this.net, acc, id, kind) ? sent : unknown).push(id);
+    return { sent, unknown };
+  }
+
+  setPolicy(phone: string, policy: Partial<ReceiptPolicy>): ReceiptPolicy {
+    const acc = this.account(phone);
+    acc.policy = { ...acc.policy, ...policy };
+    return acc.policy;
+  }
+
+  injectFault(phone: string, fault: FaultRequest): { affected: number } {
+    const acc = this.account(phone);
+    if (fault.kind === 'nack') {
+      this.net.faults.addNack(acc.phone, fault.code, fault.count ?? 1);
+      return { affected: 1 };
+    }
+    if (fault.kind === 'ban') {
+      banAccount(this.net, acc);
+      return { affected: 1 };
+    }
+    let affected = 0;
+    for (const d of acc.activeCompanions()) {
+      const link = d.link as ClientConnection | null;
+      if (!link || link.phase === 'closed') continue;
+      affected++;
+      switch (fault.kind) {
+        case 'stream-error':
+          if (fault.code === 401) removeDevice(this.net, d, true);
+          else if (fault.code === 440) link.endWith({ tag: 'stream:error', attrs: {}, content: [{ tag: 'conflict', attrs: { type: 'replaced' } }] });
+          else link.endWith({ tag: 'stream:error', attrs: { code: String(fault.code) } });
+          break;
+        case 'silence':
+          // Keep the socket but say nothing more: the client's keep-alive gives up (408).
+          link.silenced = true;
+          break;
+        case 'close':
+          link.destroy();
+          break;
+      }
+    }
+    return { affected };
+  }
+
+  group(jid: string): GroupInfo {
+    const g = this.net.groups.get(jid);
+    if (!g) throw new HttpError(404, `no such group ${jid}`);
+    return {
+      jid: g.jid,
+      subject: g.subject,
+      creator: g.creatorPhone,
+      participants: g.members().map((m) => ({ phone: m.phone, lid: lidJid(this.net.registry.byNumber(m.phone)?.lid ?? ''), role: m.role })),
+      announce: g.announce,
+      locked: g.locked,
+      memberAddMode: g.memberAddMode,
+      joinApproval: g.joinApproval,
+      inviteCode: g.inviteCode,
+    };
+  }
+}

@@ -1,0 +1,82 @@
+// The admin HTTP API (JSON over loopback): maps routes onto AdminApi and pairing operations.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Simnet } from '../server/simnet.js';
+import { HttpError } from '../handlers/pairing.js';
+import { AdminApi } from './api.js';
+import type { FaultRequest, SendAsContactRequest, SimnetInfo } from './types.js';
+import type { ReceiptKind } from '../handlers/receipts.js';
+
+const MAX_BODY = 64 * 1024 * 1024;
+
+type Json = Record<string, unknown>;
+
+async function readJson(req: IncomingMessage): Promise<Json> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY) throw new HttpError(413, 'body too large');
+    chunks.push(c as Buffer);
+  }
+  if (!size) return {};
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
+  } catch {
+    throw new HttpError(400, 'invalid JSON');
+  }
+}
+
+const str = (v: unknown, name: string): string => {
+  if (typeof v !== 'string' || !v) throw new HttpError(400, `${name} required`);
+  return v;
+};
+
+export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: IncomingMessage, res: ServerResponse) => void {
+  const api = new AdminApi(net);
+  const route = async (method: string, parts: string[], body: Json, query: URLSearchParams): Promise<unknown> => {
+    const [a, b, c] = parts;
+    if (method === 'GET' && a === 'info') return info();
+    if (method === 'GET' && a === 'counters') return net.counters.snapshot();
+    if (a === 'users' && method === 'POST' && !b) return api.createUser(str(body.phone, 'phone'), body.pushName as string | undefined);
+    if (a === 'users' && b) {
+      if (method === 'GET' && !c) return api.user(b);
+      if (method === 'GET' && c === 'received') {
+        const since = Number(query.get('since') ?? 0);
+        return api.account(b).received.slice(since);
+      }
+      if (method === 'GET' && c === 'sent-copies') return api.account(b).sentCopies;
+      if (method === 'GET' && c === 'receipts') {
+        const acc = api.account(b);
+        return { sent: acc.receiptsSent, received: acc.receiptsReceived };
+      }
+      if (method === 'POST' && c === 'scan') return net.pairing.scanQr(b, str(body.qr, 'qr'));
+      if (method === 'POST' && c === 'pairing-code') return net.pairing.enterPairingCode(b, str(body.code, 'code'));
+      if (method === 'POST' && c === 'unlink') return api.unlinkDevice(b, body.deviceId as number | undefined);
+      if (method === 'POST' && c === 'receipts') {
+        const ids = body.messageIds;
+        if (!Array.isArray(ids)) throw new HttpError(400, 'messageIds required');
+        return api.receipt(b, ids as string[], ((body.type as string) ?? 'read') as ReceiptKind);
+      }
+      if (method === 'PUT' && c === 'policy') return api.setPolicy(b, body);
+      if (method === 'POST' && c === 'fault') return api.injectFault(b, body as unknown as FaultRequest);
+    }
+    if (method === 'POST' && a === 'send') return api.sendAsContact(body as unknown as SendAsContactRequest);
+    if (method === 'GET' && a === 'groups' && b) return api.group(decodeURIComponent(b));
+    throw new HttpError(404, `no route ${method} /admin/${parts.join('/')}`);
+  };
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://simnet');
+    const parts = url.pathname.replace(/^\/admin\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+    readJson(req)
+      .then((body) => route(req.method ?? 'GET', parts, body, url.searchParams))
+      .then((out) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(out ?? {}));
+      })
+      .catch((e: unknown) => {
+        const status = e instanceof HttpError ? e.status : 500;
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: (e as Error).message }));
+      });
+  };
+}

@@ -1,0 +1,74 @@
+// Routes client <iq> stanzas by xmlns to their families; anything simnet does not model gets an empty result (never silence).
+import type { BinaryNode } from 'baileys';
+import type { ClientConnection } from '../server/connection.js';
+import { child, childNodes, iqResult, type Simnet } from '../server/simnet.js';
+import { handleEncryptIq } from './keys.js';
+import { handleUsync } from './usync.js';
+import { onActive } from './login.js';
+import { handleAppStateIq } from './app-state.js';
+import { handleGroupIq } from './groups.js';
+import { handleMdIq } from './devices.js';
+
+const PRIVACY = { readreceipts: 'all', last: 'all', online: 'all', profile: 'all', status: 'all', groupadd: 'all', calladd: 'all', messages: 'all' };
+
+export function handleIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+  const type = node.attrs.type;
+  if (type === 'result' || type === 'error') {
+    // Answers to our own iqs: only pair-device-sign matters.
+    if (child(node, 'pair-device-sign')) net.pairing.handlePairDeviceSign(conn);
+    return;
+  }
+  switch (node.attrs.xmlns) {
+    case 'md':
+      return handleMdIq(net, conn, node);
+    case 'encrypt':
+      return handleEncryptIq(net, conn, node);
+    case 'usync':
+      return handleUsync(net, conn, node);
+    case 'passive':
+      conn.sendNode(iqResult(node));
+      if (child(node, 'active')) onActive(net, conn);
+      return;
+    case 'w:p':
+      conn.sendNode(iqResult(node));
+      return;
+    case 'abt':
+      conn.sendNode(iqResult(node, [{ tag: 'props', attrs: { protocol: '1', hash: 'simnet' }, content: [] }]));
+      return;
+    case 'blocklist':
+      conn.sendNode(iqResult(node, [{ tag: 'list', attrs: {}, content: [] }]));
+      return;
+    case 'privacy':
+      if (type === 'get' && child(node, 'privacy')) {
+        conn.sendNode(
+          iqResult(node, [{ tag: 'privacy', attrs: {}, content: Object.entries(PRIVACY).map(([name, value]) => ({ tag: 'category', attrs: { name, value } })) }]),
+        );
+        return;
+      }
+      if (child(node, 'tokens')) {
+        const tokens = childNodes(child(node, 'tokens')).map((t) => ({ tag: 'token', attrs: { jid: t.attrs.jid ?? '', t: t.attrs.t ?? net.nowSec(), type: 'trusted_contact' } }));
+        conn.sendNode(iqResult(node, [{ tag: 'tokens', attrs: {}, content: tokens }]));
+        return;
+      }
+      conn.sendNode(iqResult(node));
+      return;
+    case 'w:m':
+      if (!net.media) return void conn.sendNode(iqResult(node));
+      conn.sendNode(
+        iqResult(node, [
+          {
+            tag: 'media_conn',
+            attrs: { auth: net.media.auth, ttl: '3600', auth_ttl: '21600', max_buckets: '12' },
+            content: [{ tag: 'host', attrs: { hostname: net.media.hostname, maxContentLengthBytes: String(100 * 1024 * 1024) } }],
+          },
+        ]),
+      );
+      return;
+    case 'w:sync:app:state':
+      return handleAppStateIq(net, conn, node);
+    case 'w:g2':
+      return handleGroupIq(net, conn, node);
+    default:
+      conn.sendNode(iqResult(node));
+  }
+}

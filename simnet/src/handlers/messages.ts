@@ -1,0 +1,152 @@
+// Client <message> stanzas: nack faults and spam policy, server ack, decryption by the recipient's and own phone, fan-out to linked devices.
+import { proto, unpadRandomMax16, type BinaryNode } from 'baileys';
+import type { ClientConnection } from '../server/connection.js';
+import { child, childNodes, type Simnet } from '../server/simnet.js';
+import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
+import type { Account, LinkedDevice } from '../network/accounts.js';
+import { describeMessage, type ReceivedMessage } from '../contacts/content.js';
+import { scheduleContactReceipts } from './receipts.js';
+import { handleGroupMessage } from './group-messages.js';
+
+export function sendAck(net: Simnet, conn: ClientConnection, node: BinaryNode, error?: string): void {
+  const attrs: Record<string, string> = { class: 'message', id: node.attrs.id ?? '', from: node.attrs.to ?? '', t: net.nowSec() };
+  if (error) attrs.error = error;
+  if (node.attrs.participant) attrs.participant = node.attrs.participant;
+  conn.sendNode({ tag: 'ack', attrs });
+}
+
+/** Decrypts a pairwise <enc> addressed to an account's phone (device 0). */
+export async function phoneDecrypt(phoneAcc: Account, from: LinkedDevice, enc: BinaryNode): Promise<proto.IMessage> {
+  const ct = enc.content;
+  if (!(ct instanceof Uint8Array)) throw new Error('enc without content');
+  const plain = await phoneAcc.phoneSignal.decrypt(from.account.lid, from.id, enc.attrs.type ?? 'msg', ct);
+  return proto.Message.decode(unpadRandomMax16(plain));
+}
+
+/** What the spam detector compares for "identical content": the message minus per-send context (secrets, ids). */
+export function contentKey(msg: proto.IMessage): Uint8Array {
+  const copy = proto.Message.fromObject(proto.Message.toObject(proto.Message.fromObject(msg)));
+  copy.messageContextInfo = null;
+  return proto.Message.encode(copy).finish();
+}
+
+export async function handleClientMessage(net: Simnet, conn: ClientConnection, node: BinaryNode): Promise<void> {
+  const dev = conn.device;
+  if (!dev) return;
+  const sender = dev.account;
+  const to = node.attrs.to ?? '';
+  const id = node.attrs.id ?? '';
+  net.counters.inc('messages.in');
+  const nack = net.faults.takeNack(sender.phone);
+  if (nack) {
+    net.counters.inc('messages.nacked');
+    return sendAck(net, conn, node, String(nack));
+  }
+  if (sender.banned) return sendAck(net, conn, node, '463');
+  if (isGroupJid(to)) return handleGroupMessage(net, conn, dev, node);
+  const tp = parseJid(to);
+  const recipient = tp ? net.registry.byUser(tp.user, tp.server) : undefined;
+  if (!tp || !recipient) {
+    net.counters.inc('messages.unknownRecipient');
+    return sendAck(net, conn, node, '400');
+  }
+  const viaLid = tp.server === 'lid';
+  let recipientCopy: proto.IMessage | null = null;
+  let ownCopy: proto.IMessage | null = null;
+  let error: string | undefined;
+  const forwards: { target: LinkedDevice; enc: BinaryNode }[] = [];
+  for (const t of childNodes(child(node, 'participants'))) {
+    const p = parseJid(t.attrs.jid);
+    const acc = p ? net.registry.byUser(p.user, p.server) : undefined;
+    const enc = child(t, 'enc');
+    if (!p || !acc || !enc) continue;
+    if (p.device === 0) {
+      try {
+        const msg = await phoneDecrypt(acc, dev, enc);
+        if (acc === sender) ownCopy = msg;
+        else recipientCopy = msg;
+      } catch (e) {
+        error = (e as Error).message;
+        net.counters.inc('decrypt.failed');
+        net.config.log('phone failed to decrypt', { id, to: t.attrs.jid, error });
+      }
+    } else {
+      const target = acc.companions.get(p.device);
+      if (target && !target.removed && target !== dev) forwards.push({ target, enc });
+    }
+  }
+  const verdict = net.spam.check(sender, recipient.phone, recipientCopy ? contentKey(recipientCopy) : null);
+  if (verdict !== 'ok') {
+    sendAck(net, conn, node, '463');
+    if (verdict === 'banned') banAccount(net, sender);
+    return;
+  }
+  sendAck(net, conn, node);
+  const fetchMedia = (p: string) => net.media?.get(p);
+  const audio = !!(recipientCopy?.audioMessage ?? ownCopy?.deviceSentMessage?.message?.audioMessage);
+  net.messages.add({ id, senderPhone: sender.phone, senderDevice: dev.id, chatJid: viaLid ? lidJid(recipient.lid) : pnJid(recipient.phone), recipientPhone: recipient.phone, isAudio: audio, t: Date.now() / 1000 });
+  if (recipientCopy || error) {
+    const rec: ReceivedMessage = recipientCopy
+      ? await describeMessage({ id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, message: recipientCopy, fetchMedia })
+      : { id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, t: Math.floor(Date.now() / 1000), type: 'unknown', error, raw: {} };
+    if (node.attrs.edit) rec.editAttr = node.attrs.edit;
+    pushBounded(recipient.received, rec);
+    if (recipientCopy) rememberPoll(recipient, id, recipientCopy, pnJid(sender.phone));
+    net.counters.delivered(recipient.phone, id);
+    net.emitReceived(rec);
+    if (recipientCopy) scheduleContactReceipts(net, recipient, id);
+  }
+  if (ownCopy) {
+    const inner = ownCopy.deviceSentMessage?.message ?? ownCopy;
+    const rec = await describeMessage({ id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, message: inner, fetchMedia });
+    rec.destination = ownCopy.deviceSentMessage?.destinationJid ?? undefined;
+    pushBounded(sender.sentCopies, rec);
+    net.counters.inc('phone.copies');
+  }
+  // Other linked devices (the recipient's, and the sender's own others) get the stanza re-addressed as incoming.
+  const deviceIdentity = child(node, 'device-identity');
+  for (const { target, enc } of forwards) {
+    const own = target.account === sender;
+    const attrs: Record<string, string> = {
+      id,
+      t: net.nowSec(),
+      type: node.attrs.type ?? 'text',
+      from: viaLid ? lidJid(sender.lid, dev.id) : pnJid(sender.phone, dev.id),
+      notify: dev.pushName,
+    };
+    if (viaLid) attrs.sender_pn = pnJid(sender.phone, dev.id);
+    else attrs.sender_lid = lidJid(sender.lid, dev.id);
+    if (node.attrs.edit) attrs.edit = node.attrs.edit;
+    if (own) attrs.recipient = viaLid ? lidJid(recipient.lid) : pnJid(recipient.phone);
+    const content: BinaryNode[] = [enc];
+    if (deviceIdentity && enc.attrs.type === 'pkmsg') content.push(deviceIdentity);
+    net.deliver(target, { tag: 'message', attrs, content });
+  }
+}
+
+/** A contact remembers polls it got (secret and options) so it can vote through the admin API. */
+export function rememberPoll(contact: Account, id: string, msg: proto.IMessage, creatorJid: string): void {
+  const poll = msg.pollCreationMessage ?? msg.pollCreationMessageV2 ?? msg.pollCreationMessageV3;
+  const secret = msg.messageContextInfo?.messageSecret;
+  if (!poll || !secret) return;
+  contact.polls.set(id, { secret: Buffer.from(secret), creatorJid, options: (poll.options ?? []).map((o) => o.optionName ?? '') });
+  if (contact.polls.size > 1000) {
+    const first = contact.polls.keys().next().value;
+    if (first !== undefined) contact.polls.delete(first);
+  }
+}
+
+/** Keeps inspection lists bounded so long runs do not grow without limit. */
+export function pushBounded<T>(list: T[], item: T, max = 5000): void {
+  list.push(item);
+  if (list.length > max) list.splice(0, list.length - max);
+}
+
+/** The network bans an account: every live device hears failure 403 and later logins fail the same way. */
+export function banAccount(net: Simnet, acc: Account): void {
+  acc.banned = true;
+  for (const d of acc.companions.values()) {
+    const link = d.link as ClientConnection | null;
+    if (link && link.phase !== 'closed') link.endWith({ tag: 'failure', attrs: { reason: '403', location: 'simnet' } });
+  }
+}

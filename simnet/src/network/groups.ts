@@ -1,0 +1,88 @@
+// Group state: participants and roles, settings, invite codes; addressed by <digits>@g.us.
+import { randomBytes, randomInt } from 'node:crypto';
+
+export type Role = 'superadmin' | 'admin' | null;
+
+export interface Member {
+  phone: string;
+  role: Role;
+}
+
+export class Group {
+  readonly jid: string;
+  subject: string;
+  subjectTime: number;
+  readonly creation: number;
+  readonly creatorPhone: string;
+  readonly participants = new Map<string, Member>();
+  announce = false;
+  locked = false;
+  memberAddMode: 'admin_add' | 'all_member_add' = 'admin_add';
+  joinApproval = false;
+  description = '';
+  inviteCode: string;
+  /** "sender>member.device" pairs that already got the sender's SKDM from a simulated phone. */
+  readonly skdmSent = new Set<string>();
+
+  constructor(id: string, subject: string, creatorPhone: string) {
+    this.jid = `${id}@g.us`;
+    this.subject = subject;
+    this.creation = Math.floor(Date.now() / 1000);
+    this.subjectTime = this.creation;
+    this.creatorPhone = creatorPhone;
+    this.inviteCode = newInviteCode();
+  }
+
+  members(): Member[] {
+    return [...this.participants.values()];
+  }
+
+  isAdmin(phone: string): boolean {
+    return !!this.participants.get(phone)?.role;
+  }
+}
+
+export function newInviteCode(): string {
+  return randomBytes(16).toString('base64url').slice(0, 22);
+}
+
+export class GroupStore {
+  private readonly byJid = new Map<string, Group>();
+  private readonly byCode = new Map<string, Group>();
+  /** Codes that were valid once: answering them says "revoked" (410) rather than "unknown" (406). */
+  private readonly revoked = new Set<string>();
+
+  create(subject: string, creatorPhone: string): Group {
+    let id: string;
+    do id = `120363${String(randomInt(0, 2 ** 47)).padStart(12, '0')}`;
+    while (this.byJid.has(`${id}@g.us`));
+    const g = new Group(id, subject, creatorPhone);
+    this.byJid.set(g.jid, g);
+    this.byCode.set(g.inviteCode, g);
+    return g;
+  }
+
+  get(jid: string): Group | undefined {
+    return this.byJid.get(jid);
+  }
+
+  byInviteCode(code: string): Group | undefined {
+    return this.byCode.get(code);
+  }
+
+  wasRevoked(code: string): boolean {
+    return this.revoked.has(code);
+  }
+
+  revokeInvite(g: Group): string {
+    this.byCode.delete(g.inviteCode);
+    this.revoked.add(g.inviteCode);
+    g.inviteCode = newInviteCode();
+    this.byCode.set(g.inviteCode, g);
+    return g.inviteCode;
+  }
+
+  all(): IterableIterator<Group> {
+    return this.byJid.values();
+  }
+}

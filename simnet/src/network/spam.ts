@@ -1,0 +1,61 @@
+// Network policy: a spam detector (first messages to strangers per window; identical content to many recipients) → 463 nacks, then a ban.
+import { createHash } from 'node:crypto';
+import type { Simnet } from '../server/simnet.js';
+import type { Account } from './accounts.js';
+
+interface Window {
+  start: number;
+  newChats: number;
+  /** content hash → recipients that got it in this window */
+  contents: Map<string, Set<string>>;
+}
+
+export type SpamVerdict = 'ok' | 'restricted' | 'banned';
+
+export class SpamDetector {
+  private readonly windows = new Map<string, Window>();
+
+  constructor(private readonly net: Simnet) {}
+
+  /** Judges one 1:1 send; records it when allowed. */
+  check(sender: Account, recipientPhone: string, contentKey: Uint8Array | null): SpamVerdict {
+    const cfg = this.net.config.spam;
+    if (sender.banned) return 'banned';
+    if (!cfg.enabled) {
+      sender.knownPeers.add(recipientPhone);
+      return 'ok';
+    }
+    const now = Date.now();
+    let w = this.windows.get(sender.phone);
+    if (!w || now - w.start > this.net.scaled(cfg.windowMs)) {
+      w = { start: now, newChats: 0, contents: new Map() };
+      this.windows.set(sender.phone, w);
+    }
+    const isNew = !sender.knownPeers.has(recipientPhone);
+    let violation = isNew && w.newChats >= cfg.maxNewChatsPerWindow;
+    let hash: string | null = null;
+    if (contentKey && contentKey.length) {
+      hash = createHash('sha256').update(contentKey).digest('base64');
+      const rec = w.contents.get(hash);
+      if (rec && !rec.has(recipientPhone) && rec.size >= cfg.maxIdenticalRecipients) violation = true;
+    }
+    if (violation) {
+      sender.violations++;
+      this.net.counters.inc('spam.restricted');
+      if (sender.violations >= cfg.banAfterViolations) {
+        sender.banned = true;
+        this.net.counters.inc('spam.banned');
+        return 'banned';
+      }
+      return 'restricted';
+    }
+    if (isNew) w.newChats++;
+    sender.knownPeers.add(recipientPhone);
+    if (hash) {
+      let rec = w.contents.get(hash);
+      if (!rec) w.contents.set(hash, (rec = new Set()));
+      rec.add(recipientPhone);
+    }
+    return 'ok';
+  }
+}

@@ -1,0 +1,228 @@
+// The simnet core: owns the registry, connections, timers and counters, and routes stanzas to the handler families.
+import { genKeyPair } from '../cert.js';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { BinaryNode, proto } from 'baileys';
+import { resolveConfig, type ResolvedConfig, type SimnetOptions } from '../config.js';
+import { buildCertChain, keyPairFromSeed, type KeyPair } from '../cert.js';
+import { acceptWebSocket } from '../transport/websocket.js';
+import { ClientConnection } from './connection.js';
+import { Registry, type LinkedDevice } from '../network/accounts.js';
+import { Counters } from '../network/counters.js';
+import type { MediaHost } from '../media/host.js';
+import { handleIq } from '../handlers/iq.js';
+import { PairingManager } from '../handlers/pairing.js';
+import { handleLogin } from '../handlers/login.js';
+import { handleClientMessage } from '../handlers/messages.js';
+import { handleClientReceipt, handleClientAck } from '../handlers/receipts.js';
+import { SpamDetector } from '../network/spam.js';
+import { GroupStore } from '../network/groups.js';
+import { Faults } from '../network/faults.js';
+import { MessageIndex } from '../network/message-index.js';
+import type { ReceivedMessage } from '../contacts/content.js';
+import { EventEmitter } from 'node:events';
+
+export const S_WHATSAPP_NET = 's.whatsapp.net';
+
+export type AdminHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export class Simnet {
+  readonly config: ResolvedConfig;
+  readonly registry: Registry;
+  readonly counters = new Counters();
+  readonly root: KeyPair;
+  readonly serverStatic: KeyPair;
+  readonly certChain: Uint8Array;
+  readonly pairing: PairingManager;
+  readonly spam: SpamDetector;
+  readonly groups = new GroupStore();
+  readonly faults = new Faults();
+  readonly messages = new MessageIndex();
+  /** 'received' (ReceivedMessage) whenever a contact decrypts something: lets in-process tests wait without polling. */
+  readonly events = new EventEmitter();
+  readonly connections = new Set<ClientConnection>();
+  media: MediaHost | null = null;
+  private http: Server | null = null;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private idCounter = 0;
+  private readonly idPrefix = randomBytes(3).toString('hex').toUpperCase();
+  private adminHandler: AdminHandler | null = null;
+  closed = false;
+
+  constructor(opts: SimnetOptions = {}) {
+    this.config = resolveConfig(opts);
+    this.registry = new Registry(this.config.autoUserPattern, this.config.receipts);
+    this.root = keyPairFromSeed(this.config.rootSeed);
+    this.serverStatic = genKeyPair();
+    this.certChain = buildCertChain(this.root, this.serverStatic.public).chain;
+    this.pairing = new PairingManager(this);
+    this.spam = new SpamDetector(this);
+  }
+
+  setAdminHandler(h: AdminHandler): void {
+    this.adminHandler = h;
+  }
+
+  async listen(): Promise<number> {
+    const server = createServer((req, res) => {
+      if (req.url?.startsWith('/admin') && this.adminHandler) return this.adminHandler(req, res);
+      res.writeHead(404).end();
+    });
+    server.on('upgrade', (req, socket) => {
+      const conn = acceptWebSocket(req, socket);
+      if (!conn) return;
+      const client = new ClientConnection(conn, this.serverStatic, this.certChain, {
+        onHandshake: (c, s, p) => this.onHandshake(c, s, p),
+        onNode: (c, n) => this.onNode(c, n),
+        onClosed: (c) => this.onClosed(c),
+      });
+      this.connections.add(client);
+      this.counters.inc('connections');
+    });
+    this.http = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.config.port, this.config.host, () => resolve());
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const c of this.connections) c.destroy();
+    this.connections.clear();
+    await this.media?.close();
+    const http = this.http;
+    if (http) {
+      http.closeAllConnections?.();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
+  }
+
+  /** setTimeout with the delay multiplied by timeScale, cancelled on close. */
+  after(unscaledMs: number, fn: () => void): NodeJS.Timeout {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (!this.closed) fn();
+    }, Math.max(0, unscaledMs * this.config.timeScale));
+    this.timers.add(t);
+    return t;
+  }
+
+  cancel(t: NodeJS.Timeout | undefined): void {
+    if (!t) return;
+    clearTimeout(t);
+    this.timers.delete(t);
+  }
+
+  scaled(ms: number): number {
+    return ms * this.config.timeScale;
+  }
+
+  /** Server-generated stanza / message id. */
+  newId(): string {
+    return `${this.idPrefix}${(++this.idCounter).toString(16).toUpperCase().padStart(10, '0')}`;
+  }
+
+  nowSec(): string {
+    return Math.floor(Date.now() / 1000).toString();
+  }
+
+  /** Hands a stanza to a linked device now, or holds it until the device is online and active. */
+  deliver(device: LinkedDevice, node: BinaryNode): void {
+    if (device.removed) return;
+    device.offline.push(node);
+    const link = device.link;
+    if (link && link.isOnline && (link as ClientConnection).active) link.sendNode(node);
+  }
+
+  /** Pushes everything held for a device (marked offline), then the end-of-queue marker. */
+  flushOffline(conn: ClientConnection, device: LinkedDevice): void {
+    const held = device.offline;
+    for (const node of held) {
+      conn.sendNode(this.config.markOffline ? { ...node, attrs: { ...node.attrs, offline: '1' } } : node);
+    }
+    conn.sendNode({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: String(held.length) } }] });
+  }
+
+  /** The client acknowledged a stanza we delivered: stop holding it. */
+  acknowledged(device: LinkedDevice, tag: string, id: string): void {
+    const i = device.offline.findIndex((n) => n.tag === tag && n.attrs.id === id);
+    if (i >= 0) device.offline.splice(i, 1);
+  }
+
+  emitReceived(m: ReceivedMessage): void {
+    this.events.emit('received', m);
+  }
+
+  private onHandshake(conn: ClientConnection, clientStatic: Buffer, payload: proto.ClientPayload): void {
+    if (payload.devicePairingData) this.pairing.startRegistration(conn, payload);
+    else handleLogin(this, conn, clientStatic, payload);
+  }
+
+  private onNode(conn: ClientConnection, node: BinaryNode): void {
+    this.counters.inc(`in.${node.tag}`);
+    try {
+      switch (node.tag) {
+        case 'iq':
+          handleIq(this, conn, node);
+          return;
+        case 'message':
+          // One at a time per connection: libsignal ratchets must see messages in the order they were sent.
+          conn.messageChain = conn.messageChain
+            .then(() => handleClientMessage(this, conn, node))
+            .catch((e) => this.config.log('message handling failed', e));
+          return;
+        case 'receipt':
+          handleClientReceipt(this, conn, node);
+          return;
+        case 'ack':
+          handleClientAck(this, conn, node);
+          return;
+        default:
+          // presence, chatstate, ib (unified_session), call: nothing to route in simnet.
+          return;
+      }
+    } catch (e) {
+      this.config.log('stanza handling failed', e);
+    }
+  }
+
+  private onClosed(conn: ClientConnection): void {
+    this.connections.delete(conn);
+    this.pairing.connectionClosed(conn);
+    const dev = conn.device;
+    if (dev && dev.link === conn) dev.link = null;
+  }
+}
+
+export function iqResult(req: BinaryNode, content?: BinaryNode[]): BinaryNode {
+  const attrs: Record<string, string> = { id: req.attrs.id ?? '', type: 'result', from: req.attrs.to ?? S_WHATSAPP_NET };
+  return content ? { tag: 'iq', attrs, content } : { tag: 'iq', attrs };
+}
+
+export function iqError(req: BinaryNode, code: number, text: string): BinaryNode {
+  return {
+    tag: 'iq',
+    attrs: { id: req.attrs.id ?? '', type: 'error', from: req.attrs.to ?? S_WHATSAPP_NET },
+    content: [{ tag: 'error', attrs: { code: String(code), text } }],
+  };
+}
+
+export function childNodes(node: BinaryNode | undefined): BinaryNode[] {
+  return node && Array.isArray(node.content) ? (node.content as BinaryNode[]) : [];
+}
+
+export function child(node: BinaryNode | undefined, tag: string): BinaryNode | undefined {
+  return childNodes(node).find((c) => c.tag === tag);
+}
+
+export function bytesOf(node: BinaryNode | undefined): Buffer | undefined {
+  const c = node?.content;
+  if (c instanceof Uint8Array) return Buffer.from(c);
+  if (typeof c === 'string') return Buffer.from(c, 'utf8');
+  return undefined;
+}
