@@ -27,6 +27,8 @@ export interface GatewayOverrides {
   sqliteFile?: string;
   pgSchema?: string;
   collectProcessMetrics?: boolean;
+  /** Replaces the engine (HTTP contract tests run with no network at all). */
+  sessions?: SessionsPort;
 }
 
 export interface Gateway {
@@ -59,7 +61,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const store = createStore(database);
   const guard = overrides.guard ?? createAddressGuard({ allowHosts: config.allowHosts, allowHttp: config.webhookAllowHttp });
 
-  const sessions: SessionsPort = offlineSessions();
+  const sessions: SessionsPort = overrides.sessions ?? offlineSessions();
 
   const accounts = new AccountsService(store, clock);
   const instances = new InstancesService(store, sessions, clock);

@@ -43,6 +43,8 @@ export function handleError(err: unknown, request: FastifyRequest, reply: Fastif
       return send(reply, 413, 'Payload Too Large');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return send(reply, 400, 'Invalid request', 'body: must not be empty');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return send(reply, 400, 'Invalid request', 'body: malformed JSON');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return send(reply, 400, 'Invalid request', 'content-length does not match the body');
     default:

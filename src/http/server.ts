@@ -66,6 +66,8 @@ export async function buildHttpServer(deps: HttpDeps) {
   app.addSchema(ErrorBody);
   app.addSchema(GroupSchema);
   app.setErrorHandler(handleError);
+  // Fastify parses text/plain by default; the contract accepts JSON only (anything else → 415).
+  app.removeContentTypeParser('text/plain');
 
   const methods = new MethodIndex();
   app.addHook('onRoute', (route) => methods.add(route.method, route.url));

@@ -16,6 +16,10 @@ export function queueRoutes(queue: QueueService, instances: InstancesService): F
     app.post(
       '/queue',
       {
+        // Every field is optional, so Z-API clients may POST with no body at all.
+        preValidation: async (request) => {
+          if (request.body === undefined || request.body === null) request.body = {};
+        },
         schema: {
           tags,
           operationId: 'queue_list-paged',
