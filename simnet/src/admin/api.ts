@@ -9,6 +9,7 @@ import { composeContactMessage } from '../contacts/compose.js';
 import { phoneSendDirect, phoneSendGroup } from '../contacts/outbound.js';
 import { digitsOf, isGroupJid, lidJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
+import { groupNode, notifyGroup } from '../handlers/groups.js';
 import type { FaultRequest, GroupInfo, SendAsContactRequest, UserInfo } from './types.js';
 import type { ReceiptPolicy } from '../config.js';
 
@@ -111,6 +112,25 @@ export class AdminApi {
       }
     }
     return { affected };
+  }
+
+  setGroupAddable(phone: string, addable: boolean): { phone: string; groupAddable: boolean } {
+    const acc = this.account(phone);
+    acc.groupAddable = addable;
+    return { phone: acc.phone, groupAddable: addable };
+  }
+
+  /** A contact's phone creates a group (its linked members hear the w:gp2 create notification). */
+  createGroup(creator: string, subject: string, participants: string[]): GroupInfo {
+    const owner = this.account(creator);
+    const g = this.net.groups.create(subject, owner.phone);
+    g.participants.set(owner.phone, { phone: owner.phone, role: 'superadmin' });
+    for (const p of participants) {
+      const acc = this.net.registry.byNumber(digitsOf(p));
+      if (acc && acc.groupAddable) g.participants.set(acc.phone, { phone: acc.phone, role: null });
+    }
+    notifyGroup(this.net, g, owner, { tag: 'create', attrs: {}, content: [groupNode(this.net, g)] });
+    return this.group(g.jid);
   }
 
   group(jid: string): GroupInfo {

@@ -110,6 +110,16 @@ export class SimnetClient {
     return this.call('GET', '/counters');
   }
 
+  /** Privacy "who can add me to groups": false → adds fail with 403. */
+  setGroupAddable(phone: string, groupAddable: boolean): Promise<{ phone: string; groupAddable: boolean }> {
+    return this.call('PUT', `${this.u(phone)}/privacy`, { groupAddable });
+  }
+
+  /** A contact creates a group with the given members (phones). */
+  createGroup(req: { creator: string; subject: string; participants: string[] }): Promise<GroupInfo> {
+    return this.call('POST', '/groups', req);
+  }
+
   group(jid: string): Promise<GroupInfo> {
     return this.call('GET', `/groups/${encodeURIComponent(jid)}`);
   }

@@ -58,9 +58,13 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
         return api.receipt(b, ids as string[], ((body.type as string) ?? 'read') as ReceiptKind);
       }
       if (method === 'PUT' && c === 'policy') return api.setPolicy(b, body);
+      if (method === 'PUT' && c === 'privacy') return api.setGroupAddable(b, body.groupAddable !== false);
       if (method === 'POST' && c === 'fault') return api.injectFault(b, body as unknown as FaultRequest);
     }
     if (method === 'POST' && a === 'send') return api.sendAsContact(body as unknown as SendAsContactRequest);
+    if (method === 'POST' && a === 'groups' && !b) {
+      return api.createGroup(str(body.creator, 'creator'), (body.subject as string) ?? '', (body.participants as string[]) ?? []);
+    }
     if (method === 'GET' && a === 'groups' && b) return api.group(decodeURIComponent(b));
     throw new HttpError(404, `no route ${method} /admin/${parts.join('/')}`);
   };

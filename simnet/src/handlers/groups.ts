@@ -1,8 +1,206 @@
-// xmlns=w:g2 — placeholder until the groups family lands.
+// xmlns=w:g2: create (some participants addable, some not), metadata, invite code/info/accept, settings with their w:gp2 notifications.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { iqResult, type Simnet } from '../server/simnet.js';
+import { bytesOf, child, childNodes, iqError, iqResult, type Simnet } from '../server/simnet.js';
+import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
+import type { Account } from '../network/accounts.js';
+import type { Group } from '../network/groups.js';
 
-export function handleGroupIq(_net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+/** The <group> node as the real server shows it (LID addressing, phone_number per participant). */
+export function groupNode(net: Simnet, g: Group, tag = 'group'): BinaryNode {
+  const creator = net.registry.byNumber(g.creatorPhone);
+  const content: BinaryNode[] = g.members().map((m) => {
+    const acc = net.registry.byNumber(m.phone);
+    const attrs: Record<string, string> = { jid: lidJid(acc?.lid ?? m.phone), phone_number: pnJid(m.phone) };
+    if (m.role) attrs.type = m.role;
+    return { tag: 'participant', attrs };
+  });
+  if (g.announce) content.push({ tag: 'announcement', attrs: {} });
+  if (g.locked) content.push({ tag: 'locked', attrs: {} });
+  content.push({ tag: 'member_add_mode', attrs: {}, content: Buffer.from(g.memberAddMode) });
+  if (g.joinApproval) content.push({ tag: 'membership_approval_mode', attrs: {}, content: [{ tag: 'group_join', attrs: { state: 'on' } }] });
+  if (g.description) {
+    content.push({ tag: 'description', attrs: { id: 'simnet', t: String(g.subjectTime) }, content: [{ tag: 'body', attrs: {}, content: Buffer.from(g.description) }] });
+  }
+  return {
+    tag,
+    attrs: {
+      id: g.jid.split('@')[0]!,
+      subject: g.subject,
+      s_t: String(g.subjectTime),
+      s_o: lidJid(creator?.lid ?? ''),
+      s_o_pn: pnJid(g.creatorPhone),
+      creation: String(g.creation),
+      creator: lidJid(creator?.lid ?? ''),
+      creator_pn: pnJid(g.creatorPhone),
+      addressing_mode: 'lid',
+      size: String(g.participants.size),
+    },
+    content,
+  };
+}
+
+/** Sends a w:gp2 notification about `change` by `actor` to every member's linked devices. */
+export function notifyGroup(net: Simnet, g: Group, actor: Account, change: BinaryNode, extraRecipients: Account[] = []): void {
+  const attrs = { from: g.jid, type: 'w:gp2', id: net.newId(), t: net.nowSec(), participant: lidJid(actor.lid), participant_pn: pnJid(actor.phone), notify: actor.pushName };
+  const seen = new Set<Account>();
+  for (const acc of [...g.members().map((m) => net.registry.byNumber(m.phone)), ...extraRecipients]) {
+    if (!acc || seen.has(acc)) continue;
+    seen.add(acc);
+    for (const d of acc.activeCompanions()) net.deliver(d, { tag: 'notification', attrs, content: [change] });
+  }
+  net.counters.inc(`groups.notify.${change.tag}`);
+}
+
+function resolveParticipant(net: Simnet, jid: string | undefined): Account | undefined {
+  const p = parseJid(jid);
+  return p ? net.registry.byUser(p.user, p.server) : undefined;
+}
+
+export function handleGroupIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+  const me = conn.device?.account;
+  if (!me) return void conn.sendNode(iqError(node, 401, 'not-authorized'));
+  const to = node.attrs.to ?? '';
+  const op = childNodes(node)[0];
+  if (!op) return void conn.sendNode(iqError(node, 400, 'bad-request'));
+  if (to === '@g.us' || !isGroupJid(to)) return topLevel(net, conn, node, me, op);
+  const g = net.groups.get(to);
+  if (!g) return void conn.sendNode(iqError(node, 404, 'item-not-found'));
+  const member = g.participants.get(me.phone);
+  if (!member) return void conn.sendNode(iqError(node, 403, 'forbidden'));
+  const isAdmin = !!member.role;
+  const type = node.attrs.type;
+  if (type === 'get' && op.tag === 'query') return void conn.sendNode(iqResult(node, [groupNode(net, g)]));
+  if (op.tag === 'invite') {
+    if (!isAdmin) return void conn.sendNode(iqError(node, 401, 'not-authorized'));
+    if (type === 'set') {
+      net.groups.revokeInvite(g);
+      notifyGroup(net, g, me, { tag: 'invite', attrs: { code: g.inviteCode } });
+    }
+    return void conn.sendNode(iqResult(node, [{ tag: 'invite', attrs: { code: g.inviteCode } }]));
+  }
+  if (type !== 'set') return void conn.sendNode(iqResult(node));
+  const adminOnly = !['leave'].includes(op.tag) && !(op.tag === 'add' && g.memberAddMode === 'all_member_add') && !((op.tag === 'subject' || op.tag === 'description') && !g.locked);
+  if (adminOnly && !isAdmin) return void conn.sendNode(iqError(node, 401, 'not-authorized'));
+  switch (op.tag) {
+    case 'announcement':
+    case 'not_announcement':
+      g.announce = op.tag === 'announcement';
+      notifyGroup(net, g, me, { tag: op.tag, attrs: {} });
+      break;
+    case 'locked':
+    case 'unlocked':
+      g.locked = op.tag === 'locked';
+      notifyGroup(net, g, me, { tag: op.tag, attrs: {} });
+      break;
+    case 'member_add_mode': {
+      const mode = bytesOf(op)?.toString('utf8');
+      if (mode !== 'admin_add' && mode !== 'all_member_add') return void conn.sendNode(iqError(node, 400, 'bad-request'));
+      g.memberAddMode = mode;
+      notifyGroup(net, g, me, { tag: 'member_add_mode', attrs: {}, content: Buffer.from(mode) });
+      break;
+    }
+    case 'membership_approval_mode': {
+      const state = child(op, 'group_join')?.attrs.state;
+      g.joinApproval = state === 'on';
+      notifyGroup(net, g, me, { tag: 'membership_approval_mode', attrs: {}, content: [{ tag: 'group_join', attrs: { state: g.joinApproval ? 'on' : 'off' } }] });
+      break;
+    }
+    case 'subject':
+      g.subject = bytesOf(op)?.toString('utf8') ?? g.subject;
+      g.subjectTime = Math.floor(Date.now() / 1000);
+      notifyGroup(net, g, me, { tag: 'subject', attrs: { subject: g.subject, s_o: lidJid(me.lid), s_t: String(g.subjectTime) } });
+      break;
+    case 'description': {
+      g.description = op.attrs.delete === 'true' ? '' : (bytesOf(child(op, 'body'))?.toString('utf8') ?? '');
+      notifyGroup(net, g, me, { tag: 'description', attrs: { id: op.attrs.id ?? 'simnet' }, content: g.description ? [{ tag: 'body', attrs: {}, content: Buffer.from(g.description) }] : [] });
+      break;
+    }
+    case 'add':
+    case 'remove':
+    case 'promote':
+    case 'demote': {
+      const results: BinaryNode[] = [];
+      const changed: Account[] = [];
+      for (const p of childNodes(op)) {
+        const acc = resolveParticipant(net, p.attrs.jid);
+        let error: string | undefined;
+        if (!acc) error = '404';
+        else if (op.tag === 'add') {
+          if (g.participants.has(acc.phone)) error = '409';
+          else if (!acc.groupAddable) error = '403';
+          else g.participants.set(acc.phone, { phone: acc.phone, role: null });
+        } else if (!g.participants.has(acc.phone)) error = '404';
+        else if (op.tag === 'remove') g.participants.delete(acc.phone);
+        else g.participants.get(acc.phone)!.role = op.tag === 'promote' ? 'admin' : null;
+        if (!error && acc) changed.push(acc);
+        results.push({ tag: 'participant', attrs: { jid: p.attrs.jid ?? '', ...(error ? { error } : {}) } });
+      }
+      if (changed.length) {
+        notifyGroup(
+          net,
+          g,
+          me,
+          { tag: op.tag, attrs: {}, content: changed.map((a) => ({ tag: 'participant', attrs: { jid: lidJid(a.lid), phone_number: pnJid(a.phone) } })) },
+          op.tag === 'remove' ? changed : [],
+        );
+      }
+      return void conn.sendNode(iqResult(node, [{ tag: op.tag, attrs: {}, content: results }]));
+    }
+    case 'ephemeral':
+    case 'not_ephemeral':
+      notifyGroup(net, g, me, op);
+      break;
+    default:
+      break;
+  }
+  conn.sendNode(iqResult(node));
+}
+
+function topLevel(net: Simnet, conn: ClientConnection, node: BinaryNode, me: Account, op: BinaryNode): void {
+  if (op.tag === 'create' && node.attrs.type === 'set') {
+    const g = net.groups.create(op.attrs.subject ?? '', me.phone);
+    g.participants.set(me.phone, { phone: me.phone, role: 'superadmin' });
+    const failed: BinaryNode[] = [];
+    for (const p of childNodes(op)) {
+      const acc = resolveParticipant(net, p.attrs.jid);
+      if (!acc) failed.push({ tag: 'participant', attrs: { jid: p.attrs.jid ?? '', error: '404' } });
+      else if (!acc.groupAddable) failed.push({ tag: 'participant', attrs: { jid: p.attrs.jid ?? '', error: '403' }, content: [{ tag: 'add_request', attrs: { code: 'simnet', expiration: String(Math.floor(Date.now() / 1000) + 3 * 86400) } }] });
+      else if (acc !== me) g.participants.set(acc.phone, { phone: acc.phone, role: null });
+    }
+    net.counters.inc('groups.created');
+    const gn = groupNode(net, g);
+    // Participants that could not be added are listed with their error, as the real server does.
+    conn.sendNode(iqResult(node, [{ ...gn, content: [...(gn.content as BinaryNode[]), ...failed] }]));
+    notifyGroup(net, g, me, { tag: 'create', attrs: {}, content: [groupNode(net, g)] });
+    return;
+  }
+  if (op.tag === 'invite' && op.attrs.code) {
+    const code = op.attrs.code;
+    const g = net.groups.byInviteCode(code);
+    if (!g) {
+      const revoked = net.groups.wasRevoked(code);
+      return void conn.sendNode(iqError(node, revoked ? 410 : 406, revoked ? 'gone' : 'not-acceptable'));
+    }
+    if (node.attrs.type === 'get') return void conn.sendNode(iqResult(node, [groupNode(net, g)]));
+    if (!g.participants.has(me.phone)) {
+      g.participants.set(me.phone, { phone: me.phone, role: null });
+      notifyGroup(net, g, me, { tag: 'add', attrs: { reason: 'invite' }, content: [{ tag: 'participant', attrs: { jid: lidJid(me.lid), phone_number: pnJid(me.phone) } }] });
+    }
+    return void conn.sendNode(iqResult(node, [{ tag: 'group', attrs: { jid: g.jid } }]));
+  }
+  if (op.tag === 'participating') {
+    const groups = [...net.groups.all()].filter((g) => g.participants.has(me.phone)).map((g) => groupNode(net, g));
+    return void conn.sendNode(iqResult(node, [{ tag: 'groups', attrs: {}, content: groups }]));
+  }
+  if (op.tag === 'leave') {
+    for (const gn of childNodes(op)) {
+      const g = net.groups.get(gn.attrs.id ?? '');
+      if (g?.participants.delete(me.phone)) {
+        notifyGroup(net, g, me, { tag: 'leave', attrs: {}, content: [{ tag: 'participant', attrs: { jid: lidJid(me.lid), phone_number: pnJid(me.phone) } }] }, [me]);
+      }
+    }
+    return void conn.sendNode(iqResult(node));
+  }
   conn.sendNode(iqResult(node));
 }

@@ -78,6 +78,8 @@ export class Account {
   /** Polls this account's phone received (by message id), so it can vote. Bounded. */
   readonly polls = new Map<string, PollMemory>();
   banned = false;
+  /** Privacy "who can add me to groups": false makes group adds fail with 403 (an invite is due instead). */
+  groupAddable = true;
   violations = 0;
   /** Recipients this account has written to (for the spam detector's "new chat" rule). */
   readonly knownPeers = new Set<string>();
