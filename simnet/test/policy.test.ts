@@ -1,0 +1,93 @@
+// Network policy and schedule: QR refs (6, then 408), expired refs, spam restriction nacks (463) then ban (403), duplicate counters.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, endSock, memoryAuth, pairByQr, sleep, startEnv, until, waitForClose, waitForEvent, type Sock } from './helpers.js';
+
+test('QR: six refs, then the client gives up with 408 "QR refs attempts ended"; an expired ref cannot be scanned', async () => {
+  const env = await startEnv({ timeScale: 0.001 });
+  let sock: Sock | undefined;
+  try {
+    const qrs: string[] = [];
+    sock = connect(env, memoryAuth(), { qrTimeout: 150 });
+    sock.ev.on('connection.update', (u) => {
+      if (u.qr) qrs.push(u.qr);
+    });
+    const closed = await waitForClose(sock, 10_000);
+    assert.equal(qrs.length, 6);
+    assert.equal(closed.code, 408);
+    assert.match(closed.message, /QR refs attempts ended/);
+    // At timeScale 0.001 the first ref lived 60 ms: long gone.
+    await assert.rejects(env.admin.scanQr('5511900000050', qrs[0]!), /expired|unknown/);
+  } finally {
+    await endSock(sock);
+    await env.close();
+  }
+});
+
+test('spam detector: too many new chats → 463 nacks, then the account is banned (403)', async () => {
+  const env = await startEnv({ spam: { enabled: true, maxNewChatsPerWindow: 2, banAfterViolations: 2, windowMs: 60_000 } });
+  let sock: Sock | undefined;
+  try {
+    ({ sock } = await pairByQr(env, '5511900000051'));
+    const errors = new Map<string, string>();
+    const onStatus = (id: string | null | undefined, status: number | null | undefined, params: string[] | null | undefined) => {
+      if (id && status === 0) errors.set(id, params?.[0] ?? '');
+    };
+    sock.ev.on('messages.update', (ups) => ups.forEach((u) => onStatus(u.key.id, u.update.status, u.update.messageStubParameters)));
+    sock.ev.on('messages.upsert', ({ messages }) => messages.forEach((m) => onStatus(m.key.id, m.status, m.messageStubParameters)));
+    for (const n of ['5511900000061', '5511900000062']) {
+      const s = await sock.sendMessage(`${n}@s.whatsapp.net`, { text: 'hi stranger' });
+      await env.admin.waitForReceived(n, (m) => m.id === s!.key.id);
+    }
+    // A known contact is still fine.
+    await sock.sendMessage('5511900000061@s.whatsapp.net', { text: 'again' });
+    const third = await sock.sendMessage('5511900000063@s.whatsapp.net', { text: 'hi stranger' });
+    assert.equal(await until(() => errors.get(third!.key.id!), 5000, '463'), '463');
+    const closed = waitForClose(sock);
+    await sock.sendMessage('5511900000064@s.whatsapp.net', { text: 'hi stranger' });
+    assert.equal((await closed).code, 403);
+    assert.equal((await env.admin.user('5511900000051')).banned, true);
+    assert.ok((await env.admin.counters()).counters['spam.banned'] === 1);
+  } finally {
+    await endSock(sock);
+    await env.close();
+  }
+});
+
+test('counters report per-message-id deliveries, so a resend with the same id shows as a duplicate', async () => {
+  const env = await startEnv();
+  let sock: Sock | undefined;
+  try {
+    ({ sock } = await pairByQr(env, '5511900000052'));
+    const to = '5511900000053@s.whatsapp.net';
+    await sock.sendMessage(to, { text: 'once' }, { messageId: 'DUPLICATE-ID-1' });
+    await sock.sendMessage(to, { text: 'once' }, { messageId: 'DUPLICATE-ID-1' });
+    const c = await until(async () => {
+      const snap = await env.admin.counters();
+      return snap.duplicates['5511900000053:DUPLICATE-ID-1'] ? snap : undefined;
+    }, 5000, 'duplicate');
+    assert.equal(c.duplicates['5511900000053:DUPLICATE-ID-1'], 2);
+    assert.equal(c.counters.duplicates, 1);
+  } finally {
+    await endSock(sock);
+    await env.close();
+  }
+});
+
+test('played receipt for a voice note when the contact reads automatically', async () => {
+  const env = await startEnv({ receipts: { delivered: 'auto', deliveredDelayMs: 1000, read: 'auto', readDelayMs: 2000 } });
+  let sock: Sock | undefined;
+  try {
+    ({ sock } = await pairByQr(env, '5511900000054'));
+    const played = waitForEvent(sock, 'messages.update', (ups) => ups.some((u) => u.update.status === 5), 10_000, 'played');
+    const ogg = Buffer.from('OggS fake voice note bytes');
+    await sock.sendMessage('5511900000055@s.whatsapp.net', { audio: ogg, ptt: true, mimetype: 'audio/ogg; codecs=opus', seconds: 1 } as never);
+    await played;
+    const got = await env.admin.waitForReceived('5511900000055', (m) => m.type === 'audio');
+    assert.ok(Buffer.from(got.media!.base64!, 'base64').equals(ogg));
+    await sleep(10);
+  } finally {
+    await endSock(sock);
+    await env.close();
+  }
+});
