@@ -17,6 +17,9 @@ import { ContactsService } from './services/contacts-service.js';
 import { GroupsService } from './services/groups-service.js';
 import { WebhooksService } from './services/webhooks-service.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
+import { webhookDeliveryRoutes } from './http/routes/webhook-deliveries.js';
+import { createOutbox, type OutboxTuning } from './outbox/index.js';
+import type { EventSink } from './events/types.js';
 
 export interface GatewayOverrides {
   clock?: Clock;
@@ -27,6 +30,8 @@ export interface GatewayOverrides {
   sqliteFile?: string;
   pgSchema?: string;
   collectProcessMetrics?: boolean;
+  /** Webhook dispatcher settings; tests pass `ca` to trust their own receiver's certificate. */
+  outbox?: Partial<Omit<OutboxTuning, 'allowHttp'>>;
   /** Replaces the engine (HTTP contract tests run with no network at all). */
   sessions?: SessionsPort;
 }
@@ -42,6 +47,8 @@ export interface Gateway {
   readonly messages: MessagesService;
   readonly groups: GroupsService;
   readonly http: HttpServer;
+  /** Where the engine and the sender emit events: committed, then delivered by webhook. */
+  readonly events: EventSink;
   /** Starts background work and listens; returns the bound address. */
   listen(): Promise<string>;
   /** Stops accepting requests, drains writes, closes sessions without logging out. */
@@ -60,6 +67,16 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   });
   const store = createStore(database);
   const guard = overrides.guard ?? createAddressGuard({ allowHosts: config.allowHosts, allowHttp: config.webhookAllowHttp });
+  // Before the engine and the sender: they emit into outbox.sink.
+  const outbox = createOutbox({
+    store,
+    clock,
+    log: log.child({ component: 'outbox' }),
+    metrics,
+    guard,
+    allowHttp: config.webhookAllowHttp,
+    ...(overrides.outbox ? { tuning: overrides.outbox } : {}),
+  });
 
   const sessions: SessionsPort = overrides.sessions ?? offlineSessions();
 
@@ -84,6 +101,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     contacts,
     groups,
     webhooks,
+    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries)],
     now: () => clock.now(),
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };
@@ -107,7 +125,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     messages,
     groups,
     http,
+    events: outbox.sink,
     async listen() {
+      await outbox.start();
       return http.listen({ host: config.host, port: config.port });
     },
     async close() {
@@ -115,6 +135,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await http.close();
       await store.messages.drain();
       await groups.idle();
+      await outbox.close();
       await guard.close();
       await database.close();
     },

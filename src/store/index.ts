@@ -1,6 +1,7 @@
 // The store: one object holding every repository over one database handle.
 import { AccountsRepo } from './accounts-repo.js';
 import type { Database } from './database.js';
+import { DeliveriesRepo } from './deliveries-repo.js';
 import { EventsRepo } from './events-repo.js';
 import { GroupsRepo } from './groups-repo.js';
 import { InstancesRepo } from './instances-repo.js';
@@ -15,6 +16,7 @@ export interface Store {
   readonly messages: MessagesRepo;
   readonly groups: GroupsRepo;
   readonly events: EventsRepo;
+  readonly deliveries: DeliveriesRepo;
 }
 
 export function createStore(database: Database): Store {
@@ -27,5 +29,6 @@ export function createStore(database: Database): Store {
     messages: new MessagesRepo(db),
     groups: new GroupsRepo(db),
     events: new EventsRepo(db),
+    deliveries: new DeliveriesRepo(db),
   };
 }

@@ -103,6 +103,26 @@ export interface EventsTable {
   created_at: number;
 }
 
+/** One webhook delivery: an event on its way to one URL (003-webhooks). */
+export interface WebhookDeliveriesTable {
+  seq: Generated<number>;
+  id: string;
+  event_id: string;
+  instance_id: string;
+  /** The webhook kind (received, message_status, …) whose URL this delivery targets. */
+  kind: string;
+  url: string;
+  /** pending (no attempt yet) → retrying → delivered | failed. */
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  /** Real wall-clock ms when the next attempt is due; null once delivered or failed. */
+  next_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   instances: InstancesTable;
@@ -113,6 +133,7 @@ export interface DB {
   messages: MessagesTable;
   pending_groups: PendingGroupsTable;
   events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -123,3 +144,4 @@ export type MessageRow = Selectable<MessagesTable>;
 export type NewMessageRow = Insertable<MessagesTable>;
 export type PendingGroupRow = Selectable<PendingGroupsTable>;
 export type EventRow = Selectable<EventsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DialectCapabilities } from '../dialects/types.js';
 import { migration001Core } from './001-core.js';
+import { migration003Webhooks } from './003-webhooks.js';
 
 export interface Migration {
   readonly name: string;
@@ -9,4 +10,4 @@ export interface Migration {
 }
 
 /** Append new migrations at the end; never reorder or edit a released one. */
-export const migrations: readonly Migration[] = [migration001Core];
+export const migrations: readonly Migration[] = [migration001Core, migration003Webhooks];

@@ -1,0 +1,89 @@
+// One delivery attempt: a signed POST through the guarded keep-alive Agent, judged by CONTRACT §5
+// (2xx within the timeout = delivered; redirects are not followed; 410 = the URL is gone).
+import { request, type Dispatcher } from 'undici';
+import { AddressRefusedError } from '../net/address-guard.js';
+import { parseRetryAfter } from './schedule.js';
+import { signWebhook } from './signing.js';
+
+export interface AttemptInput {
+  /** The `webhook-id`: the event's id, the same on every attempt. */
+  webhookId: string;
+  url: string;
+  body: string;
+  secrets: readonly string[];
+}
+
+export interface AttemptOptions {
+  dispatcher: Dispatcher;
+  /** Wall-clock ms of this attempt (its `webhook-timestamp`). */
+  now: number;
+  timeoutMs: number;
+  allowHttp: boolean;
+  /** Aborted when the gateway stops: the attempt is then neither a success nor a failure. */
+  signal: AbortSignal;
+}
+
+export type AttemptResult =
+  | { outcome: 'delivered'; status: number }
+  | { outcome: 'failed'; status: number | null; error: string; retryAfterMs: number | null }
+  /** 410 Gone: the receiver asks never to be called again at this URL. */
+  | { outcome: 'gone'; status: 410; error: string }
+  | { outcome: 'aborted' };
+
+// What a receiver says back is not ours to keep: read a little (so the connection is reusable), drop it.
+const RESPONSE_DRAIN_LIMIT = 64 * 1024;
+
+/** The checks on the URL itself; the address it resolves to is checked by the Agent on connect. */
+function urlProblem(raw: string, allowHttp: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'not a valid absolute URL';
+  }
+  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return 'only https URLs are allowed';
+  if (url.username !== '' || url.password !== '') return 'URLs with a username or password are not allowed';
+  return null;
+}
+
+function describe(err: unknown, timeoutMs: number, timedOut: boolean): string {
+  if (timedOut) return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+  if (err instanceof AddressRefusedError) return `address refused: ${err.reason}`;
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown };
+  const cause = e.cause as { code?: unknown } | undefined;
+  const code = typeof e.code === 'string' ? e.code : typeof cause?.code === 'string' ? cause.code : undefined;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+  return code === undefined ? `request failed: ${String(e.message ?? err)}` : `request failed (${code})`;
+}
+
+export async function attemptDelivery(input: AttemptInput, options: AttemptOptions): Promise<AttemptResult> {
+  const problem = urlProblem(input.url, options.allowHttp);
+  if (problem !== null) return { outcome: 'failed', status: null, error: `address refused: ${problem}`, retryAfterMs: null };
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'zapgate-webhooks/1',
+    ...signWebhook({ id: input.webhookId, timestamp: Math.floor(options.now / 1000), body: input.body, secrets: input.secrets }),
+  };
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = AbortSignal.any([options.signal, deadline]);
+  try {
+    const res = await request(input.url, {
+      method: 'POST',
+      headers,
+      body: input.body,
+      dispatcher: options.dispatcher,
+      signal,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    await res.body.dump({ limit: RESPONSE_DRAIN_LIMIT });
+    const status = res.statusCode;
+    if (status >= 200 && status < 300) return { outcome: 'delivered', status };
+    if (status === 410) return { outcome: 'gone', status, error: 'receiver answered 410 Gone' };
+    if (status >= 300 && status < 400) return { outcome: 'failed', status, error: `redirect (${status}) not followed`, retryAfterMs: null };
+    return { outcome: 'failed', status, error: `receiver answered HTTP ${status}`, retryAfterMs: parseRetryAfter(res.headers['retry-after'], options.now) };
+  } catch (err) {
+    if (options.signal.aborted) return { outcome: 'aborted' };
+    return { outcome: 'failed', status: null, error: describe(err, options.timeoutMs, deadline.aborted), retryAfterMs: null };
+  }
+}

@@ -1,0 +1,318 @@
+// The webhook dispatcher: runs delivery attempts with bounded concurrency, in order per lane
+// (instance, URL), on the retry schedule, and records every outcome in the store.
+//
+// Ordering: a lane has at most one attempt in flight, and takes its deliveries earliest-due first,
+// then in event order. So while a receiver is healthy it sees events in the order they happened.
+// When an attempt fails, that delivery moves to its retry time and the next ones go ahead (rather
+// than one bad event holding the URL hostage for 27 hours); receivers that need strict order sort
+// by `momment` and de-duplicate by `webhook-id`.
+//
+// Memory: the store is the queue. A lane keeps at most a small buffer of due deliveries; fresh ones
+// are handed over in memory right after their commit while the lane is "synced" (every due row is
+// in memory), and otherwise read back from the store in due order ("refill").
+import type { Dispatcher } from 'undici';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { DeliveriesRepo, DeliveryOutcome, DueDelivery } from '../store/deliveries-repo.js';
+import { WriteBatcher } from '../store/write-batcher.js';
+import { attemptDelivery } from './attempt.js';
+import { nextDelayMs } from './schedule.js';
+
+export type DeliveryStore = Pick<DeliveriesRepo, 'lanes' | 'due' | 'nextAttemptAt' | 'record' | 'failLane'>;
+
+export interface DispatcherSettings {
+  /** Attempts in flight at once, across all lanes. */
+  concurrency: number;
+  /** Real milliseconds an attempt may take (not scaled: it is a network wait). */
+  timeoutMs: number;
+  allowHttp: boolean;
+  /** Deliveries a lane holds in memory; beyond that they wait in the store. */
+  laneBuffer: number;
+  /** Deliveries held in memory across all lanes. */
+  maxBuffered: number;
+  /** Rows read from the store per refill. */
+  refillBatch: number;
+}
+
+export interface DispatcherDeps {
+  store: DeliveryStore;
+  /** Disables every webhook kind of the instance whose URL is `url` (the receiver answered 410). */
+  disableUrl(instanceId: string, url: string, reason: string): Promise<void>;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  agent: Dispatcher;
+  settings: DispatcherSettings;
+}
+
+interface Lane {
+  readonly key: string;
+  readonly instanceId: string;
+  readonly url: string;
+  buffer: DueDelivery[];
+  /** Every due delivery of this lane in the store is in `buffer` or already attempted. */
+  synced: boolean;
+  /** A step (attempt or refill) is running. */
+  busy: boolean;
+  queued: boolean;
+  refilling: boolean;
+  /** A fresh delivery was left in the store while a refill was running. */
+  missed: boolean;
+  /** When the lane's earliest not-yet-due delivery becomes due (real ms). */
+  wakeAt: number | null;
+  cancelWake: (() => void) | null;
+  /** Outcome writes not yet committed: a refill waits for them, or it would read those rows again. */
+  writes: Set<Promise<void>>;
+}
+
+// A store error while reading a lane: try again after this long (real ms), not in a tight loop.
+const REFILL_BACKOFF_MS = 1_000;
+
+export class DeliveryDispatcher {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly ready: Lane[] = [];
+  private readonly outcomes: WriteBatcher<DeliveryOutcome, void>;
+  private active = 0;
+  private buffered = 0;
+  private running = false;
+  private readonly stopping = new AbortController();
+  private onIdle: (() => void) | null = null;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.outcomes = new WriteBatcher<DeliveryOutcome, void>(async (items) => {
+      await deps.store.record(items);
+      return items.map(() => undefined);
+    });
+  }
+
+  /** Resumes every delivery the store still holds (including attempts cut short by a crash). */
+  async start(): Promise<void> {
+    this.running = true;
+    for (const head of await this.deps.store.lanes()) {
+      const lane = this.lane(head.instanceId, head.url, false);
+      lane.synced = false;
+      this.schedule(lane);
+    }
+    this.pump();
+  }
+
+  /** Fresh deliveries, already committed: the fast path that skips reading them back. */
+  offer(jobs: readonly DueDelivery[]): void {
+    if (!this.running) return; // start() finds them in the store
+    const { laneBuffer, maxBuffered } = this.deps.settings;
+    for (const job of jobs) {
+      const lane = this.lane(job.instanceId, job.url, true);
+      if (lane.synced && lane.buffer.length < laneBuffer && this.buffered < maxBuffered) {
+        lane.buffer.push(job);
+        this.buffered++;
+      } else {
+        lane.synced = false;
+        if (lane.refilling) lane.missed = true;
+      }
+      this.schedule(lane);
+    }
+    this.pump();
+  }
+
+  /** Something changed in the store for this lane (a replayed delivery): read it again. */
+  wake(instanceId: string, url: string): void {
+    if (!this.running) return;
+    const lane = this.lane(instanceId, url, false);
+    lane.synced = false;
+    if (lane.refilling) lane.missed = true;
+    this.schedule(lane);
+    this.pump();
+  }
+
+  /** Stops starting attempts, abandons those in flight (they stay due in the store), commits outcomes. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stopping.abort();
+    for (const lane of this.lanes.values()) lane.cancelWake?.();
+    if (this.active > 0) await new Promise<void>((resolve) => (this.onIdle = resolve));
+    await this.outcomes.drain();
+  }
+
+  private lane(instanceId: string, url: string, fresh: boolean): Lane {
+    const key = `${instanceId}\u0000${url}`;
+    let lane = this.lanes.get(key);
+    if (lane === undefined) {
+      // A lane not in memory has nothing left in the store (it is only dropped once it had nothing),
+      // so one created for fresh deliveries starts synced; any other starts by reading the store.
+      lane = { key, instanceId, url, buffer: [], synced: fresh, busy: false, queued: false, refilling: false, missed: false, wakeAt: null, cancelWake: null, writes: new Set() };
+      this.lanes.set(key, lane);
+    }
+    return lane;
+  }
+
+  private schedule(lane: Lane): void {
+    if (lane.busy || lane.queued) return;
+    if (lane.buffer.length === 0 && lane.synced) return;
+    lane.queued = true;
+    this.ready.push(lane);
+  }
+
+  private pump(): void {
+    while (this.running && this.active < this.deps.settings.concurrency) {
+      const lane = this.ready.shift();
+      if (lane === undefined) return;
+      lane.queued = false;
+      lane.busy = true;
+      this.active++;
+      void this.step(lane).then(() => {
+        lane.busy = false;
+        this.active--;
+        this.settle(lane);
+        if (this.active === 0 && this.onIdle !== null) this.onIdle();
+        this.pump();
+      });
+    }
+  }
+
+  /** After a step: queue the lane again if it has work, forget it if it has nothing left at all. */
+  private settle(lane: Lane): void {
+    if (lane.buffer.length > 0 || !lane.synced) this.schedule(lane);
+    else if (lane.wakeAt === null && !lane.busy && this.lanes.get(lane.key) === lane) this.lanes.delete(lane.key);
+  }
+
+  private async step(lane: Lane): Promise<void> {
+    try {
+      const job = lane.buffer.shift();
+      if (job === undefined) {
+        if (!lane.synced) await this.refill(lane);
+        return;
+      }
+      this.buffered--;
+      await this.attempt(lane, job);
+    } catch (err) {
+      // Defensive: attempt() and refill() handle their own failures; anything else is a bug.
+      this.deps.log.error({ err, instanceId: lane.instanceId }, 'webhook dispatcher step failed');
+      this.deps.metrics.loggedFailures.inc({ component: 'outbox' });
+      this.backOff(lane);
+    }
+  }
+
+  private async refill(lane: Lane): Promise<void> {
+    const { store, clock, settings } = this.deps;
+    lane.refilling = true;
+    lane.missed = false;
+    try {
+      await Promise.all(lane.writes);
+      const now = clock.now();
+      const rows = await store.due(lane.instanceId, lane.url, now, settings.refillBatch);
+      const next = rows.length < settings.refillBatch ? await store.nextAttemptAt(lane.instanceId, lane.url, now) : null;
+      lane.buffer.push(...rows);
+      this.buffered += rows.length;
+      lane.synced = rows.length < settings.refillBatch && !lane.missed;
+      if (next !== null) this.setWake(lane, next);
+    } catch (err) {
+      this.deps.log.error({ err, instanceId: lane.instanceId }, 'reading webhook deliveries failed; retrying');
+      this.deps.metrics.loggedFailures.inc({ component: 'outbox' });
+      this.backOff(lane);
+    } finally {
+      lane.refilling = false;
+    }
+  }
+
+  private async attempt(lane: Lane, job: DueDelivery): Promise<void> {
+    const { clock, settings, metrics, log } = this.deps;
+    const result = await attemptDelivery(
+      { webhookId: job.eventId, url: job.url, body: job.body, secrets: job.secrets },
+      { dispatcher: this.deps.agent, now: clock.now(), timeoutMs: settings.timeoutMs, allowHttp: settings.allowHttp, signal: this.stopping.signal },
+    );
+    const at = clock.now();
+    switch (result.outcome) {
+      case 'aborted':
+        // Shutting down: the row is still due in the store, so the attempt is made again after restart.
+        return;
+      case 'delivered':
+        metrics.webhookDeliveries.inc({ result: 'delivered' });
+        this.write(lane, { id: job.id, result: 'delivered', httpStatus: result.status, at });
+        return;
+      case 'gone':
+        metrics.webhookDeliveries.inc({ result: 'gone' });
+        await this.retire(lane, job, result.error, at);
+        return;
+      case 'failed': {
+        const delay = nextDelayMs(job.attempts + 1, result.retryAfterMs);
+        log.debug({ instanceId: job.instanceId, kind: job.kind, deliveryId: job.id, attempt: job.attempts + 1, error: result.error }, 'webhook attempt failed');
+        if (delay === null) {
+          metrics.webhookDeliveries.inc({ result: 'failed' });
+          log.warn({ instanceId: job.instanceId, kind: job.kind, deliveryId: job.id, error: result.error }, 'webhook delivery failed after every retry');
+          this.write(lane, { id: job.id, result: 'failed', httpStatus: result.status, error: result.error, at });
+          return;
+        }
+        metrics.webhookDeliveries.inc({ result: 'retrying' });
+        const nextAttemptAt = at + clock.scale(delay);
+        this.write(lane, { id: job.id, result: 'retrying', httpStatus: result.status, error: result.error, nextAttemptAt, at });
+        this.setWake(lane, nextAttemptAt);
+        return;
+      }
+    }
+  }
+
+  /** 410 Gone: the URL is disabled and every delivery still queued for it fails now. */
+  private async retire(lane: Lane, job: DueDelivery, error: string, at: number): Promise<void> {
+    const { store, log, metrics } = this.deps;
+    this.write(lane, { id: job.id, result: 'failed', httpStatus: 410, error, at });
+    try {
+      await Promise.all(lane.writes);
+      await this.deps.disableUrl(job.instanceId, job.url, error);
+      const failed = await store.failLane(job.instanceId, job.url, `${error}; webhook disabled`, at);
+      this.buffered -= lane.buffer.length;
+      lane.buffer = [];
+      lane.synced = true;
+      lane.cancelWake?.();
+      lane.cancelWake = null;
+      lane.wakeAt = null;
+      log.warn({ instanceId: job.instanceId, kind: job.kind, failed }, 'webhook receiver answered 410 Gone; URL disabled');
+    } catch (err) {
+      // The next attempt at this URL gets 410 again and retires it then.
+      log.error({ err, instanceId: job.instanceId }, 'disabling a gone webhook failed');
+      metrics.loggedFailures.inc({ component: 'outbox' });
+    }
+  }
+
+  private write(lane: Lane, outcome: DeliveryOutcome): void {
+    const p: Promise<void> = this.outcomes.submit(outcome).then(
+      () => undefined,
+      (err: unknown) => {
+        // The row keeps its old state in the store: read the lane again so it is attempted again.
+        this.deps.log.error({ err, instanceId: lane.instanceId }, 'recording a webhook outcome failed');
+        this.deps.metrics.loggedFailures.inc({ component: 'outbox' });
+        const again = this.lane(lane.instanceId, lane.url, false);
+        again.synced = false;
+        this.schedule(again);
+        this.pump();
+      },
+    );
+    lane.writes.add(p);
+    void p.then(() => lane.writes.delete(p));
+  }
+
+  /** After a store error: read the lane again once the backoff has passed, not in a tight loop. */
+  private backOff(lane: Lane): void {
+    // "synced" keeps settle() from queueing the lane now; the wake timer clears it.
+    lane.synced = true;
+    this.setWake(lane, this.deps.clock.now() + REFILL_BACKOFF_MS);
+  }
+
+  private setWake(lane: Lane, at: number): void {
+    if (!this.running) return;
+    if (lane.wakeAt !== null && lane.wakeAt <= at) return;
+    lane.cancelWake?.();
+    lane.wakeAt = at;
+    const { clock } = this.deps;
+    // Store times are real ms; the clock's timers take protocol ms.
+    lane.cancelWake = clock.setTimer(Math.max(0, at - clock.now()) / clock.timeScale, () => {
+      lane.wakeAt = null;
+      lane.cancelWake = null;
+      if (!this.running) return;
+      lane.synced = false;
+      if (lane.refilling) lane.missed = true;
+      this.schedule(lane);
+      this.pump();
+    });
+  }
+}

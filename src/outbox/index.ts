@@ -1,0 +1,101 @@
+// The outbox: the event sink, the webhook dispatcher, the replay API and retention, wired together.
+import { rootCertificates } from 'node:tls';
+import type { Clock } from '../clock.js';
+import type { EventSink } from '../events/types.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { createGuardedAgent, type AddressGuard } from '../net/address-guard.js';
+import type { Store } from '../store/index.js';
+import type { WebhookKind } from '../store/webhooks-repo.js';
+import { DeliveryDispatcher, type DispatcherSettings } from './dispatcher.js';
+import { WebhookDeliveriesService } from './replay.js';
+import { DEFAULT_RETENTION, RetentionSweeper, type RetentionSettings } from './retention.js';
+import { OutboxSink } from './sink.js';
+
+export interface OutboxTuning extends DispatcherSettings, RetentionSettings {
+  /** Extra CA certificates (PEM) trusted for webhook TLS on top of Node's bundled roots (test receivers). */
+  ca: string | Buffer | readonly (string | Buffer)[] | undefined;
+  /** Idle keep-alive connections to receivers are closed after this many real ms. */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_OUTBOX_TUNING: Omit<OutboxTuning, 'allowHttp'> = {
+  ...DEFAULT_RETENTION,
+  ca: undefined,
+  concurrency: 64,
+  timeoutMs: 15_000,
+  laneBuffer: 1_000,
+  maxBuffered: 50_000,
+  refillBatch: 200,
+  keepAliveMs: 30_000,
+};
+
+export interface OutboxDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  /** Its policy (ranges, allow-list, DNS) is applied on every connection the dispatcher opens. */
+  guard: AddressGuard;
+  allowHttp: boolean;
+  tuning?: Partial<Omit<OutboxTuning, 'allowHttp'>>;
+}
+
+export interface Outbox {
+  /** Where the engine and the sender hand events. */
+  readonly sink: EventSink;
+  readonly deliveries: WebhookDeliveriesService;
+  /** Starts delivering, resuming whatever the store still holds. */
+  start(): Promise<void>;
+  /** Commits pending emits, stops the dispatcher (attempts in flight are retried next start). */
+  close(): Promise<void>;
+}
+
+export function createOutbox(deps: OutboxDeps): Outbox {
+  const tuning: OutboxTuning = { ...DEFAULT_OUTBOX_TUNING, ...deps.tuning, allowHttp: deps.allowHttp };
+  const extraCa = tuning.ca === undefined ? [] : Array.isArray(tuning.ca) ? tuning.ca : [tuning.ca];
+  const agent = createGuardedAgent(deps.guard, {
+    connect: {
+      timeout: tuning.timeoutMs,
+      ...(extraCa.length > 0 ? { ca: [...rootCertificates, ...extraCa] } : {}),
+    },
+    // A lane sends one request at a time, so each in-flight attempt needs its own connection.
+    connections: tuning.concurrency,
+    keepAliveTimeout: tuning.keepAliveMs,
+    keepAliveMaxTimeout: tuning.keepAliveMs,
+  });
+  const log = deps.log;
+
+  const dispatcher = new DeliveryDispatcher({
+    store: deps.store.deliveries,
+    clock: deps.clock,
+    log,
+    metrics: deps.metrics,
+    agent,
+    settings: tuning,
+    async disableUrl(instanceId, url, reason) {
+      const targets = await deps.store.webhooks.list(instanceId);
+      for (const t of targets) {
+        if (t.url === url && t.disabledReason === null) await deps.store.webhooks.disable(instanceId, t.kind as WebhookKind, reason);
+      }
+    },
+  });
+  const sink = new OutboxSink(deps.store.deliveries, deps.clock, (jobs) => dispatcher.offer(jobs));
+  const deliveries = new WebhookDeliveriesService(deps.store.deliveries, deps.clock, (instanceId, url) => dispatcher.wake(instanceId, url));
+  const retention = new RetentionSweeper(deps.store.deliveries, deps.clock, log, deps.metrics, tuning);
+
+  return {
+    sink,
+    deliveries,
+    async start() {
+      await dispatcher.start();
+      retention.start();
+    },
+    async close() {
+      await sink.close();
+      await dispatcher.stop();
+      await retention.stop();
+      await agent.close();
+    },
+  };
+}

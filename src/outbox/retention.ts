@@ -1,0 +1,79 @@
+// Retention: failed deliveries are kept 7 days for replay, delivered ones a short while for
+// inspection; a timer on the (scaled) clock deletes older ones, and their events, in small batches.
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { DeliveriesRepo } from '../store/deliveries-repo.js';
+
+export interface RetentionSettings {
+  /** Protocol ms a failed delivery stays listable and replayable. */
+  failedKeepMs: number;
+  /** Protocol ms a delivered one stays listable. */
+  deliveredKeepMs: number;
+  /** Protocol ms between sweeps. */
+  sweepEveryMs: number;
+}
+
+export const DEFAULT_RETENTION: RetentionSettings = {
+  failedKeepMs: 7 * 24 * 60 * 60 * 1000,
+  // Delivered rows are only useful to look at recently; a busy gateway would otherwise keep millions.
+  deliveredKeepMs: 60 * 60 * 1000,
+  sweepEveryMs: 60 * 60 * 1000,
+};
+
+// Rows deleted per transaction, so a large sweep never holds the writer for long.
+const SWEEP_BATCH = 1000;
+
+export class RetentionSweeper {
+  private cancel: (() => void) | null = null;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = true;
+
+  constructor(
+    private readonly store: Pick<DeliveriesRepo, 'sweep'>,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly metrics: Metrics,
+    private readonly settings: RetentionSettings,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.arm(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cancel?.();
+    this.cancel = null;
+    await this.running;
+  }
+
+  /** Deletes everything past its retention now; returns how many deliveries went. */
+  async sweep(): Promise<number> {
+    const now = this.clock.now();
+    const failedBefore = now - this.clock.scale(this.settings.failedKeepMs);
+    const deliveredBefore = now - this.clock.scale(this.settings.deliveredKeepMs);
+    let total = 0;
+    for (;;) {
+      const n = await this.store.sweep(failedBefore, deliveredBefore, SWEEP_BATCH);
+      total += n;
+      if (n < SWEEP_BATCH || this.stopped) return total;
+    }
+  }
+
+  private arm(delayMs: number): void {
+    this.cancel = this.clock.setTimer(delayMs, () => {
+      this.running = this.sweep().then(
+        () => undefined,
+        (err: unknown) => {
+          // The next sweep tries again; nothing is lost by sweeping late.
+          this.log.error({ err }, 'webhook retention sweep failed');
+          this.metrics.loggedFailures.inc({ component: 'outbox' });
+        },
+      ).then(() => {
+        if (!this.stopped) this.arm(this.settings.sweepEveryMs);
+      });
+    });
+  }
+}
