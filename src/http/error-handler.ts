@@ -45,6 +45,10 @@ export function handleError(err: unknown, request: FastifyRequest, reply: Fastif
       return send(reply, 400, 'Invalid request', 'body: must not be empty');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return send(reply, 400, 'Invalid request', 'body: malformed JSON');
+    case 'FST_ERR_BAD_URL':
+      return send(reply, 400, 'Invalid request', 'path: malformed percent-encoding');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return send(reply, 400, 'Invalid request', 'path: a segment is longer than 200 characters');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return send(reply, 400, 'Invalid request', 'content-length does not match the body');
     default:

@@ -59,6 +59,11 @@ export async function buildHttpServer(deps: HttpDeps) {
     genReqId: () => randomUUID(),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
+    // Router-level failures (bad percent-encoding, over-long segment) would otherwise answer with
+    // Fastify's own body, which echoes the path and so the instanceToken.
+    frameworkErrors: (err, request, reply) => {
+      handleError(err, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('account', null);

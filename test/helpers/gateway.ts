@@ -41,7 +41,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Sent verbatim (with `contentType`, default application/json). */
   raw?: string | Buffer;
-  contentType?: string;
+  /** `null` sends a body with no Content-Type at all. */
+  contentType?: string | null;
   /** Client-Token to send; `null` sends none. Defaults to the gateway's first account. */
   token?: string | null;
   headers?: Record<string, string>;
@@ -102,7 +103,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     let body: string | Buffer | undefined;
     if (o.raw !== undefined) {
       body = o.raw;
-      headers['content-type'] = o.contentType ?? 'application/json';
+      if (o.contentType !== null) headers['content-type'] = o.contentType ?? 'application/json';
     } else if (o.body !== undefined) {
       body = JSON.stringify(o.body);
       headers['content-type'] = o.contentType ?? 'application/json';

@@ -183,6 +183,14 @@ describe('framework-level answers', () => {
     expectError(await g.request('POST', `${inst.prefix}/send-image`, { body: { phone: '5511999990000', image: huge } }), 413, 'Payload Too Large');
   });
 
+  test('a malformed or over-long path segment → 400 in the contract shape, never echoing the path (it holds the token)', async () => {
+    for (const bad of ['%E0%A4%A', '%zz', `${'y'.repeat(201)}`]) {
+      const r = await g.request('GET', `${inst.prefix}/phone-exists/${bad}`);
+      expectError(r, 400, 'Invalid request', /^path: /);
+      assert.ok(!r.text.includes(inst.instanceToken), r.text);
+    }
+  });
+
   test('every response carries x-request-id; a client-sent one is echoed', async () => {
     const r = await g.request('GET', '/livez');
     assert.match(String(r.headers['x-request-id']), /^[0-9a-f-]{36}$/);
