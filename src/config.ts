@@ -72,6 +72,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const allowed = schema.enum ? `one of ${schema.enum.join(', ')}` : schema.pattern ? `a value matching ${schema.pattern}` : firstError.message;
     throw new ConfigError(variable, `invalid value ${JSON.stringify(firstError.value)}; expected ${allowed}`);
   }
+  // TypeBox checks no `enum` on a Type.String, so a typo (ZAPGATE_PACING=of) would pass silently.
+  for (const [variable, schema] of Object.entries(EnvSchema.properties)) {
+    const allowed = (schema as { enum?: string[] }).enum;
+    const value = (withDefaults as Record<string, string | undefined>)[variable];
+    if (allowed && value !== undefined && !allowed.includes(value)) {
+      throw new ConfigError(variable, `invalid value ${JSON.stringify(value)}; expected one of ${allowed.join(', ')}`);
+    }
+  }
   const e = withDefaults as Env;
   const port = Number(e.ZAPGATE_PORT);
   if (port > 65535) throw new ConfigError('ZAPGATE_PORT', `must be 0-65535, got ${port}`);

@@ -1,0 +1,124 @@
+// loadConfig: the documented defaults, values parsed to their types, and a bad value rejected
+// with an error that names the variable at fault.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  test('defaults (CONTRACT §10) with an empty environment', () => {
+    const c = loadConfig({});
+    assert.equal(c.host, '0.0.0.0');
+    assert.equal(c.port, 3000);
+    assert.equal(c.dataDir, './data');
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.bootstrapClientToken, undefined);
+    assert.equal(c.waUrl, undefined);
+    assert.equal(c.waRootKey, undefined);
+    assert.equal(c.webhookAllowHttp, false);
+    assert.deepEqual(c.allowHosts, []);
+    assert.equal(c.timeScale, 1);
+    assert.equal(c.queueMaxDisconnected, 1000);
+    assert.equal(c.rateLimitPerSecond, 100);
+    assert.equal(c.logLevel, 'info');
+    assert.equal(c.commandTimeoutMs, 30_000);
+    assert.equal(c.bodyLimit, 1024 * 1024);
+    assert.equal(c.mediaBodyLimit, 16 * 1024 * 1024);
+    assert.equal(c.pacing, true);
+  });
+
+  test('an empty string counts as unset', () => {
+    const c = loadConfig({ ZAPGATE_PORT: '', ZAPGATE_LOG_LEVEL: '', ZAPGATE_CLIENT_TOKEN: '' });
+    assert.equal(c.port, 3000);
+    assert.equal(c.logLevel, 'info');
+    assert.equal(c.bootstrapClientToken, undefined);
+  });
+
+  test('values are parsed to their types', () => {
+    const c = loadConfig({
+      ZAPGATE_HOST: '127.0.0.1',
+      ZAPGATE_PORT: '0',
+      ZAPGATE_DATA_DIR: '/var/lib/zapgate',
+      ZAPGATE_DATABASE_URL: 'postgresql://u@db:5432/zap',
+      ZAPGATE_CLIENT_TOKEN: 'A'.repeat(40),
+      ZAPGATE_WA_URL: 'wss://127.0.0.1:9443/ws/chat',
+      ZAPGATE_WA_ROOT_KEY: 'AAAA+/==',
+      ZAPGATE_WEBHOOK_ALLOW_HTTP: 'true',
+      ZAPGATE_ALLOW_HOSTS: ' 127.0.0.1, ,hooks.internal ,10.0.0.0/8',
+      ZAPGATE_TIME_SCALE: '0.001',
+      ZAPGATE_QUEUE_MAX_DISCONNECTED: '0',
+      ZAPGATE_RATE_LIMIT: '0',
+      ZAPGATE_LOG_LEVEL: 'trace',
+      ZAPGATE_COMMAND_TIMEOUT_MS: '5000',
+      ZAPGATE_BODY_LIMIT: '2048',
+      ZAPGATE_MEDIA_BODY_LIMIT: '4096',
+      ZAPGATE_PACING: 'off',
+      UNRELATED: 'ignored',
+    });
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.port, 0);
+    assert.equal(c.dataDir, '/var/lib/zapgate');
+    assert.equal(c.databaseUrl, 'postgresql://u@db:5432/zap');
+    assert.equal(c.bootstrapClientToken, 'A'.repeat(40));
+    assert.equal(c.waUrl, 'wss://127.0.0.1:9443/ws/chat');
+    assert.equal(c.waRootKey, 'AAAA+/==');
+    assert.equal(c.webhookAllowHttp, true);
+    assert.deepEqual(c.allowHosts, ['127.0.0.1', 'hooks.internal', '10.0.0.0/8']);
+    assert.equal(c.timeScale, 0.001);
+    assert.equal(c.queueMaxDisconnected, 0);
+    assert.equal(c.rateLimitPerSecond, 0);
+    assert.equal(c.logLevel, 'trace');
+    assert.equal(c.commandTimeoutMs, 5000);
+    assert.equal(c.bodyLimit, 2048);
+    assert.equal(c.mediaBodyLimit, 4096);
+    assert.equal(c.pacing, false);
+  });
+
+  test('the result is frozen', () => {
+    const c = loadConfig({});
+    assert.ok(Object.isFrozen(c));
+    assert.ok(Object.isFrozen(c.allowHosts));
+    assert.throws(() => {
+      (c as { port: number }).port = 1;
+    }, TypeError);
+  });
+
+  test('a bad value throws ConfigError naming the variable', () => {
+    const bad: [string, string][] = [
+      ['ZAPGATE_PORT', 'abc'],
+      ['ZAPGATE_PORT', '70000'],
+      ['ZAPGATE_PORT', '-1'],
+      ['ZAPGATE_DATABASE_URL', 'mysql://db/zap'],
+      ['ZAPGATE_CLIENT_TOKEN', 'short'],
+      ['ZAPGATE_WA_URL', 'https://web.whatsapp.com'],
+      ['ZAPGATE_WA_ROOT_KEY', 'not base64!'],
+      ['ZAPGATE_WEBHOOK_ALLOW_HTTP', 'yes'],
+      ['ZAPGATE_TIME_SCALE', '0'],
+      ['ZAPGATE_TIME_SCALE', 'fast'],
+      ['ZAPGATE_TIME_SCALE', '-1'],
+      ['ZAPGATE_QUEUE_MAX_DISCONNECTED', '-5'],
+      ['ZAPGATE_RATE_LIMIT', '1.5'],
+      ['ZAPGATE_LOG_LEVEL', 'loud'],
+      ['ZAPGATE_COMMAND_TIMEOUT_MS', '30s'],
+      ['ZAPGATE_BODY_LIMIT', '1MB'],
+      ['ZAPGATE_MEDIA_BODY_LIMIT', 'big'],
+      ['ZAPGATE_PACING', 'maybe'],
+    ];
+    for (const [variable, value] of bad) {
+      assert.throws(
+        () => loadConfig({ [variable]: value }),
+        (err: unknown) => {
+          assert.ok(err instanceof ConfigError, `${variable}=${value}: ${String(err)}`);
+          assert.equal(err.variable, variable);
+          assert.match(err.message, new RegExp(`^${variable}: `));
+          return true;
+        },
+        `${variable}=${value} was accepted`,
+      );
+    }
+  });
+
+  test('enumerated values say what is allowed', () => {
+    assert.throws(() => loadConfig({ ZAPGATE_LOG_LEVEL: 'loud' }), /one of fatal, error, warn, info, debug, trace, silent/);
+    assert.throws(() => loadConfig({ ZAPGATE_PACING: 'maybe' }), /one of on, off/);
+  });
+});
