@@ -1,0 +1,116 @@
+// Runs the real gateway as a child process (`node bin/zapgate.js serve`) on a free loopback port,
+// with a hermetic environment: no ZAPGATE_* variable leaks in from the parent, no .env is read.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/zapgate.js', import.meta.url));
+
+/** A port nobody listens on right now (the OS picks it, then we release it). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface GatewayProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly port: number;
+  /** Everything written so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  readonly exited: Promise<number | NodeJS.Signals | null>;
+  kill9(): Promise<void>;
+  /** SIGTERM (graceful drain), then SIGKILL if it takes longer than `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface SpawnOptions {
+  dataDir: string;
+  /** ZAPGATE_* settings on top of loopback host, the chosen port and the data dir. */
+  env?: Record<string, string>;
+  port?: number;
+  /** Working directory (defaults to the data dir, so no stray .env is loaded). */
+  cwd?: string;
+  /** Extra node flags, e.g. ['--cpu-prof']. */
+  nodeArgs?: string[];
+}
+
+export async function spawnGateway(options: SpawnOptions): Promise<GatewayProcess> {
+  const port = options.port ?? (await freePort());
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ZAPGATE_')) env[k] = v;
+  Object.assign(env, {
+    ZAPGATE_HOST: '127.0.0.1',
+    ZAPGATE_PORT: String(port),
+    ZAPGATE_DATA_DIR: options.dataDir,
+    ZAPGATE_LOG_LEVEL: 'warn',
+    ...options.env,
+  });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve'], {
+    cwd: options.cwd ?? options.dataDir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const proc: GatewayProcess = {
+    child,
+    url,
+    port,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async kill9() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const done = await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]);
+      if (!done) await proc.kill9();
+    },
+  };
+  try {
+    await waitReady(proc, 60_000);
+  } catch (e) {
+    await proc.kill9();
+    throw e;
+  }
+  return proc;
+}
+
+async function waitReady(proc: GatewayProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitedEarly = false;
+  void proc.exited.then(() => (exitedEarly = true));
+  while (Date.now() < deadline) {
+    if (exitedEarly) throw new Error(`gateway exited during start-up:\n${proc.stdout()}\n${proc.stderr()}`);
+    try {
+      const res = await fetch(`${proc.url}/readyz`, { signal: AbortSignal.timeout(1_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(100);
+  }
+  throw new Error(`gateway not ready after ${timeoutMs} ms:\n${proc.stdout()}\n${proc.stderr()}`);
+}
