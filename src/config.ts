@@ -25,6 +25,19 @@ export const EnvSchema = Type.Object({
   ZAPGATE_BODY_LIMIT: Type.String({ default: '1048576', pattern: '^[0-9]+$' }),
   ZAPGATE_MEDIA_BODY_LIMIT: Type.String({ default: '16777216', pattern: '^[0-9]+$' }),
   ZAPGATE_PACING: Type.String({ default: 'on', enum: ['on', 'off'] }),
+  // The anti-ban strategy (DESIGN.md); durations are protocol milliseconds (scaled by the time scale).
+  ZAPGATE_ANTIBAN_MIN_GAP_MS: Type.String({ default: '3000', pattern: '^[0-9]+$' }),
+  ZAPGATE_ANTIBAN_MAX_GAP_MS: Type.String({ default: '8000', pattern: '^[0-9]+$' }),
+  ZAPGATE_ANTIBAN_TYPING_CPS: Type.String({ default: '6', pattern: '^[0-9]*\\.?[0-9]+$' }),
+  ZAPGATE_ANTIBAN_MAX_TYPING_MS: Type.String({ default: '15000', pattern: '^[0-9]+$' }),
+  ZAPGATE_ANTIBAN_STRANGER_GAP_MS: Type.String({ default: '60000', pattern: '^[0-9]+$' }),
+  ZAPGATE_ANTIBAN_STRANGERS_PER_HOUR: Type.String({ default: '12', pattern: '^[0-9]+$' }),
+  ZAPGATE_ANTIBAN_STRANGERS_PER_DAY: Type.String({ default: '150', pattern: '^[0-9]+$' }),
+  ZAPGATE_ANTIBAN_IDENTICAL_PER_HOUR: Type.String({ default: '8', pattern: '^[0-9]+$' }),
+  ZAPGATE_ANTIBAN_WARMUP_DAYS: Type.String({ default: '7', pattern: '^[0-9]*\\.?[0-9]+$' }),
+  ZAPGATE_ANTIBAN_WARMUP_START: Type.String({ default: '0.2', pattern: '^(0?\\.[0-9]+|1|1\\.0+|0)$' }),
+  ZAPGATE_ANTIBAN_PAUSE_MS: Type.String({ default: '1800000', pattern: '^[0-9]+$' }),
+  ZAPGATE_ANTIBAN_MAX_PAUSE_MS: Type.String({ default: '86400000', pattern: '^[0-9]+$' }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -48,6 +61,29 @@ export interface Config {
   readonly mediaBodyLimit: number;
   /** Benchmark-only: `off` removes every pacing gap in the sender. */
   readonly pacing: boolean;
+  readonly antiban: AntibanSettings;
+}
+
+/** Limits of the anti-ban strategy (DESIGN.md). Durations in protocol ms; a cap of 0 means no cap. */
+export interface AntibanSettings {
+  /** "Thinking" before each message: a random gap in [minGapMs, maxGapMs]. */
+  readonly minGapMs: number;
+  readonly maxGapMs: number;
+  /** "typing…" lasts the message length at this speed (±25 %), up to maxTypingMs. */
+  readonly typingCharsPerSecond: number;
+  readonly maxTypingMs: number;
+  /** At least this long (up to twice, jittered) between two first messages to strangers. */
+  readonly strangerGapMs: number;
+  readonly strangersPerHour: number;
+  readonly strangersPerDay: number;
+  /** The same content to more than this many recipients in an hour waits (a broadcast pattern). */
+  readonly identicalPerHour: number;
+  /** A newly paired number starts at warmupStart × the stranger caps, reaching them after warmupDays. */
+  readonly warmupDays: number;
+  readonly warmupStart: number;
+  /** Pause after a restriction signal; doubles for each further one within a day, up to maxPauseMs. */
+  readonly pauseMs: number;
+  readonly maxPauseMs: number;
 }
 
 export class ConfigError extends Error {
@@ -85,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (port > 65535) throw new ConfigError('ZAPGATE_PORT', `must be 0-65535, got ${port}`);
   const timeScale = Number(e.ZAPGATE_TIME_SCALE);
   if (!(timeScale > 0)) throw new ConfigError('ZAPGATE_TIME_SCALE', 'must be a positive number');
+  if (!(Number(e.ZAPGATE_ANTIBAN_TYPING_CPS) > 0)) throw new ConfigError('ZAPGATE_ANTIBAN_TYPING_CPS', 'must be a positive number');
   return Object.freeze({
     host: e.ZAPGATE_HOST,
     port,
@@ -105,5 +142,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: Number(e.ZAPGATE_BODY_LIMIT),
     mediaBodyLimit: Number(e.ZAPGATE_MEDIA_BODY_LIMIT),
     pacing: e.ZAPGATE_PACING === 'on',
+    antiban: Object.freeze({
+      minGapMs: Number(e.ZAPGATE_ANTIBAN_MIN_GAP_MS),
+      maxGapMs: Math.max(Number(e.ZAPGATE_ANTIBAN_MIN_GAP_MS), Number(e.ZAPGATE_ANTIBAN_MAX_GAP_MS)),
+      typingCharsPerSecond: Number(e.ZAPGATE_ANTIBAN_TYPING_CPS),
+      maxTypingMs: Number(e.ZAPGATE_ANTIBAN_MAX_TYPING_MS),
+      strangerGapMs: Number(e.ZAPGATE_ANTIBAN_STRANGER_GAP_MS),
+      strangersPerHour: Number(e.ZAPGATE_ANTIBAN_STRANGERS_PER_HOUR),
+      strangersPerDay: Number(e.ZAPGATE_ANTIBAN_STRANGERS_PER_DAY),
+      identicalPerHour: Number(e.ZAPGATE_ANTIBAN_IDENTICAL_PER_HOUR),
+      warmupDays: Number(e.ZAPGATE_ANTIBAN_WARMUP_DAYS),
+      warmupStart: Number(e.ZAPGATE_ANTIBAN_WARMUP_START),
+      pauseMs: Number(e.ZAPGATE_ANTIBAN_PAUSE_MS),
+      maxPauseMs: Math.max(Number(e.ZAPGATE_ANTIBAN_PAUSE_MS), Number(e.ZAPGATE_ANTIBAN_MAX_PAUSE_MS)),
+    }),
   });
 }

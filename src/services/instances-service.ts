@@ -33,6 +33,16 @@ export interface InstanceStatusView {
   statusReason: string | null;
   since: number;
   phone: string | null;
+  antiban: AntibanStatus;
+}
+
+/** The anti-ban strategy as it stands: paused (with the network's reason) after a restriction signal. */
+export interface AntibanStatus {
+  enabled: boolean;
+  paused: boolean;
+  reason: string | null;
+  /** ms since the epoch when sending resumes. */
+  until: number | null;
 }
 
 export interface InstanceSettings {
@@ -146,7 +156,16 @@ export class InstancesService {
       statusReason: row.status_reason,
       since: row.status_since,
       phone: row.phone,
+      antiban: await this.antibanStatus(row),
     };
+  }
+
+  private async antibanStatus(row: InstanceRow): Promise<AntibanStatus> {
+    const enabled = row.antiban === 1;
+    const pause = enabled ? await this.store.antiban.pause(row.id) : undefined;
+    const until = pause?.pausedUntil ?? null;
+    const paused = until !== null && until > this.clock.now();
+    return { enabled, paused, reason: paused ? (pause?.reason ?? null) : null, until: paused ? until : null };
   }
 
   /** The live QR string; starts a pairing session when none is live. 404 when none can be produced. */

@@ -1,5 +1,6 @@
 // The store: one object holding every repository over one database handle.
 import { AccountsRepo } from './accounts-repo.js';
+import { AntibanRepo } from './antiban-repo.js';
 import type { Database } from './database.js';
 import { DeliveriesRepo } from './deliveries-repo.js';
 import { EventsRepo } from './events-repo.js';
@@ -16,6 +17,7 @@ export interface Store {
   readonly messages: MessagesRepo;
   readonly groups: GroupsRepo;
   readonly events: EventsRepo;
+  readonly antiban: AntibanRepo;
   readonly deliveries: DeliveriesRepo;
 }
 
@@ -29,6 +31,7 @@ export function createStore(database: Database): Store {
     messages: new MessagesRepo(db),
     groups: new GroupsRepo(db),
     events: new EventsRepo(db),
+    antiban: new AntibanRepo(db),
     deliveries: new DeliveriesRepo(db),
   };
 }

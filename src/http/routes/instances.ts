@@ -122,6 +122,18 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
               statusReason: Type.Union([Type.String(), Type.Null()]),
               since: Type.Integer({ description: 'ms since the epoch' }),
               phone: Type.Union([Type.String(), Type.Null()]),
+              antiban: Type.Object(
+                {
+                  enabled: Type.Boolean(),
+                  paused: Type.Boolean(),
+                  reason: Type.Union([Type.String(), Type.Null()], { description: 'the restriction signal that caused the pause' }),
+                  until: Type.Union([Type.Integer(), Type.Null()], { description: 'ms since the epoch when sending resumes' }),
+                },
+                {
+                  description:
+                    'The anti-ban strategy (update-antiban). After a restriction signal from the network (nacks 463/475, rate-overlimit, 403) it pauses sending; the queue keeps accepting and resumes at `until`. Each pause is also reported on the received webhook as a ReceivedCallback with notification "ANTIBAN_PAUSED" and notificationParameters [reason, until].',
+                },
+              ),
             }),
             ...errorResponses(),
           },
@@ -241,7 +253,17 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           tags,
           operationId: 'instance_update-antiban',
           summary: 'Enable or disable the anti-ban strategy',
-          description: '`workerSynced` is true when the running session applied the change before this response; false when no session runs now (it applies at next start).',
+          description: [
+            '`workerSynced` is true when the running session applied the change before this response; false when no session runs now (it applies at next start).',
+            '',
+            'Off: the queue goes out in FIFO order with Z-API gaps (random 1–3 s, or `delayMessage` exactly). On, additionally, without ever changing your content:',
+            'a human "thinking" gap before each message (ZAPGATE_ANTIBAN_MIN_GAP_MS/MAX_GAP_MS, default 3–8 s; a longer `delayMessage` is honoured) and "typing…" for as long as the text takes to type (ZAPGATE_ANTIBAN_TYPING_CPS, default 6 chars/s, at most ZAPGATE_ANTIBAN_MAX_TYPING_MS; `delayTyping` wins when given);',
+            'first messages to strangers (numbers that never wrote to the instance and were never written to) spaced by at least ZAPGATE_ANTIBAN_STRANGER_GAP_MS (60 s, jittered up to twice) and capped per hour and per day (ZAPGATE_ANTIBAN_STRANGERS_PER_HOUR 12, _PER_DAY 150);',
+            'the same content to more than ZAPGATE_ANTIBAN_IDENTICAL_PER_HOUR (8) recipients in an hour waits;',
+            'a newly paired number starts at ZAPGATE_ANTIBAN_WARMUP_START (0.2) of the stranger caps and reaches them after ZAPGATE_ANTIBAN_WARMUP_DAYS (7);',
+            'a restriction signal from the network (nacks 463/475, rate-overlimit, 403) pauses sending for ZAPGATE_ANTIBAN_PAUSE_MS (30 min), doubling for each further one within a day, visible as `antiban` in GET /status and reported on the received webhook as a ReceivedCallback with `notification: "ANTIBAN_PAUSED"` and `notificationParameters: [reason, untilMs]`.',
+            'The queue stays FIFO: a message held by a cap holds the ones behind it.',
+          ].join('\n'),
           body: Type.Object({ value: Type.Boolean() }),
           response: {
             200: Type.Object({ value: Type.Boolean(), antiBanEnabled: Type.Boolean(), workerSynced: Type.Boolean() }),

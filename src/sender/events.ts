@@ -1,0 +1,33 @@
+// The events the sender reports: a DeliveryCallback per message settled, and the anti-ban pause as
+// a ReceivedCallback notification (Z-API's way of reporting system events).
+import { newUuid } from '../ids.js';
+import type { DeliveryCallback, ReceivedCallback } from '../events/types.js';
+import type { MessageRow } from '../store/schema.js';
+
+/** Z-API's DeliveryCallback: the message left (no `error`) or could not be sent (`error`). */
+export function deliveryEvent(row: MessageRow, momment: number, error?: string): DeliveryCallback {
+  const event: DeliveryCallback = { type: 'DeliveryCallback', phone: row.phone, zaapId: row.zaap_id, messageId: row.message_id, momment };
+  if (error !== undefined) event.error = error;
+  return event;
+}
+
+/**
+ * The anti-ban pause, reported on the "received" webhook the way Z-API reports system events:
+ * `notification: "ANTIBAN_PAUSED"`, `notificationParameters: [reason, pausedUntilMs]`.
+ */
+export function antibanPausedEvent(ownPhone: string | null, reason: string, until: number, momment: number): ReceivedCallback {
+  return {
+    type: 'ReceivedCallback',
+    messageId: newUuid(),
+    phone: ownPhone ?? '',
+    fromMe: true,
+    momment,
+    status: 'RECEIVED',
+    chatName: '',
+    senderName: '',
+    participantPhone: null,
+    isGroup: false,
+    notification: 'ANTIBAN_PAUSED',
+    notificationParameters: [reason, String(until)],
+  };
+}

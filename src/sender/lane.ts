@@ -1,0 +1,444 @@
+// One instance's sender: takes the instance's queue from the store in FIFO order and hands each
+// message to the engine after the gaps the pacing rules ask for. Exactly one lane exists per
+// instance; lanes share nothing but the store, so a slow instance never holds up another.
+import type { Clock } from '../clock.js';
+import type { AntibanSettings } from '../config.js';
+import type { OutgoingMessage } from '../domain/outgoing.js';
+import { DomainError } from '../errors.js';
+import type { EventSink } from '../events/types.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { MessageTransport, RestrictionSignal } from '../sessions/port.js';
+import type { AntibanPause, AntibanRepo } from '../store/antiban-repo.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
+import type { MessagesRepo } from '../store/messages-repo.js';
+import type { MessageRow } from '../store/schema.js';
+import { antibanPausedEvent, deliveryEvent } from './events.js';
+import {
+  DAY_MS,
+  HOUR_MS,
+  contentKey,
+  humanGapMs,
+  identicalReadyAt,
+  pauseAfterRestriction,
+  strangerCaps,
+  strangerReadyAt,
+  typingMs,
+  warmupFactor,
+  zapiGapMs,
+  type Random,
+} from './pacing.js';
+
+export interface SenderStore {
+  readonly messages: MessagesRepo;
+  readonly instances: InstancesRepo;
+  readonly antiban: AntibanRepo;
+}
+
+export interface ResolvedSenderOptions {
+  /** false (ZAPGATE_PACING=off, benchmarks only): no gaps and no typing at all; caps still hold. */
+  readonly pacing: boolean;
+  readonly antiban: AntibanSettings;
+  readonly random: Random;
+  /** Attempts before a message whose send timed out or failed unexpectedly is given up. */
+  readonly maxAttempts: number;
+  /** Protocol ms before retrying after a transient failure (doubles per attempt). */
+  readonly retryMs: number;
+}
+
+export interface LaneDeps {
+  readonly store: SenderStore;
+  readonly transport: MessageTransport;
+  readonly events: EventSink;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics: Metrics | undefined;
+  readonly options: ResolvedSenderOptions;
+}
+
+/** What the lane decided about the message at the head of the queue (drawn once per message). */
+interface Plan {
+  seq: number;
+  antiban: boolean;
+  message: OutgoingMessage | null;
+  /** Protocol ms after the previous send (or the enqueue) before this one may go. */
+  gapMs: number;
+  typingMs: number;
+  stranger: boolean;
+  strangerSpacingMs: number;
+  contentKey: string | null;
+}
+
+const KNOWN_LIMIT = 10_000;
+const IDENTICAL_KEYS_LIMIT = 1_000;
+
+export class InstanceLane {
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  /** Set by every wake-up; a lane about to wait or go idle looks again instead. */
+  private dirty = false;
+  private waker: AbortController | null = null;
+  private readonly idleWaiters: (() => void)[] = [];
+  private needsLoad = true;
+  private antibanVersion = 0;
+
+  private antiban = false;
+  private pairedAt: number | null = null;
+  private ownPhone: string | null = null;
+  private pause: AntibanPause | undefined;
+  private coldSends: number[] = [];
+  private readonly identical = new Map<string, { phone: string; at: number }[]>();
+  /** Numbers known not to be strangers (written to already): saves a read and a write per message. */
+  private readonly known = new Set<string>();
+  private lastSentAt = 0;
+  private plan: Plan | null = null;
+  private restrictionsSeen = 0;
+
+  constructor(
+    readonly instanceId: string,
+    private readonly deps: LaneDeps,
+    private readonly stopSignal: AbortSignal,
+  ) {}
+
+  /** New messages were committed: make sure the loop runs (it does not cut a running gap short). */
+  notify(): void {
+    this.dirty = true;
+    this.start();
+  }
+
+  /** Something the lane waits on changed (connection, settings, pause): look again now. */
+  wake(): void {
+    this.dirty = true;
+    this.waker?.abort();
+    this.start();
+  }
+
+  connectionChanged(): void {
+    // Pairing may just have happened (paired_at drives the warm-up): reload the instance row.
+    this.needsLoad = true;
+    this.wake();
+  }
+
+  applyAntiban(enabled: boolean): void {
+    this.antibanVersion++;
+    this.antiban = enabled;
+    this.plan = null;
+    if (enabled) this.needsLoad = true;
+    this.wake();
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    this.waker?.abort();
+    return this.running ?? Promise.resolve();
+  }
+
+  /** Resolves when the loop has nothing it can do now: stopped, idle, or waiting for time or an event. */
+  idle(): Promise<void> {
+    if (!this.running || this.waker) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private settled(): void {
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private start(): void {
+    if (this.running || this.stopped) return;
+    this.running = this.supervise().finally(() => {
+      this.running = null;
+      if (this.dirty && !this.stopped) this.start();
+      else this.settled();
+    });
+  }
+
+  /** Runs the loop; a failure of the store is logged, counted and retried after a pause. */
+  private async supervise(): Promise<void> {
+    for (let failures = 0; !this.stopped; ) {
+      try {
+        await this.loop();
+        return;
+      } catch (err) {
+        failures++;
+        this.deps.log.error({ err, instanceId: this.instanceId, failures }, 'sender lane failed; retrying');
+        this.deps.metrics?.loggedFailures.inc({ component: 'sender' });
+        this.needsLoad = true;
+        this.plan = null;
+        await this.wait(this.real(Math.min(60_000, this.deps.options.retryMs * 2 ** Math.min(failures, 6))));
+      }
+    }
+  }
+
+  private async loop(): Promise<void> {
+    const { store, transport, clock } = this.deps;
+    while (!this.stopped) {
+      this.dirty = false;
+      if (this.needsLoad && !(await this.load())) return;
+      const head = await store.messages.nextToSend(this.instanceId);
+      if (!head) {
+        if (this.dirty) continue;
+        return;
+      }
+      if (!transport.isConnected(this.instanceId)) {
+        await this.wait(null);
+        continue;
+      }
+      const now = clock.now();
+      const pausedUntil = this.pausedUntil(now);
+      if (pausedUntil !== null) {
+        await this.wait(pausedUntil - now);
+        continue;
+      }
+      const plan = await this.planFor(head);
+      const readyAt = this.readyAt(head, plan, now);
+      if (readyAt > now) {
+        // Look again afterwards: the head may have been removed from the queue meanwhile.
+        await this.wait(readyAt - now);
+        continue;
+      }
+      await this.sendOne(head, plan);
+    }
+  }
+
+  /** Reads the instance's settings and the strategy's memory; false when the instance is gone. */
+  private async load(): Promise<boolean> {
+    const { store, clock } = this.deps;
+    const version = this.antibanVersion;
+    const row = await store.instances.findById(this.instanceId);
+    if (!row) return false;
+    if (version === this.antibanVersion) this.antiban = row.antiban === 1;
+    this.pairedAt = row.paired_at === null ? null : Number(row.paired_at);
+    this.ownPhone = row.phone;
+    this.pause = await store.antiban.pause(this.instanceId);
+    if (this.antiban) this.coldSends = await store.antiban.coldSendsSince(this.instanceId, clock.now() - this.real(DAY_MS));
+    this.needsLoad = false;
+    this.plan = null;
+    return true;
+  }
+
+  private async planFor(head: MessageRow): Promise<Plan> {
+    if (this.plan && this.plan.seq === head.seq && this.plan.antiban === this.antiban) return this.plan;
+    const { pacing, antiban: s, random } = this.deps.options;
+    let message: OutgoingMessage | null;
+    try {
+      message = JSON.parse(head.payload) as OutgoingMessage;
+    } catch {
+      message = null; // sendOne fails it with a DeliveryCallback error
+    }
+    const contact = isContactAddress(head.phone);
+    const stranger =
+      this.antiban && contact && !this.known.has(head.phone) && (await this.deps.store.antiban.isStranger(this.instanceId, head.phone));
+    const plan: Plan = {
+      seq: head.seq,
+      antiban: this.antiban,
+      message,
+      gapMs: !pacing ? 0 : this.antiban ? humanGapMs(head.delay_message, s, random) : zapiGapMs(head.delay_message, random),
+      typingMs: !pacing
+        ? 0
+        : head.delay_typing !== null
+          ? head.delay_typing * 1000
+          : this.antiban && message
+            ? typingMs(message.content, s, random)
+            : 0,
+      stranger,
+      strangerSpacingMs: pacing && stranger ? s.strangerGapMs * (1 + random()) : 0,
+      contentKey: this.antiban && message ? contentKey(message.content) : null,
+    };
+    this.plan = plan;
+    return plan;
+  }
+
+  /** Wall-clock ms at which the head may go (gap since the previous send, anti-ban limits). */
+  private readyAt(head: MessageRow, plan: Plan, now: number): number {
+    let ready = Math.max(this.lastSentAt, Number(head.created_at)) + this.real(plan.gapMs);
+    if (!plan.antiban) return ready;
+    const s = this.deps.options.antiban;
+    const hour = this.real(HOUR_MS);
+    if (plan.stranger) {
+      const dayAgo = now - this.real(DAY_MS);
+      while (this.coldSends.length > 0 && (this.coldSends[0] as number) < dayAgo) this.coldSends.shift();
+      const age = this.pairedAt === null ? null : (now - this.pairedAt) / this.deps.clock.timeScale;
+      const caps = strangerCaps(warmupFactor(age, s), s);
+      ready = Math.max(ready, strangerReadyAt(this.coldSends, caps, { hour, day: this.real(DAY_MS) }, this.real(plan.strangerSpacingMs)));
+    }
+    if (plan.contentKey) {
+      const sends = (this.identical.get(plan.contentKey) ?? []).filter((x) => x.at > now - hour);
+      this.identical.set(plan.contentKey, sends);
+      ready = Math.max(ready, identicalReadyAt(sends, head.phone, s.identicalPerHour, hour));
+    }
+    return ready;
+  }
+
+  /** Personalised campaigns leave one key per message: drop those that left the window. */
+  private forgetIdenticalBefore(cutoff: number): void {
+    for (const [key, sends] of this.identical) {
+      if ((sends[sends.length - 1]?.at ?? 0) < cutoff) this.identical.delete(key);
+    }
+  }
+
+  private pausedUntil(now: number): number | null {
+    const until = this.pause?.pausedUntil;
+    return this.antiban && until !== null && until !== undefined && until > now ? until : null;
+  }
+
+  private async sendOne(head: MessageRow, plan: Plan): Promise<void> {
+    const { store, transport, clock } = this.deps;
+    // Committed before the engine sees the message: after a crash it is sent again, same id.
+    if (!(await store.messages.claim(head.seq, clock.now()))) return; // removed from the queue meanwhile
+    if (!plan.message) return this.fail(head, 'Unable to process request: the queued message is unreadable');
+    if (plan.typingMs > 0) {
+      await this.showTyping(head.phone);
+      if (!(await this.sleep(plan.typingMs))) return; // stopping: still in flight, resent at next start
+    }
+    const restrictionsBefore = this.restrictionsSeen;
+    try {
+      await transport.sendMessage({
+        instanceId: this.instanceId,
+        zaapId: head.zaap_id,
+        messageId: head.message_id,
+        phone: head.phone,
+        message: plan.message,
+      });
+    } catch (err) {
+      return this.settleFailure(head, err, restrictionsBefore);
+    }
+    await this.settleSent(head, plan);
+  }
+
+  private async showTyping(phone: string): Promise<void> {
+    try {
+      await this.deps.transport.sendPresence(this.instanceId, phone, 'composing');
+    } catch (err) {
+      // Presence is cosmetic: the message still goes (a send failure is handled there).
+      this.deps.log.warn({ err, instanceId: this.instanceId }, 'typing presence failed');
+      this.deps.metrics?.loggedFailures.inc({ component: 'sender' });
+    }
+  }
+
+  private async settleSent(head: MessageRow, plan: Plan): Promise<void> {
+    const { store, events, clock, metrics } = this.deps;
+    const at = clock.now();
+    this.lastSentAt = at;
+    if (isContactAddress(head.phone) && !this.known.has(head.phone)) {
+      await store.antiban.recordOutbound({ instanceId: this.instanceId, phone: head.phone, at });
+      if (this.known.size >= KNOWN_LIMIT) this.known.clear();
+      this.known.add(head.phone);
+    }
+    if (plan.stranger) this.coldSends.push(at);
+    if (plan.contentKey) {
+      const sends = this.identical.get(plan.contentKey);
+      if (sends) sends.push({ phone: head.phone, at });
+      else this.identical.set(plan.contentKey, [{ phone: head.phone, at }]);
+      if (this.identical.size > IDENTICAL_KEYS_LIMIT) this.forgetIdenticalBefore(at - this.real(HOUR_MS));
+    }
+    // The event is committed before the row says sent: a crash in between resends (same id) and
+    // reports twice, rather than reporting never.
+    await events.emit(this.instanceId, [deliveryEvent(head, at)]);
+    await store.messages.markSent(head.seq, at);
+    metrics?.messagesSent.inc({ result: 'sent' });
+  }
+
+  private async settleFailure(head: MessageRow, err: unknown, restrictionsBefore: number): Promise<void> {
+    const { store, clock, metrics, options } = this.deps;
+    if (err instanceof DomainError && err.code === 'not_connected') {
+      await store.messages.requeue(head.seq, clock.now());
+      metrics?.messagesSent.inc({ result: 'requeued' });
+      // The session flapped between the check and the send: do not spin on it.
+      if (this.deps.transport.isConnected(this.instanceId)) await this.wait(this.real(options.retryMs));
+      return;
+    }
+    if (err instanceof DomainError && err.code === 'network_refused') {
+      // The engine may report the restriction just after rejecting the send: let it land first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.antiban && this.restrictionsSeen > restrictionsBefore) {
+        // Refused because the account is being restricted, not because of this message: it
+        // waits out the pause at the head of the queue.
+        await store.messages.requeue(head.seq, clock.now());
+        metrics?.messagesSent.inc({ result: 'requeued' });
+        return;
+      }
+      return this.fail(head, err.detail ?? err.message);
+    }
+    // A timeout or an unexpected failure: the message may or may not have left. Retry with the
+    // same id (receivers de-duplicate), up to maxAttempts.
+    const attempts = head.attempts + 1;
+    this.deps.log.warn({ err, instanceId: this.instanceId, zaapId: head.zaap_id, attempts }, 'send failed; will retry');
+    metrics?.loggedFailures.inc({ component: 'sender' });
+    if (attempts >= options.maxAttempts) {
+      return this.fail(head, err instanceof DomainError ? err.message : 'Unable to process request');
+    }
+    await store.messages.requeue(head.seq, clock.now());
+    metrics?.messagesSent.inc({ result: 'requeued' });
+    await this.wait(this.real(options.retryMs * 2 ** (attempts - 1)));
+  }
+
+  private async fail(head: MessageRow, reason: string): Promise<void> {
+    const at = this.deps.clock.now();
+    await this.deps.events.emit(this.instanceId, [deliveryEvent(head, at, reason)]);
+    await this.deps.store.messages.markFailed(head.seq, reason, at);
+    this.deps.metrics?.messagesSent.inc({ result: 'failed' });
+  }
+
+  /**
+   * A restriction signal from the network. With the strategy on, the lane pauses (longer for each
+   * further restriction within a day), records why, and reports it; with it off, nothing changes.
+   */
+  async onRestriction(signal: RestrictionSignal): Promise<void> {
+    this.restrictionsSeen++;
+    if (this.needsLoad && !(await this.load())) return;
+    if (signal.fatal || !this.antiban) return;
+    const { clock, store, events, log } = this.deps;
+    const now = clock.now();
+    const previous = this.pause;
+    // Several signals for one restriction (a nack and a rate-overlimit) make one pause.
+    if (previous?.pausedUntil && previous.pausedUntil > now) return;
+    const sinceLast = previous?.lastRestrictionAt ? (now - previous.lastRestrictionAt) / clock.timeScale : null;
+    const { pauseMs, restrictions } = pauseAfterRestriction(previous, sinceLast, this.deps.options.antiban);
+    const until = now + this.real(pauseMs);
+    this.pause = { pausedUntil: until, reason: signal.reason, restrictions, lastRestrictionAt: now };
+    await store.antiban.savePause(this.instanceId, this.pause, now);
+    log.warn({ instanceId: this.instanceId, reason: signal.reason, pauseMs, restrictions }, 'anti-ban: paused after a restriction signal');
+    await events.emit(this.instanceId, [antibanPausedEvent(this.ownPhone, signal.reason, until, now)]);
+    this.wake();
+  }
+
+  /** Protocol ms → wall-clock ms (unrounded: deadlines are compared, not slept on). */
+  private real(ms: number): number {
+    return ms * this.deps.clock.timeScale;
+  }
+
+  /** Waits `realMs` (null: until woken); returns early on a wake-up or stop. */
+  private async wait(realMs: number | null): Promise<void> {
+    if (this.dirty || this.stopped) return;
+    const waker = new AbortController();
+    this.waker = waker;
+    this.settled();
+    try {
+      if (realMs === null) {
+        await new Promise<void>((resolve) => waker.signal.addEventListener('abort', () => resolve(), { once: true }));
+      } else {
+        await this.deps.clock.sleep(realMs / this.deps.clock.timeScale, waker.signal).catch((err: unknown) => {
+          if (!waker.signal.aborted) throw err;
+        });
+      }
+    } finally {
+      if (this.waker === waker) this.waker = null;
+    }
+  }
+
+  /** Sleeps `protocolMs` unless the sender stops; false when stopping. */
+  private async sleep(protocolMs: number): Promise<boolean> {
+    try {
+      await this.deps.clock.sleep(protocolMs, this.stopSignal);
+      return true;
+    } catch (err) {
+      if (this.stopSignal.aborted) return false;
+      throw err;
+    }
+  }
+}
+
+/** A 1:1 address (a number or a @lid): groups are never strangers. */
+function isContactAddress(phone: string): boolean {
+  return !phone.endsWith('-group');
+}

@@ -1,0 +1,132 @@
+// The sender: one lane per instance with messages to send, fed by enqueue notifications and the
+// engine's connection and restriction signals; started and stopped by main.
+import type { Clock } from '../clock.js';
+import type { AntibanSettings } from '../config.js';
+import type { EventSink } from '../events/types.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { MessageTransport, RestrictionSignal } from '../sessions/port.js';
+import { InstanceLane, type ResolvedSenderOptions, type SenderStore } from './lane.js';
+import type { Random } from './pacing.js';
+
+export interface SenderOptions {
+  /** false only for benchmarks (ZAPGATE_PACING=off): every gap and typing pause is skipped. */
+  pacing: boolean;
+  antiban: AntibanSettings;
+  /** Source of the jitter (tests may fix it); Math.random by default. */
+  random?: Random;
+  maxAttempts?: number;
+  retryMs?: number;
+  /** Wall-clock ms stop() waits for sends already handed to the engine. */
+  stopTimeoutMs?: number;
+}
+
+export interface SenderDeps {
+  store: SenderStore;
+  transport: MessageTransport;
+  events: EventSink;
+  clock: Clock;
+  log: Logger;
+  metrics?: Metrics;
+  options: SenderOptions;
+}
+
+export class Sender {
+  private readonly lanes = new Map<string, InstanceLane>();
+  private readonly stopping = new AbortController();
+  private readonly options: ResolvedSenderOptions;
+  private started = false;
+
+  constructor(private readonly deps: SenderDeps) {
+    this.options = {
+      pacing: deps.options.pacing,
+      antiban: deps.options.antiban,
+      random: deps.options.random ?? Math.random,
+      maxAttempts: deps.options.maxAttempts ?? 5,
+      retryMs: deps.options.retryMs ?? 2_000,
+    };
+    deps.transport.onConnectionChange((instanceId) => {
+      if (this.active) this.lane(instanceId).connectionChanged();
+    });
+    deps.transport.onRestriction((signal) => this.restricted(signal));
+  }
+
+  private get active(): boolean {
+    return this.started && !this.stopping.signal.aborted;
+  }
+
+  /** Starts a lane for every instance with messages waiting, including those left in flight by a crash. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    for (const instanceId of await this.deps.store.messages.instancesWithWaiting()) this.lane(instanceId).notify();
+  }
+
+  /** Called after an enqueue commits (MessagesService.onEnqueued). */
+  notify(instanceId: string): void {
+    if (this.active) this.lane(instanceId).notify();
+  }
+
+  /**
+   * Applies the anti-ban setting to the instance's lane at once (the caller has already stored it,
+   * so a lane started later reads it too). True when the instance's session is running now, i.e.
+   * the very next message it sends follows the new setting: `workerSynced` of update-antiban.
+   */
+  applyAntiban(instanceId: string, enabled: boolean): boolean {
+    this.lanes.get(instanceId)?.applyAntiban(enabled);
+    return this.active && this.deps.transport.isConnected(instanceId);
+  }
+
+  /** Resolves when every lane has nothing it can do now (tests and benchmarks). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.lanes.values()].map((l) => l.idle()));
+  }
+
+  /**
+   * Stops every lane. A send already handed to the engine gets up to stopTimeoutMs to finish;
+   * whatever is still in flight then is sent again, with the same id, at the next start.
+   */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    const all = Promise.all([...this.lanes.values()].map((l) => l.stop()));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.deps.options.stopTimeoutMs ?? 5_000);
+    });
+    await Promise.race([all, timeout]);
+    clearTimeout(timer);
+    await this.deps.store.messages.drain();
+    await this.deps.store.antiban.drain();
+  }
+
+  private restricted(signal: RestrictionSignal): void {
+    if (!this.active) return;
+    this.lane(signal.instanceId)
+      .onRestriction(signal)
+      .catch((err: unknown) => {
+        this.deps.log.error({ err, instanceId: signal.instanceId }, 'anti-ban: could not record a restriction');
+        this.deps.metrics?.loggedFailures.inc({ component: 'sender' });
+      });
+  }
+
+  private lane(instanceId: string): InstanceLane {
+    let lane = this.lanes.get(instanceId);
+    if (!lane) {
+      lane = new InstanceLane(
+        instanceId,
+        {
+          store: this.deps.store,
+          transport: this.deps.transport,
+          events: this.deps.events,
+          clock: this.deps.clock,
+          log: this.deps.log,
+          metrics: this.deps.metrics,
+          options: this.options,
+        },
+        this.stopping.signal,
+      );
+      this.lanes.set(instanceId, lane);
+    }
+    return lane;
+  }
+}
