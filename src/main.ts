@@ -9,6 +9,11 @@ import { openDatabase } from './store/database.js';
 import { createStore, type Store } from './store/index.js';
 import { offlineSessions } from './sessions/offline-sessions.js';
 import type { SessionsPort } from './sessions/port.js';
+import { SessionManager, type SessionManagerDeps } from './sessions/manager.js';
+import { wireAutoInvite } from './sessions/auto-invite.js';
+import { Sender } from './sender/sender.js';
+import { recordingInboundContacts } from './sender/inbound-contacts.js';
+import { withLiveAntiban } from './sender/live-antiban.js';
 import { AccountsService } from './services/accounts-service.js';
 import { InstancesService } from './services/instances-service.js';
 import { MessagesService } from './services/messages-service.js';
@@ -34,6 +39,8 @@ export interface GatewayOverrides {
   outbox?: Partial<Omit<OutboxTuning, 'allowHttp'>>;
   /** Replaces the engine (HTTP contract tests run with no network at all). */
   sessions?: SessionsPort;
+  /** Engine tuning for tests and benchmarks (a test network's media CA, backoff, restore width). */
+  engine?: Partial<Pick<SessionManagerDeps, 'mediaAgent' | 'backoff' | 'stableMs' | 'restoreConcurrency' | 'phoneChecks'>>;
 }
 
 export interface Gateway {
@@ -42,6 +49,10 @@ export interface Gateway {
   readonly store: Store;
   readonly metrics: Metrics;
   readonly sessions: SessionsPort;
+  /** The Baileys engine (null when `overrides.sessions` replaced it); also the sender's MessageTransport. */
+  readonly engine: SessionManager | null;
+  /** The per-instance FIFO sender over the engine (null without an engine). */
+  readonly sender: Sender | null;
   readonly accounts: AccountsService;
   readonly instances: InstancesService;
   readonly messages: MessagesService;
@@ -78,15 +89,42 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     ...(overrides.outbox ? { tuning: overrides.outbox } : {}),
   });
 
-  const sessions: SessionsPort = overrides.sessions ?? offlineSessions();
+  const engine = overrides.sessions
+    ? null
+    : new SessionManager({
+        store,
+        clock,
+        log,
+        metrics,
+        // Incoming 1:1 messages also tell the anti-ban strategy who is no stranger.
+        events: recordingInboundContacts(outbox.sink, store.antiban, clock),
+        guard,
+        settings: { waUrl: config.waUrl, waRootKey: config.waRootKey, timeScale: config.timeScale, commandTimeoutMs: config.commandTimeoutMs },
+        ...overrides.engine,
+      });
+  const sessions: SessionsPort = overrides.sessions ?? engine ?? offlineSessions();
+  // One FIFO lane per instance, sending through the engine's MessageTransport.
+  const sender = engine
+    ? new Sender({
+        store,
+        transport: engine,
+        events: outbox.sink,
+        clock,
+        log: log.child({ component: 'sender' }),
+        metrics,
+        options: { pacing: config.pacing, antiban: config.antiban },
+      })
+    : null;
 
   const accounts = new AccountsService(store, clock);
-  const instances = new InstancesService(store, sessions, clock);
+  const instances = new InstancesService(store, sender ? withLiveAntiban(sessions, sender) : sessions, clock);
   const messages = new MessagesService(store, sessions, clock, { queueMaxDisconnected: config.queueMaxDisconnected });
+  if (sender) messages.onEnqueued((instanceId) => sender.notify(instanceId));
   const queue = new QueueService(store);
   const contacts = new ContactsService(sessions);
   const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }));
   const webhooks = new WebhooksService(store, guard, clock);
+  if (engine) wireAutoInvite(groups, engine, messages, store, log.child({ component: 'groups' }), metrics);
 
   let draining = false;
   const http = await buildHttpServer({
@@ -120,6 +158,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     store,
     metrics,
     sessions,
+    engine,
+    sender,
     accounts,
     instances,
     messages,
@@ -128,13 +168,24 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     events: outbox.sink,
     async listen() {
       await outbox.start();
-      return http.listen({ host: config.host, port: config.port });
+      const address = await http.listen({ host: config.host, port: config.port });
+      // Lanes for every instance with messages waiting (in-flight ones are resent, same id).
+      await sender?.start();
+      // Paired instances reconnect in the background; group creations left pending resume after.
+      engine
+        ?.start()
+        .then(() => groups.resumePending())
+        .catch((err: unknown) => log.error({ err }, 'restoring sessions failed'));
+      return address;
     },
     async close() {
       draining = true;
       await http.close();
+      // Before the engine and the outbox close: a send in progress may still settle and report.
+      await sender?.stop();
       await store.messages.drain();
       await groups.idle();
+      await engine?.close();
       await outbox.close();
       await guard.close();
       await database.close();

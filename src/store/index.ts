@@ -1,12 +1,14 @@
 // The store: one object holding every repository over one database handle.
 import { AccountsRepo } from './accounts-repo.js';
-import { AntibanRepo } from './antiban-repo.js';
+import { AuthRepo } from './auth-repo.js';
 import type { Database } from './database.js';
 import { DeliveriesRepo } from './deliveries-repo.js';
 import { EventsRepo } from './events-repo.js';
 import { GroupsRepo } from './groups-repo.js';
 import { InstancesRepo } from './instances-repo.js';
 import { MessagesRepo } from './messages-repo.js';
+import { PhoneChecksRepo } from './phone-checks-repo.js';
+import { WaMessagesRepo } from './wa-messages-repo.js';
 import { WebhooksRepo } from './webhooks-repo.js';
 
 export interface Store {
@@ -17,7 +19,9 @@ export interface Store {
   readonly messages: MessagesRepo;
   readonly groups: GroupsRepo;
   readonly events: EventsRepo;
-  readonly antiban: AntibanRepo;
+  readonly auth: AuthRepo;
+  readonly waMessages: WaMessagesRepo;
+  readonly phoneChecks: PhoneChecksRepo;
   readonly deliveries: DeliveriesRepo;
 }
 
@@ -31,7 +35,9 @@ export function createStore(database: Database): Store {
     messages: new MessagesRepo(db),
     groups: new GroupsRepo(db),
     events: new EventsRepo(db),
-    antiban: new AntibanRepo(db),
+    auth: new AuthRepo(db),
+    waMessages: new WaMessagesRepo(db),
+    phoneChecks: new PhoneChecksRepo(db),
     deliveries: new DeliveriesRepo(db),
   };
 }

@@ -4,6 +4,10 @@ import type { Kysely } from 'kysely';
 import { WriteBatcher } from './write-batcher.js';
 import type { DB, MessageRow, NewMessageRow } from './schema.js';
 
+/** The network's view of a sent message, in the only order it may move. */
+export const WA_STATUS_ORDER = ['SENT', 'RECEIVED', 'READ', 'PLAYED'] as const;
+export type WaStatus = (typeof WA_STATUS_ORDER)[number];
+
 export type EnqueueOutcome = { ok: true; seq: number } | { ok: false; reason: 'queue_full' | 'instance_gone' };
 
 export interface EnqueueRequest {
@@ -18,14 +22,6 @@ export interface QueuePage {
   pagingState: string | null;
 }
 
-/** One state move of the sender (see the Sender section below). */
-export interface SenderTransition {
-  seq: number;
-  to: 'in_flight' | 'sent' | 'failed' | 'queued';
-  at: number;
-  error: string | null;
-}
-
 export class MessagesRepo {
   private readonly batcher: WriteBatcher<EnqueueRequest, EnqueueOutcome>;
 
@@ -38,9 +34,8 @@ export class MessagesRepo {
     return this.batcher.submit(request);
   }
 
-  async drain(): Promise<void> {
-    await this.batcher.drain();
-    await this.transitions.drain();
+  drain(): Promise<void> {
+    return this.batcher.drain();
   }
 
   private async enqueueBatch(items: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]> {
@@ -123,6 +118,38 @@ export class MessagesRepo {
       .executeTakeFirst();
   }
 
+  /**
+   * Moves the network status of sent messages forward (SENT → RECEIVED → READ → PLAYED), never back.
+   * Returns the messages that actually moved (id and queued phone), so each change is reported once.
+   */
+  async advanceWaStatus(
+    instanceId: string,
+    messageIds: readonly string[],
+    status: WaStatus,
+    at: number,
+  ): Promise<{ message_id: string; phone: string }[]> {
+    const lower = WA_STATUS_ORDER.slice(0, WA_STATUS_ORDER.indexOf(status));
+    if (messageIds.length === 0) return [];
+    return this.db
+      .updateTable('messages')
+      .set({ wa_status: status, updated_at: at })
+      .where('instance_id', '=', instanceId)
+      .where('message_id', 'in', [...messageIds])
+      .where((eb) => (lower.length > 0 ? eb.or([eb('wa_status', 'is', null), eb('wa_status', 'in', lower)]) : eb('wa_status', 'is', null)))
+      .returning(['message_id', 'phone'])
+      .execute();
+  }
+
+  /** Records the network's refusal of a message that had already left (a nack after sending). */
+  async recordNetworkError(instanceId: string, messageId: string, reason: string, at: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('messages')
+      .set({ error: reason, updated_at: at })
+      .where('instance_id', '=', instanceId)
+      .where('message_id', '=', messageId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
   findByMessageId(instanceId: string, messageId: string): Promise<MessageRow | undefined> {
     return this.db
       .selectFrom('messages')
@@ -130,81 +157,6 @@ export class MessagesRepo {
       .where('instance_id', '=', instanceId)
       .where('message_id', '=', messageId)
       .executeTakeFirst();
-  }
-
-  // ─── Sender (issue #5): claiming and settling queued messages ─────────────────────────────────
-  // Each instance has exactly one sender lane, so these moves never race each other; the only
-  // concurrent writer is the queue API deleting `queued` rows, which the guarded updates tolerate.
-
-  /** State moves of the sender, committed per tick in one transaction (one fsync for many lanes). */
-  private readonly transitions = new WriteBatcher<SenderTransition, boolean>((items) => this.applyTransitions(items));
-
-  /**
-   * The message the instance must send next: the lowest seq still queued or in flight. After a
-   * crash that is the in-flight one, which is sent again with the same messageId.
-   */
-  nextToSend(instanceId: string): Promise<MessageRow | undefined> {
-    return this.db
-      .selectFrom('messages')
-      .selectAll()
-      .where('instance_id', '=', instanceId)
-      .where('state', 'in', ['queued', 'in_flight'])
-      .orderBy('seq')
-      .limit(1)
-      .executeTakeFirst();
-  }
-
-  /** Instances with messages still to send: the sender starts a lane for each. */
-  async instancesWithWaiting(): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('messages')
-      .select('instance_id')
-      .distinct()
-      .where('state', 'in', ['queued', 'in_flight'])
-      .execute();
-    return rows.map((r) => r.instance_id);
-  }
-
-  /**
-   * queued → in_flight, committed before the message goes to the engine. An in-flight row is
-   * claimed again as is (a resend after a crash). False when the message was removed meanwhile.
-   */
-  claim(seq: number, at: number): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'in_flight', at, error: null });
-  }
-
-  /** in_flight → sent. */
-  markSent(seq: number, at: number): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'sent', at, error: null });
-  }
-
-  /** in_flight → failed, with the reason reported in the DeliveryCallback. */
-  markFailed(seq: number, error: string, at: number): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'failed', at, error });
-  }
-
-  /** in_flight → queued (the network was not reachable); it keeps its seq, so it stays first. */
-  requeue(seq: number, at: number): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'queued', at, error: null });
-  }
-
-  private async applyTransitions(items: readonly SenderTransition[]): Promise<boolean[]> {
-    return this.db.transaction().execute(async (trx) => {
-      const out: boolean[] = [];
-      for (const t of items) {
-        let q = trx.updateTable('messages').set({ state: t.to, updated_at: t.at }).where('seq', '=', t.seq);
-        if (t.to === 'in_flight') {
-          q = q.set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('state', 'in', ['queued', 'in_flight']);
-        } else {
-          q = q.where('state', '=', 'in_flight');
-          if (t.to === 'sent') q = q.set({ sent_at: t.at, error: null });
-          if (t.to === 'failed') q = q.set({ error: t.error });
-        }
-        const r = await q.executeTakeFirst();
-        out.push(Number(r.numUpdatedRows) > 0);
-      }
-      return out;
-    });
   }
 }
 

@@ -123,43 +123,27 @@ export interface WebhookDeliveriesTable {
   updated_at: number;
 }
 
-/** Numbers an instance has talked to, for the anti-ban strategy's "stranger" test (004-sender). */
-export interface InstanceContactsTable {
-  instance_id: string;
+/** Phone-existence answers of the network, shared by every instance (002-engine). */
+export interface PhoneChecksTable {
   phone: string;
-  inbound_at: number | null;
-  outbound_at: number | null;
-  cold_at: number | null;
+  exists: Flag;
+  output_phone: string;
+  lid: string | null;
+  checked_at: number;
 }
 
-/** The anti-ban strategy's pause after a restriction signal (004-sender). */
-export interface AntibanStateTable {
+/** Recent messages an instance sent or received, as the engine needs them again (002-engine). */
+export interface WaMessagesTable {
   instance_id: string;
-  paused_until: number | null;
-  pause_reason: string | null;
-  restrictions: ColumnType<number, number | undefined, number>;
-  last_restriction_at: number | null;
-  updated_at: number;
-}
-
-/** One webhook delivery: an event on its way to one URL (003-webhooks). */
-export interface WebhookDeliveriesTable {
-  seq: Generated<number>;
-  id: string;
-  event_id: string;
-  instance_id: string;
-  /** The webhook kind (received, message_status, …) whose URL this delivery targets. */
-  kind: string;
-  url: string;
-  /** pending (no attempt yet) → retrying → delivered | failed. */
-  status: string;
-  attempts: ColumnType<number, number | undefined, number>;
-  /** Real wall-clock ms when the next attempt is due; null once delivered or failed. */
-  next_attempt_at: number | null;
-  last_status: number | null;
-  last_error: string | null;
+  message_id: string;
+  remote_jid: string;
+  from_me: Flag;
+  participant: string | null;
+  /** The message content, serialised by the engine. */
+  message: string;
+  /** What the engine needs to map answers back (interactive lists), JSON. */
+  meta: string | null;
   created_at: number;
-  updated_at: number;
 }
 
 export interface DB {
@@ -172,9 +156,9 @@ export interface DB {
   messages: MessagesTable;
   pending_groups: PendingGroupsTable;
   events: EventsTable;
-  instance_contacts: InstanceContactsTable;
-  antiban_state: AntibanStateTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  phone_checks: PhoneChecksTable;
+  wa_messages: WaMessagesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -186,4 +170,5 @@ export type NewMessageRow = Insertable<MessagesTable>;
 export type PendingGroupRow = Selectable<PendingGroupsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
-export type AntibanStateRow = Selectable<AntibanStateTable>;
+export type WaMessageRow = Selectable<WaMessagesTable>;
+export type PhoneCheckRow = Selectable<PhoneChecksTable>;

@@ -1,0 +1,391 @@
+// The engine behind every operation: one Session per instance with a live or scheduled link,
+// lifecycle commands serialised per instance (so two sockets never share credentials), restore
+// of every paired instance at start, and the SessionsPort / MessageTransport the rest uses.
+import type { Agent } from 'node:https';
+import type { Clock } from '../clock.js';
+import { errors } from '../errors.js';
+import type { EventSink } from '../events/types.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { AddressGuard } from '../net/address-guard.js';
+import type { Store } from '../store/index.js';
+import { deserialize } from './auth-state.js';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from './close-policy.js';
+import type { ListMode } from './lists.js';
+import { mediaLoader } from './media.js';
+import { MESSAGE_RETENTION_MS } from './message-memory.js';
+import * as ops from './operations.js';
+import { checkPhones, DEFAULT_PHONE_CHECKS, type PhoneCheckOptions } from './phone-checks.js';
+import type {
+  CreatedGroup,
+  DeleteMessageRequest,
+  GroupInfo,
+  GroupSettingsChange,
+  MessageTransport,
+  OutboundMessage,
+  PhoneCheck,
+  RestrictionSignal,
+  SessionsPort,
+} from './port.js';
+import { Session } from './session.js';
+import { applyNetworkRoot, createSharedCaches, type SharedCaches } from './socket-config.js';
+
+export interface EngineSettings {
+  waUrl?: string | undefined;
+  waRootKey?: string | undefined;
+  timeScale: number;
+  commandTimeoutMs: number;
+}
+
+export interface SessionManagerDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  events: EventSink;
+  guard: AddressGuard;
+  settings: EngineSettings;
+  /** Trusts a test network's media CA for uploads (else NODE_EXTRA_CA_CERTS). */
+  mediaAgent?: Agent;
+  /** Sessions restored in parallel at start. */
+  restoreConcurrency?: number;
+  backoff?: BackoffPolicy;
+  /** Protocol ms a link must stay up before its backoff counter resets. */
+  stableMs?: number;
+  phoneChecks?: Partial<Omit<PhoneCheckOptions, 'commandTimeoutMs'>>;
+}
+
+const PRUNE_EVERY_MS = 6 * 60 * 60_000;
+
+export class SessionManager implements SessionsPort, MessageTransport {
+  private readonly sessions = new Map<string, Session>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly connectionListeners: ((instanceId: string, connected: boolean) => void)[] = [];
+  private readonly restrictionListeners: ((signal: RestrictionSignal) => void)[] = [];
+  private readonly caches: SharedCaches;
+  private readonly opDeps: ops.OperationDeps;
+  private readonly log: Logger;
+  private closed = false;
+  private cancelPrune: (() => void) | null = null;
+  private restoring: Promise<void> | null = null;
+
+  constructor(private readonly deps: SessionManagerDeps) {
+    applyNetworkRoot(deps.settings.waRootKey);
+    this.log = deps.log.child({ component: 'sessions' });
+    this.caches = createSharedCaches(() => deps.clock.now());
+    this.opDeps = {
+      media: mediaLoader(deps.guard),
+      commandTimeoutMs: deps.settings.commandTimeoutMs,
+      listMode: async (id) => ((await deps.store.instances.findById(id))?.list_mode as ListMode | undefined) ?? 'poll',
+    };
+  }
+
+  // ---- lifecycle ------------------------------------------------------------------------------
+
+  /** Reconnects every paired instance (bounded concurrency, jittered) and starts housekeeping. */
+  start(): Promise<void> {
+    this.restoring ??= this.restoreAll();
+    this.schedulePrune(0);
+    return this.restoring;
+  }
+
+  /** Resolves once the restore started by start() has finished (every instance settled). */
+  restored(): Promise<void> {
+    return this.restoring ?? Promise.resolve();
+  }
+
+  private async restoreAll(): Promise<void> {
+    const rows = await this.deps.store.instances.listPaired();
+    const queue = rows.map((r) => r.id);
+    const workers = Math.max(1, Math.min(this.deps.restoreConcurrency ?? 32, queue.length));
+    const settleMs = Math.max(this.deps.settings.commandTimeoutMs, 30_000);
+    await Promise.all(
+      Array.from({ length: workers }, async () => {
+        for (let id = queue.shift(); id !== undefined && !this.closed; id = queue.shift()) {
+          // A little jitter so a fleet does not hit the network in lockstep.
+          await this.deps.clock.sleep(Math.random() * 200);
+          try {
+            const session = await this.serialise(id, () => this.startSession(id, 'restoring after restart'));
+            await this.settled(session, settleMs);
+          } catch (err) {
+            this.failed(err, `restore ${id}`);
+          }
+        }
+      }),
+    );
+  }
+
+  /** Waits until a starting session is open or has stopped trying for now. */
+  private async settled(session: Session, ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!session.open && session.state === 'connecting' && session.attempts === 0 && Date.now() < deadline && !this.closed) {
+      await session.waitForChange(deadline - Date.now());
+    }
+  }
+
+  private schedulePrune(delayMs: number): void {
+    this.cancelPrune = this.deps.clock.setTimer(delayMs, () => {
+      this.deps.store.waMessages
+        .pruneOlderThan(this.deps.clock.now() - MESSAGE_RETENTION_MS)
+        .catch((err: unknown) => this.failed(err, 'prune remembered messages'))
+        .finally(() => {
+          if (!this.closed) this.schedulePrune(PRUNE_EVERY_MS);
+        });
+    });
+  }
+
+  /** Closes every socket WITHOUT logging out: the devices stay linked for the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.cancelPrune?.();
+    await Promise.all([...this.sessions.values()].map((s) => s.stop().catch((err: unknown) => this.failed(err, `stop ${s.id}`))));
+    this.sessions.clear();
+    await this.deps.store.auth.drain();
+    await this.deps.store.waMessages.drain();
+  }
+
+  /** Runs lifecycle work for one instance after any already queued for it. */
+  private serialise<T>(instanceId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(instanceId) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(fn);
+    const tail = next.catch(() => {});
+    this.locks.set(instanceId, tail);
+    void tail.then(() => {
+      if (this.locks.get(instanceId) === tail) this.locks.delete(instanceId);
+    });
+    return next;
+  }
+
+  /** Starts (or returns) the instance's session; `fresh` wipes credentials for a new pairing. */
+  private async startSession(instanceId: string, reason: string, fresh = false): Promise<Session> {
+    if (this.closed) throw errors.notConnected();
+    const existing = this.sessions.get(instanceId);
+    if (existing && !fresh) return existing;
+    if (existing) {
+      await existing.stop();
+      this.sessions.delete(instanceId);
+    }
+    if (fresh) await this.deps.store.auth.wipe(instanceId);
+    const session: Session = new Session({
+      instanceId,
+      store: this.deps.store,
+      clock: this.deps.clock,
+      log: this.log,
+      metrics: this.deps.metrics,
+      events: this.deps.events,
+      net: {
+        waUrl: this.deps.settings.waUrl,
+        waRootKey: this.deps.settings.waRootKey,
+        mediaAgent: this.deps.mediaAgent,
+        timeScale: this.deps.clock.timeScale,
+        queryTimeoutMs: this.deps.settings.commandTimeoutMs,
+      },
+      caches: this.caches,
+      backoff: this.deps.backoff ?? DEFAULT_BACKOFF,
+      stableMs: this.deps.stableMs ?? 60_000,
+      onConnection: (connected) => this.connectionChanged(instanceId, connected),
+      onRestriction: (reason, fatal) => this.restricted({ instanceId, reason, fatal }),
+      onEnded: () => {
+        if (this.sessions.get(instanceId) === session) this.sessions.delete(instanceId);
+      },
+    });
+    this.sessions.set(instanceId, session);
+    await session.start(reason);
+    return session;
+  }
+
+  private async isPaired(instanceId: string): Promise<boolean> {
+    const text = await this.deps.store.auth.readCreds(instanceId);
+    return !!text && !!deserialize<{ account?: unknown }>(text).account;
+  }
+
+  isConnected(instanceId: string): boolean {
+    return this.sessions.get(instanceId)?.open === true;
+  }
+
+  /** Test and benchmark hook: sockets created for an instance since its session started. */
+  socketsOpened(instanceId: string): number {
+    return this.sessions.get(instanceId)?.socketsOpened ?? 0;
+  }
+
+  async qr(instanceId: string, waitMs: number): Promise<string | null> {
+    const current = this.sessions.get(instanceId);
+    if (current?.open) return null;
+    if (current?.qr) return current.qr;
+    if (current?.isRegistered) return null;
+    const row = await this.deps.store.instances.findById(instanceId);
+    if (!row) throw errors.instanceNotFound();
+    if (!current && row.paired_at !== null && ['connected', 'connecting'].includes(row.status) && (await this.isPaired(instanceId))) return null;
+    const session = await this.serialise(instanceId, async () => {
+      const s = this.sessions.get(instanceId);
+      if (s) return s;
+      // A replaced or banned device may still hold credentials: a new QR means a new device.
+      return this.startSession(instanceId, 'pairing requested', true);
+    });
+    const deadline = Date.now() + waitMs;
+    while (!session.qr && !session.open && this.sessions.get(instanceId) === session && Date.now() < deadline) {
+      await session.waitForChange(deadline - Date.now());
+    }
+    return session.open ? null : session.qr;
+  }
+
+  async pairingCode(instanceId: string, phone: string): Promise<string> {
+    return this.serialise(instanceId, async () => {
+      const current = this.sessions.get(instanceId);
+      if (current?.open || current?.isRegistered) throw errors.conflict('You are already connected.');
+      // Baileys writes `me` when asked for a code: each attempt starts from clean credentials.
+      const session = await this.startSession(instanceId, 'pairing code requested', true);
+      const deadline = Date.now() + this.deps.settings.commandTimeoutMs;
+      while (!session.qr && this.sessions.get(instanceId) === session && Date.now() < deadline) {
+        await session.waitForChange(deadline - Date.now());
+      }
+      const sock = session.sock;
+      if (!session.qr || !sock) throw errors.commandTimeout();
+      return ops.withTimeout(this.deps.settings.commandTimeoutMs, () => sock.requestPairingCode(phone));
+    });
+  }
+
+  async restart(instanceId: string): Promise<void> {
+    await this.serialise(instanceId, async () => {
+      const current = this.sessions.get(instanceId);
+      if (current) {
+        await current.stop();
+        this.sessions.delete(instanceId);
+      }
+      if (await this.isPaired(instanceId)) await this.startSession(instanceId, 'restart requested');
+    });
+  }
+
+  async logout(instanceId: string): Promise<void> {
+    await this.serialise(instanceId, async () => {
+      const current = this.sessions.get(instanceId);
+      if (current) {
+        await current.logout();
+        this.sessions.delete(instanceId);
+        return;
+      }
+      // No live link to tell the network: forget the device locally.
+      await this.deps.store.auth.wipe(instanceId);
+      const row = await this.deps.store.instances.findById(instanceId);
+      if (row && (row.paired_at !== null || row.status !== 'disconnected')) {
+        await this.deps.store.instances.setStatus(
+          instanceId,
+          { status: 'disconnected', reason: 'logged out through the API', at: this.deps.clock.now() },
+          { paired_at: null },
+        );
+      }
+    });
+  }
+
+  async remove(instanceId: string): Promise<void> {
+    await this.serialise(instanceId, async () => {
+      const current = this.sessions.get(instanceId);
+      if (!current) return;
+      if (current.open) await current.logout();
+      else await current.stop();
+      this.sessions.delete(instanceId);
+    });
+  }
+
+  applyAntiban(instanceId: string, _enabled: boolean): boolean {
+    // The strategy itself lives in the sender, which reads the setting before every send; the
+    // answer says whether a running session will see it now.
+    return this.isConnected(instanceId);
+  }
+
+  // ---- network operations ---------------------------------------------------------------------
+
+  checkPhones(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]> {
+    const { session } = ops.openSocket(this.sessions.get(instanceId));
+    return checkPhones(session, phones, this.deps.store.phoneChecks, this.deps.clock, {
+      ...DEFAULT_PHONE_CHECKS,
+      ...this.deps.phoneChecks,
+      commandTimeoutMs: this.deps.settings.commandTimeoutMs,
+    });
+  }
+
+  createGroup(instanceId: string, subject: string, phones: readonly string[]): Promise<CreatedGroup> {
+    return ops.createGroup(ops.openSocket(this.sessions.get(instanceId)).session, subject, phones, this.opDeps);
+  }
+
+  updateGroupSettings(instanceId: string, groupId: string, change: GroupSettingsChange): Promise<void> {
+    return ops.updateGroupSettings(ops.openSocket(this.sessions.get(instanceId)).session, groupId, change, this.opDeps);
+  }
+
+  groupInvitationMetadata(instanceId: string, code: string): Promise<GroupInfo> {
+    return ops.groupInvitationMetadata(ops.openSocket(this.sessions.get(instanceId)).session, code, this.opDeps);
+  }
+
+  groupMetadata(instanceId: string, groupId: string): Promise<GroupInfo> {
+    return ops.groupMetadata(ops.openSocket(this.sessions.get(instanceId)).session, groupId, this.opDeps);
+  }
+
+  deleteMessage(instanceId: string, request: DeleteMessageRequest): Promise<void> {
+    return ops.deleteMessage(ops.openSocket(this.sessions.get(instanceId)).session, request, this.opDeps);
+  }
+
+  async sendMessage(message: OutboundMessage): Promise<void> {
+    await ops.sendOutbound(ops.openSocket(this.sessions.get(message.instanceId)).session, message, this.opDeps);
+  }
+
+  async sendPresence(instanceId: string, phone: string, state: 'composing' | 'paused'): Promise<void> {
+    await ops.sendPresence(ops.openSocket(this.sessions.get(instanceId)).session, phone, state, this.opDeps);
+  }
+
+  /** GroupsService.onCreated: reports the API-created group with both its ids (CONTRACT §8). */
+  async groupCreated(instanceId: string, pendingId: string, groupId: string | null, phonesNotAdded: readonly string[]): Promise<void> {
+    if (!groupId) return;
+    const session = this.sessions.get(instanceId);
+    const me = session?.me?.pn;
+    const event = {
+      type: 'ReceivedCallback' as const,
+      messageId: pendingId,
+      phone: groupId,
+      fromMe: true,
+      momment: this.deps.clock.now(),
+      status: 'SENT' as const,
+      chatName: '',
+      senderName: '',
+      participantPhone: me ? me.split('@')[0] ?? null : null,
+      isGroup: true,
+      notification: 'GROUP_CREATE',
+      notificationParameters: [groupId, pendingId, ...phonesNotAdded],
+      groupId,
+      pendingGroupId: pendingId,
+    };
+    await this.deps.events.emit(instanceId, [event]);
+  }
+
+  onConnectionChange(listener: (instanceId: string, connected: boolean) => void): void {
+    this.connectionListeners.push(listener);
+  }
+
+  onRestriction(listener: (signal: RestrictionSignal) => void): void {
+    this.restrictionListeners.push(listener);
+  }
+
+  private connectionChanged(instanceId: string, connected: boolean): void {
+    for (const l of this.connectionListeners) {
+      try {
+        l(instanceId, connected);
+      } catch (err) {
+        this.failed(err, 'connection listener');
+      }
+    }
+  }
+
+  private restricted(signal: RestrictionSignal): void {
+    for (const l of this.restrictionListeners) {
+      try {
+        l(signal);
+      } catch (err) {
+        this.failed(err, 'restriction listener');
+      }
+    }
+  }
+
+  private failed(err: unknown, what: string): void {
+    this.deps.metrics.loggedFailures.inc({ component: 'sessions' });
+    this.log.error({ err }, `${what} failed`);
+  }
+}

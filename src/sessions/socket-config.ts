@@ -1,0 +1,104 @@
+// How every Baileys socket is configured: which network (ZAPGATE_WA_URL / ZAPGATE_WA_ROOT_KEY),
+// protocol timers on the scaled clock, and caches shared by the whole process instead of
+// allocated per socket (the memory budget is ~2 MB per connected instance).
+import type { Agent } from 'node:https';
+import makeWASocket, { DEFAULT_CONNECTION_CONFIG, WA_CERT_DETAILS, proto, type AuthenticationState, type GroupMetadata, type WAMessageKey } from 'baileys';
+import type { Logger } from '../logger.js';
+import { BoundedCache } from './bounded-cache.js';
+
+export type WASocket = ReturnType<typeof makeWASocket>;
+
+export interface NetworkSettings {
+  /** WebSocket URL of the WhatsApp server; WhatsApp's own when unset. */
+  waUrl?: string | undefined;
+  /** Base64 public key of the certificate root to trust; WhatsApp's own when unset. */
+  waRootKey?: string | undefined;
+  /** Agent for media uploads (trusting a test network's CA); NODE_EXTRA_CA_CERTS works too. */
+  mediaAgent?: Agent | undefined;
+  /** ZAPGATE_TIME_SCALE: protocol timers (keep-alive, QR lifetime) run on the same scale. */
+  timeScale: number;
+  /** Upper bound of any single network query (config.commandTimeoutMs). */
+  queryTimeoutMs: number;
+}
+
+let appliedRootKey: string | undefined;
+
+/**
+ * Trusts the configured network root. Baileys reads WA_CERT_DETAILS.PUBLIC_KEY at handshake time,
+ * so one process talks to one network; a second, different key is refused instead of silently
+ * re-pointing every running socket.
+ */
+export function applyNetworkRoot(rootKeyBase64: string | undefined): void {
+  if (!rootKeyBase64 || rootKeyBase64 === appliedRootKey) return;
+  const key = Buffer.from(rootKeyBase64, 'base64');
+  if (key.length !== 32) throw new Error('ZAPGATE_WA_ROOT_KEY: expected the base64 of a 32-byte public key');
+  (WA_CERT_DETAILS as { PUBLIC_KEY: Buffer }).PUBLIC_KEY = key;
+  appliedRootKey = rootKeyBase64;
+}
+
+/** Caches Baileys would otherwise create per socket, bounded for the whole process. */
+export interface SharedCaches {
+  /** Retry counters, call offers, placeholder resends, device lists: one LRU, scoped per instance. */
+  readonly misc: BoundedCache;
+  /** Group metadata for sends into groups, scoped per instance. */
+  readonly groups: BoundedCache;
+}
+
+export function createSharedCaches(now: () => number = Date.now): SharedCaches {
+  return {
+    misc: new BoundedCache(50_000, 60 * 60_000, now),
+    groups: new BoundedCache(5_000, 5 * 60_000, now),
+  };
+}
+
+export interface SocketHooks {
+  instanceId: string;
+  auth: AuthenticationState;
+  logger: Logger;
+  getMessage(key: WAMessageKey): Promise<proto.IMessage | undefined>;
+}
+
+export function createSocket(net: NetworkSettings, caches: SharedCaches, hooks: SocketHooks): WASocket {
+  const scaled = (ms: number, floor: number): number => Math.max(floor, Math.round(ms * net.timeScale));
+  const scope = hooks.instanceId;
+  return makeWASocket({
+    auth: hooks.auth,
+    ...(net.waUrl ? { waWebSocketUrl: net.waUrl } : {}),
+    logger: hooks.logger,
+    browser: ['Zapgate', 'Chrome', '1.0.0'],
+    markOnlineOnConnect: false,
+    syncFullHistory: false,
+    // Message history is not kept, and waiting for RECENT delays the first events after pairing by
+    // up to 20 s; the bootstrap sync still runs because it carries the initial LID mappings.
+    shouldSyncHistoryMessage: ({ syncType }) => syncType !== proto.HistorySync.HistorySyncType.RECENT && syncType !== proto.HistorySync.HistorySyncType.FULL,
+    fireInitQueries: true,
+    emitOwnEvents: true,
+    // Retries are answered from the store (getMessage), so Baileys' per-socket copy is redundant.
+    enableRecentMessageCache: false,
+    generateHighQualityLinkPreview: false,
+    keepAliveIntervalMs: scaled(DEFAULT_CONNECTION_CONFIG.keepAliveIntervalMs, 250),
+    connectTimeoutMs: scaled(DEFAULT_CONNECTION_CONFIG.connectTimeoutMs, 2_000),
+    defaultQueryTimeoutMs: net.queryTimeoutMs,
+    // Baileys shows the first QR 60 s and later ones 20 s; a scaled clock shortens both alike.
+    ...(net.timeScale === 1 ? {} : { qrTimeout: scaled(20_000, 1_000) }),
+    ...(net.mediaAgent ? { fetchAgent: net.mediaAgent } : {}),
+    getMessage: hooks.getMessage,
+    cachedGroupMetadata: async (jid: string) => caches.groups.get<GroupMetadata>(`${scope}\u0000${jid}`),
+    msgRetryCounterCache: caches.misc.view(`${scope}:retry`),
+    callOfferCache: caches.misc.view(`${scope}:call`),
+    placeholderResendCache: caches.misc.view(`${scope}:placeholder`),
+    userDevicesCache: caches.misc.view(`${scope}:devices`),
+  });
+}
+
+export function rememberGroup(caches: SharedCaches, instanceId: string, meta: GroupMetadata): void {
+  caches.groups.set(`${instanceId}\u0000${meta.id}`, meta);
+}
+
+export function cachedGroup(caches: SharedCaches, instanceId: string, jid: string): GroupMetadata | undefined {
+  return caches.groups.get<GroupMetadata>(`${instanceId}\u0000${jid}`);
+}
+
+export function forgetGroup(caches: SharedCaches, instanceId: string, jid: string): void {
+  caches.groups.del(`${instanceId}\u0000${jid}`);
+}
