@@ -37,6 +37,8 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (text === undefined || text === '') return null;
   if (/^\d+$/.test(text)) return Number(text) * SECOND;
+  // HTTP dates end in GMT (RFC 9110); Date.parse alone would read "-5" as a year.
+  if (!/ GMT$/.test(text)) return null;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return null;
   return Math.max(0, date - nowMs);

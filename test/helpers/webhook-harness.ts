@@ -176,6 +176,8 @@ export interface HarnessOptions {
   /** The guard's DNS; the default knows no name at all (tests use IP literals). */
   resolve?: Resolver;
   outbox?: Partial<Omit<OutboxTuning, 'allowHttp'>>;
+  /** Opens the database another gateway left in this directory (deleted by close()). */
+  dataDir?: string;
 }
 
 export interface HarnessInstance {
@@ -207,7 +209,7 @@ const noDns: Resolver = async (host) => {
 };
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'zapgate-webhooks-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'zapgate-webhooks-'));
   const config = loadConfig({
     ZAPGATE_HOST: '127.0.0.1',
     ZAPGATE_PORT: '0',

@@ -18,6 +18,7 @@ import {
 } from '../helpers/webhook-harness.js';
 
 const CONNECTED_PHONE = '5511999990000';
+const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 const KIND_PATHS = {
   'update-webhook-received': '/received',
   'update-webhook-message-status': '/status',
@@ -75,7 +76,8 @@ describe('webhook delivery to an HTTPS receiver', () => {
 
   before(async () => {
     rx = await startReceiver('127.0.0.1');
-    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1', ZAPGATE_TIME_SCALE: '0.0001' }, outbox: { timeoutMs: 1_000 } });
+    // Delivered rows are normally swept after an hour (0.36 s here): keep them, these tests read them.
+    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1', ZAPGATE_TIME_SCALE: '0.0001' }, outbox: { deliveredKeepMs: YEAR_MS } });
   });
   after(async () => {
     await h.close();
@@ -266,25 +268,6 @@ describe('webhook delivery to an HTTPS receiver', () => {
     }
   });
 
-  test('no answer within the timeout is a failure, retried', async () => {
-    const inst = await h.createInstance('timeout');
-    await setAllKinds(h, inst, `${rx.origin}/${inst.id}`);
-    const path = `/${inst.id}/received`;
-    let calls = 0;
-    const original = rx.answer;
-    rx.answer = (r) => (r.path === path && ++calls === 1 ? 'hang' : original(r));
-    try {
-      await h.gateway.events.emit(inst.id, [text('slow receiver')]);
-      await rx.waitFor((rs) => rs.filter((x) => x.path === path).length >= 2, 10_000, 'the retry after the timeout');
-      await eventually(async () => {
-        const page = await h.request('GET', `${inst.prefix}/webhook-deliveries?status=delivered`);
-        return (page.json.deliveries as unknown[]).length === 1;
-      }, 10_000, 'the delivery to be recorded');
-    } finally {
-      rx.answer = original;
-    }
-  });
-
   test('redirects are not followed: a 3xx is a failed attempt', async () => {
     const inst = await h.createInstance('redirect');
     await setAllKinds(h, inst, `${rx.origin}/${inst.id}`);
@@ -332,6 +315,39 @@ describe('webhook delivery to an HTTPS receiver', () => {
   });
 });
 
+describe('the attempt timeout', () => {
+  let h: Harness;
+  let rx: Receiver;
+
+  before(async () => {
+    rx = await startReceiver('127.0.0.1');
+    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1', ZAPGATE_TIME_SCALE: '0.0001' }, outbox: { timeoutMs: 500, deliveredKeepMs: YEAR_MS } });
+  });
+  after(async () => {
+    await h.close();
+    await rx.close();
+  });
+
+  test('no answer within the timeout is a failure, retried', async () => {
+    const inst = await h.createInstance('timeout');
+    await setAllKinds(h, inst, `${rx.origin}/${inst.id}`);
+    const path = `/${inst.id}/received`;
+    let calls = 0;
+    const original = rx.answer;
+    rx.answer = (r) => (r.path === path && ++calls === 1 ? 'hang' : original(r));
+    try {
+      await h.gateway.events.emit(inst.id, [text('slow receiver')]);
+      await rx.waitFor((rs) => rs.filter((x) => x.path === path).length >= 2, 10_000, 'the retry after the timeout');
+      await eventually(async () => {
+        const page = await h.request('GET', `${inst.prefix}/webhook-deliveries?status=delivered`);
+        return (page.json.deliveries as unknown[]).length === 1;
+      }, 10_000, 'the delivery to be recorded');
+    } finally {
+      rx.answer = original;
+    }
+  });
+});
+
 describe('replaying failed deliveries', () => {
   let h: Harness;
   let rx: Receiver;
@@ -339,7 +355,7 @@ describe('replaying failed deliveries', () => {
   before(async () => {
     rx = await startReceiver('127.0.0.1');
     // 27.6 hours of retries take about a second at this scale.
-    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1', ZAPGATE_TIME_SCALE: '0.00001' } });
+    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1', ZAPGATE_TIME_SCALE: '0.00001' }, outbox: { deliveredKeepMs: YEAR_MS, failedKeepMs: YEAR_MS } });
   });
   after(async () => {
     await h.close();
