@@ -10,7 +10,7 @@ import { phoneSendDirect, phoneSendGroup } from '../contacts/outbound.js';
 import { digitsOf, isGroupJid, lidJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import { groupNode, notifyGroup } from '../handlers/groups.js';
-import type { FaultRequest, GroupInfo, SendAsContactRequest, UserInfo } from './types.js';
+import type { FaultRequest, GroupInfo, SendAsContactRequest, SimnetStats, UserInfo } from './types.js';
 import type { ReceiptPolicy } from '../config.js';
 
 export class AdminApi {
@@ -131,6 +131,23 @@ export class AdminApi {
     }
     notifyGroup(this.net, g, owner, { tag: 'create', attrs: {}, content: [groupNode(this.net, g)] });
     return this.group(g.jid);
+  }
+
+  /** Process memory and population, for the density bench. */
+  stats(): SimnetStats {
+    // Only meaningful with --expose-gc (the density bench starts simnet that way).
+    (globalThis as { gc?: () => void }).gc?.();
+    let devices = 0;
+    let online = 0;
+    for (const acc of this.net.registry.all()) {
+      for (const d of acc.companions.values()) {
+        if (d.removed) continue;
+        devices++;
+        if (d.online) online++;
+      }
+    }
+    const m = process.memoryUsage();
+    return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers, accounts: this.net.registry.size, devices, online, connections: this.net.connections.size };
   }
 
   group(jid: string): GroupInfo {

@@ -8,6 +8,7 @@ import type {
   ReceivedMessage,
   SendAsContactRequest,
   SimnetInfo,
+  SimnetStats,
   UserInfo,
 } from './types.js';
 
@@ -104,6 +105,10 @@ export class SimnetClient {
 
   injectFault(phone: string, fault: FaultRequest): Promise<{ affected: number }> {
     return this.call('POST', `${this.u(phone)}/fault`, fault);
+  }
+
+  stats(): Promise<SimnetStats> {
+    return this.call('GET', '/stats');
   }
 
   counters(): Promise<CountersSnapshot> {

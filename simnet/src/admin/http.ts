@@ -37,6 +37,7 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
     const [a, b, c] = parts;
     if (method === 'GET' && a === 'info') return info();
     if (method === 'GET' && a === 'counters') return net.counters.snapshot();
+    if (method === 'GET' && a === 'stats') return api.stats();
     if (a === 'users' && method === 'POST' && !b) return api.createUser(str(body.phone, 'phone'), body.pushName as string | undefined);
     if (a === 'users' && b) {
       if (method === 'GET' && !c) return api.user(b);

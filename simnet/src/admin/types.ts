@@ -52,3 +52,14 @@ export interface CountersSnapshot {
   duplicates: Record<string, number>;
   deliveries: Record<string, number>;
 }
+
+export interface SimnetStats {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  accounts: number;
+  devices: number;
+  online: number;
+  connections: number;
+}

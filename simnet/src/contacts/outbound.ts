@@ -12,13 +12,7 @@ export async function encryptFromPhone(sender: Account, target: LinkedDevice, pl
   if (!sig.hasSession(`${name}.${target.id}`)) {
     if (!target.signedPreKey) throw new Error('target device has no signed pre-key');
     // Each sender takes its own one-time pre-key; a reused one is rejected by the device ("Invalid PreKey ID").
-    const first = target.preKeys.entries().next();
-    let preKey: { id: number; pub: Buffer } | undefined;
-    if (!first.done) {
-      const [id, pub] = first.value;
-      target.preKeys.delete(id);
-      preKey = { id, pub };
-    }
+    const preKey = target.preKeys.take();
     await sig.initOutgoing(name, target.id, {
       registrationId: target.registrationId,
       identityKey: target.identityKey,

@@ -31,7 +31,7 @@ export function handleEncryptIq(net: Simnet, conn: ClientConnection, node: Binar
     for (const k of childNodes(child(node, 'list'))) {
       const id = bytesOf(child(k, 'id'));
       const value = bytesOf(child(k, 'value'));
-      if (id && value) dev.preKeys.set(id.readUIntBE(0, id.length), value);
+      if (id && value) dev.preKeys.add(id.readUIntBE(0, id.length), value);
     }
     const skey = child(node, 'skey');
     if (skey) dev.signedPreKey = parseSkey(skey) ?? dev.signedPreKey;
@@ -95,13 +95,7 @@ function bundleFor(net: Simnet, jid: string): BinaryNode {
   }
   const dev = acc.companions.get(p.device);
   if (!dev || dev.removed || !dev.signedPreKey) return notFound;
-  let key: { id: number; pub: Buffer } | null = null;
-  const first = dev.preKeys.entries().next();
-  if (!first.done) {
-    const [id, pub] = first.value;
-    dev.preKeys.delete(id);
-    key = { id, pub };
-  }
+  const key = dev.preKeys.take() ?? null;
   if (dev.preKeys.size < LOW_PREKEYS && dev.link?.isOnline) {
     dev.link.sendNode({ tag: 'notification', attrs: { from: 's.whatsapp.net', type: 'encrypt', id: net.newId(), t: net.nowSec() }, content: [{ tag: 'count', attrs: { value: String(dev.preKeys.size) } }] });
   }

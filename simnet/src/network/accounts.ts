@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import type { BinaryNode } from 'baileys';
 import type { ReceiptPolicy } from '../config.js';
 import { SignalDevice } from '../contacts/signal-device.js';
+import { PreKeyPool } from './prekey-pool.js';
 import type { ReceivedMessage } from '../contacts/content.js';
 import type { PollMemory } from '../contacts/compose.js';
 
@@ -14,8 +15,8 @@ export interface DeviceLink {
 
 /** A Baileys client that was paired to an account (device id ≥ 1). */
 export class LinkedDevice {
-  /** One-time pre-keys the device uploaded and nobody has been handed yet (id → 32-byte public). */
-  readonly preKeys = new Map<number, Buffer>();
+  /** One-time pre-keys the device uploaded and nobody has been handed yet. */
+  readonly preKeys = new PreKeyPool();
   signedPreKey: { id: number; pub: Buffer; sig: Buffer } | null = null;
   link: DeviceLink | null = null;
   /** Stanzas held while the device is offline (or delivered but not yet acked), in order. */
