@@ -84,18 +84,22 @@ export async function buildHttpServer(deps: HttpDeps) {
     return reply.code(404).send({ error: 'Not found' });
   });
 
-  app.addHook('onSend', async (request, reply) => {
+  // Callback-style hooks and a level check before building the debug line: these run on every
+  // request, including the send-accept hot path (bench/enqueue).
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     deps.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     deps.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) {
       request.log.warn({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode }, 'request failed');
-    } else {
+    } else if (deps.log.isLevelEnabled('debug')) {
       request.log.debug({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode }, 'request');
     }
+    done();
   });
 
   await app.register(swagger, {

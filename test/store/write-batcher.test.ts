@@ -145,3 +145,16 @@ storeTest('batched enqueue: a failing row fails its batch as one transaction, so
   await store.messages.drain();
   assert.equal(await store.messages.countWaiting(instanceId), 2);
 });
+
+storeTest('batched enqueue: an uncapped enqueue earlier in the batch does not hide the waiting count from a capped one', async (store) => {
+  const { instanceId } = await seedInstance(store);
+  for (let i = 0; i < 3; i++) await store.messages.enqueue({ row: messageRow(instanceId), cap: 0 });
+  // Same tick: first while connected (no cap), then while disconnected (cap 3, already full).
+  const [connected, disconnected] = await Promise.all([
+    store.messages.enqueue({ row: messageRow(instanceId), cap: 0 }),
+    store.messages.enqueue({ row: messageRow(instanceId), cap: 3 }),
+  ]);
+  assert.equal(connected?.ok, true);
+  assert.deepEqual(disconnected, { ok: false, reason: 'queue_full' });
+  assert.equal(await store.messages.countWaiting(instanceId), 4);
+});
