@@ -295,13 +295,19 @@ export class Session {
   }
 
   /** Unlinks the device on the network (when a socket is open), then forgets the credentials. */
-  async logout(): Promise<void> {
+  async logout(waitOpenMs = 10_000): Promise<void> {
+    // A link still being established is given a moment: only an open one can unlink the device.
+    const deadline = Date.now() + waitOpenMs;
+    while (this.sock && !this.open && this.registered && this.state === 'connecting' && Date.now() < deadline) {
+      await this.waitForChange(deadline - Date.now());
+    }
     const sock = this.sock;
     const wasOpen = this.open;
     if (sock && this.open) {
       this.closing = true;
       const closed = new Promise<void>((resolve) => this.closeWaiters.push({ resolve }));
-      await sock.logout('logged out through the API').catch((err: unknown) => this.failed(err, 'logout'));
+      await this.unlink(sock).catch((err: unknown) => this.failed(err, 'unlink the device'));
+      sock.end(undefined);
       await closed;
     } else {
       await this.stop();
@@ -311,6 +317,23 @@ export class Session {
     await this.setState('disconnected', 'logged out through the API', { paired_at: null });
     if (wasOpen) await this.emit([{ type: 'DisconnectedCallback', disconnected: true, error: 'logged out', momment: this.deps.clock.now() }]);
     this.ended = true;
+  }
+
+  /**
+   * Asks the network to remove this companion and waits for its answer (Baileys' own logout only
+   * writes the request and closes at once, so a busy server may never act on it).
+   */
+  private async unlink(sock: WASocket): Promise<void> {
+    const jid = this.auth?.state.creds.me?.id;
+    if (!jid) return;
+    await sock.query(
+      {
+        tag: 'iq',
+        attrs: { to: 's.whatsapp.net', type: 'set', xmlns: 'md' },
+        content: [{ tag: 'remove-companion-device', attrs: { jid, reason: 'user_initiated' } }],
+      },
+      this.deps.net.queryTimeoutMs,
+    );
   }
 
   /** Resolves when the state changes (or after `ms` of wall-clock time). */
