@@ -35,6 +35,10 @@ async function main(argv: string[]): Promise<number> {
       console.log('migrations applied');
       return 0;
     }
+    case 'simnet': {
+      const { runSimnetCli } = await import('../simnet/src/cli.js');
+      return runSimnetCli(rest);
+    }
     case undefined:
     case 'help':
     case '--help':
