@@ -2,6 +2,7 @@
 // the webhooks a client sees, and a flapping network costs a bounded number of reconnects.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { FaultRequest } from '../../simnet/src/index.js';
 import { sleep, startHarness, type Harness, type Instance } from './engine-harness.js';
 
 describe('engine faults (gateway + Baileys + simnet)', () => {
@@ -21,12 +22,13 @@ describe('engine faults (gateway + Baileys + simnet)', () => {
   const logins = async (): Promise<number> => (await h.admin.counters()).counters.logins ?? 0;
   const hooksFor = (i: Instance, type: string) => h.webhooks.hits.filter((w) => w.path === `/${i.instanceId}` && w.body.type === type);
 
-  for (const [fault, label] of [
-    [{ kind: 'stream-error', code: 503 } as const, '503'],
-    [{ kind: 'stream-error', code: 515 } as const, '515'],
-    [{ kind: 'close' } as const, 'closed socket (428)'],
-    [{ kind: 'silence' } as const, 'silence past keep-alive (408)'],
-  ]) {
+  const transient: [FaultRequest, string][] = [
+    [{ kind: 'stream-error', code: 503 }, '503'],
+    [{ kind: 'stream-error', code: 515 }, '515'],
+    [{ kind: 'close' }, 'closed socket (428)'],
+    [{ kind: 'silence' }, 'silence past keep-alive (408)'],
+  ];
+  for (const [fault, label] of transient) {
     test(`a transient fault (${label}) is reported and the instance reconnects by itself`, async () => {
       const i = inst.transient!;
       const disconnectedBefore = hooksFor(i, 'DisconnectedCallback').length;

@@ -6,7 +6,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { Agent, request } from 'undici';
 import { startSimnet, SimnetClient, type RunningSimnet, type SimnetOptions } from '../../simnet/src/index.js';
@@ -14,6 +14,11 @@ import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway, type GatewayOverrides } from '../../src/main.js';
 
 export const TIME_SCALE = 0.05;
+
+// jsqr is CommonJS with an ESM-style default export in its typings: take whichever shape loaded.
+type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
+const jsQRLoaded = jsQRModule as unknown as Decode | { default: Decode };
+const jsQR: Decode = typeof jsQRLoaded === 'function' ? jsQRLoaded : jsQRLoaded.default;
 
 export interface Http {
   status: number;
