@@ -15,8 +15,8 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { DeliveriesRepo, DeliveryOutcome, DueDelivery } from '../store/deliveries-repo.js';
-import { WriteBatcher } from '../store/write-batcher.js';
 import { attemptDelivery } from './attempt.js';
+import { OutcomeLog } from './outcome-log.js';
 import { nextDelayMs } from './schedule.js';
 
 export type DeliveryStore = Pick<DeliveriesRepo, 'lanes' | 'due' | 'nextAttemptAt' | 'record' | 'failLane'>;
@@ -72,18 +72,16 @@ const REFILL_BACKOFF_MS = 1_000;
 export class DeliveryDispatcher {
   private readonly lanes = new Map<string, Lane>();
   private readonly ready: Lane[] = [];
-  private readonly outcomes: WriteBatcher<DeliveryOutcome, void>;
+  private readonly outcomes: OutcomeLog;
   private active = 0;
   private buffered = 0;
   private running = false;
-  private readonly stopping = new AbortController();
+  /** One controller per attempt in flight, aborted by stop(). */
+  private readonly inFlight = new Set<AbortController>();
   private onIdle: (() => void) | null = null;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.outcomes = new WriteBatcher<DeliveryOutcome, void>(async (items) => {
-      await deps.store.record(items);
-      return items.map(() => undefined);
-    });
+    this.outcomes = new OutcomeLog((items) => deps.store.record(items));
   }
 
   /** Resumes every delivery the store still holds (including attempts cut short by a crash). */
@@ -128,7 +126,7 @@ export class DeliveryDispatcher {
   /** Stops starting attempts, abandons those in flight (they stay due in the store), commits outcomes. */
   async stop(): Promise<void> {
     this.running = false;
-    this.stopping.abort();
+    for (const c of this.inFlight) c.abort();
     for (const lane of this.lanes.values()) lane.cancelWake?.();
     if (this.active > 0) await new Promise<void>((resolve) => (this.onIdle = resolve));
     await this.outcomes.drain();
@@ -217,10 +215,12 @@ export class DeliveryDispatcher {
 
   private async attempt(lane: Lane, job: DueDelivery): Promise<void> {
     const { clock, settings, metrics, log } = this.deps;
+    const stop = new AbortController();
+    this.inFlight.add(stop);
     const result = await attemptDelivery(
       { webhookId: job.eventId, url: job.url, body: job.body, secrets: job.secrets },
-      { dispatcher: this.deps.agent, now: clock.now(), timeoutMs: settings.timeoutMs, allowHttp: settings.allowHttp, signal: this.stopping.signal },
-    );
+      { dispatcher: this.deps.agent, now: clock.now(), timeoutMs: settings.timeoutMs, allowHttp: settings.allowHttp, signal: stop.signal },
+    ).finally(() => this.inFlight.delete(stop));
     const at = clock.now();
     switch (result.outcome) {
       case 'aborted':
