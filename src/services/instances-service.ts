@@ -60,6 +60,8 @@ export interface AntibanResult {
 export class InstancesService {
   /** Instances by id for the authentication hot path; invalidated on every change made here. */
   private readonly cache = new Map<string, { row: InstanceRow; until: number }>();
+  /** Bumped by every invalidation, so a lookup that started before one does not refill the cache. */
+  private epoch = 0;
 
   constructor(
     private readonly store: Store,
@@ -121,7 +123,11 @@ export class InstancesService {
     const now = this.clock.now();
     const hit = this.cache.get(instanceId);
     if (hit && hit.until > now) return hit.row;
+    const epoch = this.epoch;
     const row = await this.store.instances.findById(instanceId);
+    // A read that raced an invalidation (e.g. rotate-token on another pooled connection) may hold
+    // the old row; caching it would let the old token in for another TTL.
+    if (epoch !== this.epoch) return row;
     if (row) {
       if (this.cache.size > 50_000) this.cache.clear();
       this.cache.set(instanceId, { row, until: now + this.cacheTtlMs });
@@ -132,6 +138,7 @@ export class InstancesService {
   }
 
   invalidate(instanceId: string): void {
+    this.epoch++;
     this.cache.delete(instanceId);
   }
 
