@@ -55,6 +55,9 @@ export async function spawnGateway(options: SpawnOptions): Promise<GatewayProces
     ZAPGATE_PORT: String(port),
     ZAPGATE_DATA_DIR: options.dataDir,
     ZAPGATE_LOG_LEVEL: 'warn',
+    // The engine must never reach WhatsApp's own servers from a test: point it at a loopback
+    // port where nothing listens (tests that need a network pass simnet's URL instead).
+    ZAPGATE_WA_URL: `ws://127.0.0.1:${await freePort()}/ws/chat`,
     ...options.env,
   });
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve'], {
