@@ -385,6 +385,7 @@ export class Session {
     const ctx = this.incomingContext();
     const events: GatewayEvent[] = [];
     for (const msg of messages) {
+      if (msg.key.fromMe) this.foldedReceipts(msg);
       if (!msg.message || msg.key.remoteJid === 'status@broadcast') continue;
       // Our own API sends are remembered by the send path (with list metadata); remember the rest.
       if (!(type === 'append' && msg.key.fromMe)) await this.memory.remember(msg).catch((err: unknown) => this.failed(err, 'remember message'));
@@ -393,6 +394,17 @@ export class Session {
       if (event) events.push(event);
     }
     await this.emit(events);
+  }
+
+  /**
+   * Baileys buffers events for ~100 ms and merges receipts that arrive meanwhile into the upsert of
+   * our own message (its `status`, or `userReceipt` in groups) instead of emitting updates.
+   */
+  private foldedReceipts(msg: WAMessage): void {
+    if (typeof msg.status === 'number') this.tracker.onUpdates([{ key: msg.key, update: { status: msg.status } }]);
+    for (const receipt of msg.userReceipt ?? []) {
+      if (receipt.userJid) this.tracker.onReceipts([{ key: msg.key, receipt: { ...receipt, userJid: receipt.userJid } }]);
+    }
   }
 
   incomingContext(): IncomingContext {

@@ -35,9 +35,13 @@ export class StatusTracker {
 
   /** Registers interest in the server ack of `messageId`; call before the stanza is written. */
   expectAck(messageId: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+    const acked = new Promise<void>((resolve, reject) => {
       this.waiters.set(messageId, { resolve, reject });
     });
+    // A nack can arrive before the sender starts awaiting (while Baileys is still returning):
+    // that must not count as an unhandled rejection; the awaiting caller still sees it.
+    acked.catch(() => {});
+    return acked;
   }
 
   forget(messageId: string): void {
