@@ -18,7 +18,7 @@ export class OutcomeLog {
   constructor(
     private readonly record: (outcomes: readonly DeliveryOutcome[]) => Promise<void>,
     /** Real milliseconds an outcome may wait for others to share its commit. */
-    private readonly windowMs = 10,
+    private readonly windowMs = 25,
     private readonly maxBatch = 2_000,
   ) {}
 

@@ -172,6 +172,7 @@ export class DeliveriesRepo {
       .select(['d.id', 'd.event_id', 'd.kind', 'd.attempts', 'e.payload', 'i.webhook_secret', 'i.webhook_secret_previous'])
       .where('d.instance_id', '=', instanceId)
       .where('d.url', '=', url)
+      .where('d.next_attempt_at', 'is not', null)
       .where('d.next_attempt_at', '<=', now)
       .orderBy('d.next_attempt_at')
       .orderBy('d.seq')
@@ -196,6 +197,7 @@ export class DeliveriesRepo {
       .select((eb) => eb.fn.min<number>('next_attempt_at').as('next'))
       .where('instance_id', '=', instanceId)
       .where('url', '=', url)
+      .where('next_attempt_at', 'is not', null)
       .where('next_attempt_at', '>', after)
       .executeTakeFirst();
     return row?.next === null || row?.next === undefined ? null : Number(row.next);
@@ -335,6 +337,7 @@ export class DeliveriesRepo {
       ...(await this.db
         .selectFrom('webhook_deliveries')
         .select(['seq', 'event_id'])
+        .where('next_attempt_at', 'is', null)
         .where('status', '=', 'failed')
         .where('updated_at', '<', failedBefore)
         .limit(limit)
@@ -342,6 +345,7 @@ export class DeliveriesRepo {
       ...(await this.db
         .selectFrom('webhook_deliveries')
         .select(['seq', 'event_id'])
+        .where('next_attempt_at', 'is', null)
         .where('status', '=', 'delivered')
         .where('updated_at', '<', deliveredBefore)
         .limit(limit)

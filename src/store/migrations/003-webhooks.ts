@@ -1,6 +1,6 @@
 // 003: webhook deliveries — one row per (event, webhook URL) tracking attempts, the next due time
 // and the outcome, so the outbox survives restarts and failed deliveries can be replayed.
-import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 import type { Migration } from './index.js';
 
 export const migration003Webhooks: Migration = {
@@ -29,10 +29,13 @@ export const migration003Webhooks: Migration = {
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute();
     // A lane is (instance, url): the dispatcher reads a lane's due rows in order and its next due time.
+    // Partial, so it holds only deliveries still to attempt: a delivery leaves it once, when it is done,
+    // instead of moving inside it (every index entry touched costs pages written under fsync).
     await db.schema
       .createIndex('webhook_deliveries_lane')
       .on('webhook_deliveries')
       .columns(['instance_id', 'url', 'next_attempt_at', 'seq'])
+      .where(sql.ref('next_attempt_at'), 'is not', null)
       .execute();
     // The replay API lists an instance's deliveries by status, oldest first.
     await db.schema
@@ -40,8 +43,13 @@ export const migration003Webhooks: Migration = {
       .on('webhook_deliveries')
       .columns(['instance_id', 'status', 'seq'])
       .execute();
-    // The retention sweep finds finished rows by age.
-    await db.schema.createIndex('webhook_deliveries_finished').on('webhook_deliveries').columns(['status', 'updated_at']).execute();
+    // The retention sweep finds finished rows by age; partial for the same reason as the lane index.
+    await db.schema
+      .createIndex('webhook_deliveries_finished')
+      .on('webhook_deliveries')
+      .columns(['status', 'updated_at'])
+      .where(sql.ref('next_attempt_at'), 'is', null)
+      .execute();
     // Deleting an event cascades here; without this index each cascade would scan the table.
     await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').column('event_id').execute();
   },
