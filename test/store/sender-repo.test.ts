@@ -1,0 +1,93 @@
+// The sender's queries on both dialects: claiming and settling messages (guarded state moves, FIFO
+// head, in-flight recovery) and the anti-ban memory (strangers, cold sends, the pause).
+import assert from 'node:assert/strict';
+import { accountRow, instanceRow, messageRow, storeTest } from '../helpers/store-fixtures.js';
+import type { Store } from '../../src/store/index.js';
+
+async function setup(store: Store): Promise<string> {
+  const account = accountRow();
+  await store.accounts.create(account);
+  const inst = instanceRow(account.id);
+  await store.instances.create(inst);
+  return inst.id;
+}
+
+async function enqueue(store: Store, instanceId: string, n: number): Promise<number[]> {
+  const seqs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await store.messages.enqueue({ row: messageRow(instanceId), cap: 0 });
+    assert.ok(r.ok);
+    seqs.push(r.seq);
+  }
+  return seqs;
+}
+
+storeTest('the head is the lowest seq still queued or in flight; claims and settlements are guarded', async (store) => {
+  const id = await setup(store);
+  const [a, b, c] = (await enqueue(store, id, 3)) as [number, number, number];
+  assert.equal((await store.messages.nextToSend(id))?.seq, a);
+  assert.equal(await store.messages.claim(a, 1), true);
+  // In flight stays the head (a crash here resends it), and may be claimed again after a restart.
+  assert.equal((await store.messages.nextToSend(id))?.seq, a);
+  assert.equal(await store.messages.claim(a, 2), true);
+  assert.equal((await store.messages.nextToSend(id))?.attempts, 2);
+  assert.equal(await store.messages.markSent(a, 3), true);
+  assert.equal(await store.messages.markSent(a, 3), false, 'only an in-flight message can be marked sent');
+  assert.equal((await store.messages.nextToSend(id))?.seq, b);
+  // Removed from the queue before the claim: the claim says so.
+  assert.equal(await store.messages.removeWaiting(id, (await store.messages.nextToSend(id))?.zaap_id ?? ''), true);
+  assert.equal(await store.messages.claim(b, 4), false);
+  assert.equal(await store.messages.claim(c, 5), true);
+  assert.equal(await store.messages.requeue(c, 6), true);
+  const requeued = await store.messages.nextToSend(id);
+  assert.equal(requeued?.seq, c);
+  assert.equal(requeued?.state, 'queued');
+  assert.equal(await store.messages.claim(c, 7), true);
+  assert.equal(await store.messages.markFailed(c, 'recipient does not exist', 8), true);
+  const failed = await store.messages.findByZaapId(id, requeued?.zaap_id ?? '');
+  assert.equal(failed?.state, 'failed');
+  assert.equal(failed?.error, 'recipient does not exist');
+  assert.equal(await store.messages.nextToSend(id), undefined);
+});
+
+storeTest('instances with messages waiting include those left in flight', async (store) => {
+  const x = await setup(store);
+  const y = await setup(store);
+  const z = await setup(store);
+  const [sx] = (await enqueue(store, x, 1)) as [number];
+  await enqueue(store, y, 2);
+  const [sz] = (await enqueue(store, z, 1)) as [number];
+  await store.messages.claim(sx, 1);
+  await store.messages.claim(sz, 1);
+  await store.messages.markSent(sz, 2);
+  assert.deepEqual((await store.messages.instancesWithWaiting()).sort(), [x, y].sort());
+});
+
+storeTest('a number is a stranger until it writes or is written to; first sends to strangers are counted', async (store) => {
+  const id = await setup(store);
+  assert.equal(await store.antiban.isStranger(id, '5511911111111'), true);
+  await store.antiban.recordInbound(id, ['5511911111111', '5511911111111'], 100);
+  await store.antiban.recordInbound(id, ['5511911111111'], 500);
+  assert.equal(await store.antiban.isStranger(id, '5511911111111'), false);
+  await Promise.all([
+    store.antiban.recordOutbound({ instanceId: id, phone: '5511911111111', at: 200 }),
+    store.antiban.recordOutbound({ instanceId: id, phone: '5511922222222', at: 300 }),
+    store.antiban.recordOutbound({ instanceId: id, phone: '5511933333333', at: 400 }),
+  ]);
+  await store.antiban.recordOutbound({ instanceId: id, phone: '5511922222222', at: 900 });
+  assert.equal(await store.antiban.isStranger(id, '5511922222222'), false);
+  // The one that had written first was no cold send; a repeat keeps the first time.
+  assert.deepEqual(await store.antiban.coldSendsSince(id, 0), [300, 400]);
+  assert.deepEqual(await store.antiban.coldSendsSince(id, 350), [400]);
+  // A number that writes after the cold send does not undo it.
+  await store.antiban.recordInbound(id, ['5511933333333'], 1000);
+  assert.deepEqual(await store.antiban.coldSendsSince(id, 0), [300, 400]);
+});
+
+storeTest('the anti-ban pause is kept per instance and overwritten', async (store) => {
+  const id = await setup(store);
+  assert.equal(await store.antiban.pause(id), undefined);
+  await store.antiban.savePause(id, { pausedUntil: 5000, reason: 'nack 463', restrictions: 1, lastRestrictionAt: 1000 }, 1000);
+  await store.antiban.savePause(id, { pausedUntil: 9000, reason: 'nack 475', restrictions: 2, lastRestrictionAt: 2000 }, 2000);
+  assert.deepEqual(await store.antiban.pause(id), { pausedUntil: 9000, reason: 'nack 475', restrictions: 2, lastRestrictionAt: 2000 });
+});
