@@ -6,13 +6,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { EventSink, GatewayEvent } from '../events/types.js';
-import type { DeliveriesRepo, DueDelivery, NewDelivery, NewOutboxEvent } from '../store/deliveries-repo.js';
+import type { DeliveriesRepo, DueDelivery, InstanceDeliveryContext, NewDelivery, NewOutboxEvent } from '../store/deliveries-repo.js';
 import { WriteBatcher } from '../store/write-batcher.js';
 import { bodyOf, routeOf } from './payload.js';
 
 interface Emitted {
   instanceId: string;
   events: readonly GatewayEvent[];
+}
+
+interface Batch {
+  events: NewOutboxEvent[];
+  deliveries: NewDelivery[];
+  jobs: DueDelivery[];
 }
 
 export type OutboxStore = Pick<DeliveriesRepo, 'contexts' | 'commit'>;
@@ -61,28 +67,44 @@ export class OutboxSink implements EventSink {
   }
 
   private async flush(items: readonly Emitted[]): Promise<void[]> {
-    const contexts = await this.store.contexts(items.map((i) => i.instanceId));
+    const ids = items.map((i) => i.instanceId);
+    let contexts = await this.store.contexts(ids);
+    let batch = this.build(items, contexts);
+    try {
+      await this.store.commit(batch.events, batch.deliveries);
+    } catch (err) {
+      // An instance deleted between reading its context and the commit fails the whole batch on
+      // its foreign key: without it, everyone else's events still go in. Anything else is rethrown.
+      const fresh = await this.store.contexts(ids);
+      if (fresh.size === contexts.size) throw err;
+      contexts = fresh;
+      batch = this.build(items, contexts);
+      await this.store.commit(batch.events, batch.deliveries);
+    }
+    this.onCommitted(batch.jobs);
+    return items.map(() => undefined);
+  }
+
+  /** The rows to commit and the jobs to hand over, for the events that have somewhere to go. */
+  private build(items: readonly Emitted[], contexts: ReadonlyMap<string, InstanceDeliveryContext>): Batch {
     const now = this.clock.now();
-    const events: NewOutboxEvent[] = [];
-    const deliveries: NewDelivery[] = [];
-    const jobs: DueDelivery[] = [];
+    const batch: Batch = { events: [], deliveries: [], jobs: [] };
     for (const { instanceId, events: emitted } of items) {
       // An unknown instance (deleted meanwhile) has nowhere to deliver to.
       const ctx = contexts.get(instanceId);
+      if (ctx === undefined) continue;
       for (const event of emitted) {
-        const route = ctx === undefined ? null : routeOf(event, ctx);
-        if (ctx === undefined || route === null) continue;
+        const route = routeOf(event, ctx);
+        if (route === null) continue;
         // The event id is the `webhook-id` (Standard Webhooks style `msg_…`).
         const eventId = timeOrderedId('msg_', now);
         const body = bodyOf(instanceId, event, ctx);
-        const delivery: NewDelivery = { id: timeOrderedId('dlv_', now), eventId, instanceId, kind: route.kind, url: route.url, createdAt: now };
-        events.push({ id: eventId, instanceId, type: event.type, body, createdAt: now });
-        deliveries.push(delivery);
-        jobs.push({ id: delivery.id, eventId, instanceId, kind: route.kind, url: route.url, attempts: 0, body, secrets: ctx.secrets });
+        const id = timeOrderedId('dlv_', now);
+        batch.events.push({ id: eventId, instanceId, type: event.type, body, createdAt: now });
+        batch.deliveries.push({ id, eventId, instanceId, kind: route.kind, url: route.url, createdAt: now });
+        batch.jobs.push({ id, eventId, instanceId, kind: route.kind, url: route.url, attempts: 0, body, secrets: ctx.secrets });
       }
     }
-    await this.store.commit(events, deliveries);
-    this.onCommitted(jobs);
-    return items.map(() => undefined);
+    return batch;
   }
 }
