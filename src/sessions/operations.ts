@@ -1,7 +1,6 @@
 // The network operations of one connected session: sending (with the server ack), presence,
 // groups and deletions. Baileys' failures become domain errors here: a closed link is "not
 // connected", a refusal carries the network's reason, a silent query is a command timeout.
-import { Boom } from '@hapi/boom';
 import { generateWAMessageFromContent, type GroupMetadata, type WAMessage } from 'baileys';
 import { DomainError, errors } from '../errors.js';
 import type { OutboundMessage, CreatedGroup, DeleteMessageRequest, GroupInfo, GroupSettingsChange } from './port.js';
@@ -22,15 +21,27 @@ export interface OperationDeps {
 /** Status codes with which the network refuses a request, as opposed to a link that failed. */
 const LINK_CODES = new Set([408, 428, 440, 500, 503, 515]);
 
+/** The shape of Baileys' errors (@hapi/boom), read without depending on that package. */
+export interface BoomLike extends Error {
+  isBoom: true;
+  output?: { statusCode?: number };
+  data?: unknown;
+}
+
+export function isBoom(err: unknown): err is BoomLike {
+  return err instanceof Error && (err as Partial<BoomLike>).isBoom === true;
+}
+
 /** Converts whatever Baileys threw into the domain's vocabulary. */
 export function toDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
-  if (err instanceof Boom || (err instanceof Error && 'isBoom' in err)) {
-    const boom = err as Boom;
-    const code = boom.output?.statusCode;
-    if (code === 408 && /timed? ?out/i.test(boom.message)) return errors.commandTimeout();
-    if (LINK_CODES.has(code) || /connection (closed|lost|terminated)/i.test(boom.message)) return errors.notConnected();
-    return errors.networkRefused(`${boom.message}${code ? ` (${code})` : ''}`, err);
+  if (isBoom(err)) {
+    // An <error code=…/> answer to a query: the network refused (Boom keeps the code in `data`).
+    if (typeof err.data === 'number') return errors.networkRefused(`${err.message} (${err.data})`, err);
+    const code = err.output?.statusCode;
+    if (code === 408 && /timed? ?out/i.test(err.message)) return errors.commandTimeout();
+    if ((code !== undefined && LINK_CODES.has(code)) || /connection (closed|lost|terminated)/i.test(err.message)) return errors.notConnected();
+    return errors.networkRefused(`${err.message}${code ? ` (${code})` : ''}`, err);
   }
   return errors.networkRefused(err instanceof Error ? err.message : String(err), err);
 }
@@ -104,7 +115,10 @@ export async function sendPresence(session: Session, phone: string, state: 'comp
 export async function createGroup(session: Session, subject: string, phones: readonly string[], deps: OperationDeps): Promise<CreatedGroup> {
   const { sock } = openSocket(session);
   return withTimeout(deps.commandTimeoutMs, async () => {
-    const meta = await sock.groupCreate(subject, phones.map(phoneJid));
+    const created = await sock.groupCreate(subject, phones.map(phoneJid));
+    // The create answer lists refused participants too (with an error attribute Baileys drops):
+    // only a fresh read tells who is actually in the group.
+    const meta = await sock.groupMetadata(created.id);
     rememberGroup(session.caches, session.id, meta);
     const added = new Set(await Promise.all(meta.participants.map((p) => session.phoneOf(p.id, p.phoneNumber ?? null))));
     const me = session.me ? userOf(session.me.pn) : '';

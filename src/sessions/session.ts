@@ -1,7 +1,6 @@
 // One instance's link to the network: at most one Baileys socket at a time, the CONTRACT §4 states
 // it moves through (recorded with reasons), and the reconnect policy applied when a socket closes.
 // The manager serialises lifecycle calls per instance; this class never opens two sockets.
-import type { Boom } from '@hapi/boom';
 import type { BinaryNode, WAMessage } from 'baileys';
 import type { Clock } from '../clock.js';
 import type { EventSink, GatewayEvent } from '../events/types.js';
@@ -14,6 +13,7 @@ import { backoffDelay, classifyClose, type BackoffPolicy, type CloseAction } fro
 import { toReceivedCallback, type IncomingContext } from './incoming.js';
 import { isLid, normalJid, userOf } from './jids.js';
 import { MessageMemory } from './message-memory.js';
+import type { BoomLike } from './operations.js';
 import type { InstanceStatus } from './port.js';
 import { createSocket, forgetGroup, rememberGroup, cachedGroup, type NetworkSettings, type SharedCaches, type WASocket } from './socket-config.js';
 import { StatusTracker } from './status-tracker.js';
@@ -191,7 +191,7 @@ export class Session {
     this.wake();
   }
 
-  private async onClose(error: Error | Boom | undefined): Promise<void> {
+  private async onClose(error: Error | undefined): Promise<void> {
     const wasOpen = this.open;
     this.open = false;
     this.sock = null;
@@ -200,7 +200,7 @@ export class Session {
     this.cancelStable?.();
     this.cancelStable = null;
     this.tracker.failPending();
-    const code = (error as Boom | undefined)?.output?.statusCode;
+    const code = (error as Partial<BoomLike> | undefined)?.output?.statusCode;
     const message = error?.message ?? '';
     const action = classifyClose(code, message, { registered: this.registered, intentional: this.closing });
     if (wasOpen) this.deps.onConnection(false);
