@@ -18,7 +18,8 @@ Commands:
   accounts delete <id>          delete an account and all its instances
   migrate                       apply pending database migrations and exit
   simnet [--port N]             run simnet, the offline WhatsApp network, for local testing
-  demo                          run the gateway against an embedded simnet
+  demo [--port N] [--simnet-port N] [--data-dir D]
+                                run the gateway against an embedded simnet and print how to try it
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -38,6 +39,10 @@ async function main(argv: string[]): Promise<number> {
     case 'simnet': {
       const { runSimnetCli } = await import('../simnet/src/cli.js');
       return runSimnetCli(rest);
+    }
+    case 'demo': {
+      const { runDemo } = await import('./demo.js');
+      return runDemo(rest);
     }
     case undefined:
     case 'help':
