@@ -59,6 +59,7 @@ export class Session {
   private closeWaiters: Waiter[] = [];
   private changeWaiters: Waiter[] = [];
   private writes: Promise<void> = Promise.resolve();
+  private credsQueued = false;
   private generation = 0;
   readonly log: Logger;
 
@@ -135,7 +136,7 @@ export class Session {
       try {
         if (events['creds.update']) {
           if (auth.state.creds.account) this.registered = true;
-          this.persist(() => auth.saveCreds(), 'save creds');
+          this.saveCreds(auth);
         }
         const update = events['connection.update'];
         if (update) await this.onConnectionUpdate(update);
@@ -358,6 +359,19 @@ export class Session {
     this.wake();
     const at = this.deps.clock.now();
     return this.persist(() => this.deps.store.instances.setStatus(this.id, { status, reason, at }, extra), `record status ${status}`);
+  }
+
+  /**
+   * A login emits creds.update several times in a row; one write of the latest creds per queued
+   * slot is enough (each commit costs an fsync, and a restoring fleet logs in all at once).
+   */
+  private saveCreds(auth: StoredAuthState): void {
+    if (this.credsQueued) return;
+    this.credsQueued = true;
+    void this.persist(async () => {
+      this.credsQueued = false;
+      await auth.saveCreds();
+    }, 'save creds');
   }
 
   private persist(write: () => Promise<void>, what: string): Promise<void> {
