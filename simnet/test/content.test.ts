@@ -64,18 +64,20 @@ test('location', async () => {
 
 test('poll, and the contact votes on it', async () => {
   const sent = await sock.sendMessage(BOB_JID, { poll: { name: 'Lunch?', values: ['pizza', 'sushi', 'salad'], selectableCount: 1 } });
-  const got = await env.admin.waitForReceived(BOB, (m) => m.id === sent!.key.id);
+  // Copied at once: Baileys may merge later updates into the returned object (see 'edit and revoke').
+  const pollId = sent!.key.id!;
+  const secret = sent!.message!.messageContextInfo!.messageSecret!;
+  const got = await env.admin.waitForReceived(BOB, (m) => m.id === pollId);
   assert.deepEqual(got.poll, { name: 'Lunch?', options: ['pizza', 'sushi', 'salad'], selectableCount: 1 });
   const vote = waitForEvent(sock, 'messages.upsert', (u) => u.messages.some((m) => !!m.message?.pollUpdateMessage));
-  await env.admin.sendAsContact({ from: BOB, to: ALICE, type: 'pollVote', pollId: sent!.key.id!, options: ['sushi'] });
+  await env.admin.sendAsContact({ from: BOB, to: ALICE, type: 'pollVote', pollId, options: ['sushi'] });
   const m = (await vote).messages.find((x) => x.message?.pollUpdateMessage)!;
-  assert.equal(m.message!.pollUpdateMessage!.pollCreationMessageKey!.id, sent!.key.id);
+  assert.equal(m.message!.pollUpdateMessage!.pollCreationMessageKey!.id, pollId);
   // The gateway decrypts votes itself (rc14 does not); check that the standard derivation works.
   const { decryptPollVote, jidNormalizedUser } = await import('baileys');
-  const secret = sent!.message!.messageContextInfo!.messageSecret!;
   const decoded = decryptPollVote(m.message!.pollUpdateMessage!.vote!, {
     pollCreatorJid: jidNormalizedUser(sock.user!.id),
-    pollMsgId: sent!.key.id!,
+    pollMsgId: pollId,
     pollEncKey: secret,
     voterJid: BOB_JID,
   });
@@ -84,16 +86,23 @@ test('poll, and the contact votes on it', async () => {
 
 test('edit and revoke', async () => {
   const sent = await sock.sendMessage(BOB_JID, { text: 'typo' });
-  await env.admin.waitForReceived(BOB, (m) => m.id === sent!.key.id);
-  const edit = await sock.sendMessage(BOB_JID, { text: 'fixed', edit: sent!.key });
-  const e = await env.admin.waitForReceived(BOB, (m) => m.id === edit!.key.id);
+  // Copy the key now: Baileys returns the same object it buffers for its own 'append' upsert, and a revoke's
+  // messages.update that lands within the buffer's 100 ms flush window is Object.assign'ed into it (key replaced by
+  // the revoke's key, message nulled). Reading sent.key after the revoke would then name the revoke itself.
+  const key = { ...sent!.key };
+  await env.admin.waitForReceived(BOB, (m) => m.id === key.id);
+  const edit = await sock.sendMessage(BOB_JID, { text: 'fixed', edit: { ...key } });
+  const editId = edit!.key.id;
+  const e = await env.admin.waitForReceived(BOB, (m) => m.id === editId);
   assert.equal(e.type, 'edit');
-  assert.equal(e.targetId, sent!.key.id);
+  assert.equal(e.targetId, key.id);
   assert.equal(e.text, 'fixed');
-  const del = await sock.sendMessage(BOB_JID, { delete: sent!.key });
-  const d = await env.admin.waitForReceived(BOB, (m) => m.id === del!.key.id);
+  const del = await sock.sendMessage(BOB_JID, { delete: { ...key } });
+  const delId = del!.key.id;
+  assert.notEqual(delId, key.id);
+  const d = await env.admin.waitForReceived(BOB, (m) => m.id === delId);
   assert.equal(d.type, 'revoke');
-  assert.equal(d.targetId, sent!.key.id);
+  assert.equal(d.targetId, key.id);
   assert.equal(d.editAttr, '7');
 });
 

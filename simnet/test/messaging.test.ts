@@ -85,8 +85,10 @@ test('messages for an offline device are held and delivered at its next login', 
   await endSock(sock);
   await until(async () => !(await env.admin.user(ALICE)).devices[0]!.online, 5000, 'offline');
   const { messageId } = await env.admin.sendAsContact({ from: BOB, to: ALICE, type: 'text', text: 'while you were away' });
-  const held = (await env.admin.user(ALICE)).devices[0]!.held;
-  assert.equal(held, 1, `held ${held}`);
+  // Other stanzas the socket had not acked before it closed (a receipt timer of an earlier test, an incoming message
+  // whose ack was still on its way) are held too and redelivered at login, as on the real network.
+  const { heldMessages } = (await env.admin.user(ALICE)).devices[0]!;
+  assert.ok(heldMessages.includes(messageId), `held ${JSON.stringify(heldMessages)}`);
   sock = connect(env, auth);
   track(sock);
   const got = waitForEvent(sock, 'messages.upsert', (u) => u.messages.some((m) => m.key.id === messageId), 15_000, 'held message');

@@ -8,7 +8,6 @@ test('pair by QR: scan → 515 → login → open', async () => {
   let sock: Sock | undefined;
   try {
     await env.admin.createUser({ phone: '5511900000001', pushName: 'Alice' });
-    const t0 = Date.now();
     const paired = await pairByQr(env, '5511900000001');
     sock = paired.sock;
     assert.match(paired.auth.creds.me!.id, /^5511900000001:\d+@s\.whatsapp\.net$/);
@@ -17,7 +16,6 @@ test('pair by QR: scan → 515 → login → open', async () => {
     assert.equal(info.devices.length, 1);
     assert.ok(info.devices[0]!.online);
     assert.ok(info.devices[0]!.preKeys > 700, 'pre-keys uploaded at first login');
-    assert.ok(Date.now() - t0 < 10_000);
   } finally {
     await endSock(sock);
     await env.close();

@@ -38,7 +38,14 @@ export class AdminApi {
       banned: acc.banned,
       devices: [...acc.companions.values()]
         .filter((d) => !d.removed)
-        .map((d) => ({ id: d.id, online: d.online, platform: d.platform, held: d.offline.length, preKeys: d.preKeys.size })),
+        .map((d) => ({
+          id: d.id,
+          online: d.online,
+          platform: d.platform,
+          held: d.offline.length,
+          heldMessages: d.offline.filter((n) => n.tag === 'message').map((n) => n.attrs.id ?? ''),
+          preKeys: d.preKeys.size,
+        })),
     };
   }
 
@@ -147,7 +154,23 @@ export class AdminApi {
       }
     }
     const m = process.memoryUsage();
-    return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers, accounts: this.net.registry.size, devices, online, connections: this.net.connections.size };
+    const h = this.net.loopDelay;
+    const ms = (ns: number) => (Number.isFinite(ns) ? Math.round(ns / 1e4) / 100 : 0);
+    const eventLoopDelayMs = { mean: ms(h.mean), p99: ms(h.percentile(99)), max: ms(h.max) };
+    h.reset();
+    const cpu = process.cpuUsage();
+    return {
+      rss: m.rss,
+      heapUsed: m.heapUsed,
+      external: m.external,
+      arrayBuffers: m.arrayBuffers,
+      accounts: this.net.registry.size,
+      devices,
+      online,
+      connections: this.net.connections.size,
+      eventLoopDelayMs,
+      cpuMs: { user: Math.round(cpu.user / 1000), system: Math.round(cpu.system / 1000) },
+    };
   }
 
   group(jid: string): GroupInfo {

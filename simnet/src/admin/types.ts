@@ -22,7 +22,8 @@ export interface UserInfo {
   lid: string;
   pushName: string;
   banned: boolean;
-  devices: { id: number; online: boolean; platform: string; held: number; preKeys: number }[];
+  /** held: stanzas waiting for the device (offline, or delivered but not acked); heldMessages: ids of the held <message>s. */
+  devices: { id: number; online: boolean; platform: string; held: number; heldMessages: string[]; preKeys: number }[];
 }
 
 export type SendAsContactRequest = ContactSend & { from: string; to: string };
@@ -62,4 +63,7 @@ export interface SimnetStats {
   devices: number;
   online: number;
   connections: number;
+  /** Event-loop delay since the previous stats() call (ms), and the process's CPU time so far (ms). */
+  eventLoopDelayMs: { mean: number; p99: number; max: number };
+  cpuMs: { user: number; system: number };
 }

@@ -22,6 +22,7 @@ import { Faults } from '../network/faults.js';
 import { MessageIndex } from '../network/message-index.js';
 import type { ReceivedMessage } from '../contacts/content.js';
 import { EventEmitter } from 'node:events';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 export const S_WHATSAPP_NET = 's.whatsapp.net';
 
@@ -48,6 +49,8 @@ export class Simnet {
   private idCounter = 0;
   private readonly idPrefix = randomBytes(3).toString('hex').toUpperCase();
   private adminHandler: AdminHandler | null = null;
+  /** Event-loop delay while listening, for stats(): a blocked loop is what makes clients' pairing and keep-alives time out. */
+  readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
   closed = false;
 
   constructor(opts: SimnetOptions = {}) {
@@ -81,6 +84,7 @@ export class Simnet {
       this.counters.inc('connections');
     });
     this.http = server;
+    this.loopDelay.enable();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.config.port, this.config.host, () => resolve());
@@ -90,6 +94,7 @@ export class Simnet {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.loopDelay.disable();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const c of this.connections) c.destroy();
