@@ -9,25 +9,13 @@ import type { EventSink } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { MessageTransport, RestrictionSignal } from '../sessions/port.js';
-import type { AntibanPause, AntibanRepo } from '../store/antiban-repo.js';
+import type { AntibanRepo } from '../store/antiban-repo.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { MessagesRepo } from '../store/messages-repo.js';
 import type { MessageRow } from '../store/schema.js';
+import { AntibanMemory, type AntibanTraits } from './antiban-memory.js';
 import { antibanPausedEvent, deliveryEvent } from './events.js';
-import {
-  DAY_MS,
-  HOUR_MS,
-  contentKey,
-  humanGapMs,
-  identicalReadyAt,
-  pauseAfterRestriction,
-  strangerCaps,
-  strangerReadyAt,
-  typingMs,
-  warmupFactor,
-  zapiGapMs,
-  type Random,
-} from './pacing.js';
+import { contentKey, humanGapMs, typingMs, zapiGapMs, type Random } from './pacing.js';
 
 export interface SenderStore {
   readonly messages: MessagesRepo;
@@ -57,20 +45,14 @@ export interface LaneDeps {
 }
 
 /** What the lane decided about the message at the head of the queue (drawn once per message). */
-interface Plan {
+interface Plan extends AntibanTraits {
   seq: number;
   antiban: boolean;
   message: OutgoingMessage | null;
   /** Protocol ms after the previous send (or the enqueue) before this one may go. */
   gapMs: number;
   typingMs: number;
-  stranger: boolean;
-  strangerSpacingMs: number;
-  contentKey: string | null;
 }
-
-const KNOWN_LIMIT = 10_000;
-const IDENTICAL_KEYS_LIMIT = 1_000;
 
 export class InstanceLane {
   private running: Promise<void> | null = null;
@@ -85,11 +67,7 @@ export class InstanceLane {
   private antiban = false;
   private pairedAt: number | null = null;
   private ownPhone: string | null = null;
-  private pause: AntibanPause | undefined;
-  private coldSends: number[] = [];
-  private readonly identical = new Map<string, { phone: string; at: number }[]>();
-  /** Numbers known not to be strangers (written to already): saves a read and a write per message. */
-  private readonly known = new Set<string>();
+  private readonly memory: AntibanMemory;
   private lastSentAt = 0;
   private plan: Plan | null = null;
   private restrictionsSeen = 0;
@@ -98,7 +76,9 @@ export class InstanceLane {
     readonly instanceId: string,
     private readonly deps: LaneDeps,
     private readonly stopSignal: AbortSignal,
-  ) {}
+  ) {
+    this.memory = new AntibanMemory(instanceId, deps.store.antiban, deps.clock, deps.options.antiban);
+  }
 
   /** New messages were committed: make sure the loop runs (it does not cut a running gap short). */
   notify(): void {
@@ -184,7 +164,7 @@ export class InstanceLane {
         continue;
       }
       const now = clock.now();
-      const pausedUntil = this.pausedUntil(now);
+      const pausedUntil = this.antiban ? this.memory.pausedUntil(now) : null;
       if (pausedUntil !== null) {
         await this.wait(pausedUntil - now);
         continue;
@@ -202,15 +182,13 @@ export class InstanceLane {
 
   /** Reads the instance's settings and the strategy's memory; false when the instance is gone. */
   private async load(): Promise<boolean> {
-    const { store, clock } = this.deps;
     const version = this.antibanVersion;
-    const row = await store.instances.findById(this.instanceId);
+    const row = await this.deps.store.instances.findById(this.instanceId);
     if (!row) return false;
     if (version === this.antibanVersion) this.antiban = row.antiban === 1;
     this.pairedAt = row.paired_at === null ? null : Number(row.paired_at);
     this.ownPhone = row.phone;
-    this.pause = await store.antiban.pause(this.instanceId);
-    if (this.antiban) this.coldSends = await store.antiban.coldSendsSince(this.instanceId, clock.now() - this.real(DAY_MS));
+    await this.memory.load(this.antiban);
     this.needsLoad = false;
     this.plan = null;
     return true;
@@ -225,11 +203,10 @@ export class InstanceLane {
     } catch {
       message = null; // sendOne fails it with a DeliveryCallback error
     }
-    const contact = isContactAddress(head.phone);
-    const stranger =
-      this.antiban && contact && !this.known.has(head.phone) && (await this.deps.store.antiban.isStranger(this.instanceId, head.phone));
+    const stranger = this.antiban && (await this.memory.isStranger(head.phone));
     const plan: Plan = {
       seq: head.seq,
+      phone: head.phone,
       antiban: this.antiban,
       message,
       gapMs: !pacing ? 0 : this.antiban ? humanGapMs(head.delay_message, s, random) : zapiGapMs(head.delay_message, random),
@@ -248,37 +225,10 @@ export class InstanceLane {
     return plan;
   }
 
-  /** Wall-clock ms at which the head may go (gap since the previous send, anti-ban limits). */
+  /** Wall-clock ms at which the head may go: the gap since the previous send, then the strategy's limits. */
   private readyAt(head: MessageRow, plan: Plan, now: number): number {
-    let ready = Math.max(this.lastSentAt, Number(head.created_at)) + this.real(plan.gapMs);
-    if (!plan.antiban) return ready;
-    const s = this.deps.options.antiban;
-    const hour = this.real(HOUR_MS);
-    if (plan.stranger) {
-      const dayAgo = now - this.real(DAY_MS);
-      while (this.coldSends.length > 0 && (this.coldSends[0] as number) < dayAgo) this.coldSends.shift();
-      const age = this.pairedAt === null ? null : (now - this.pairedAt) / this.deps.clock.timeScale;
-      const caps = strangerCaps(warmupFactor(age, s), s);
-      ready = Math.max(ready, strangerReadyAt(this.coldSends, caps, { hour, day: this.real(DAY_MS) }, this.real(plan.strangerSpacingMs)));
-    }
-    if (plan.contentKey) {
-      const sends = (this.identical.get(plan.contentKey) ?? []).filter((x) => x.at > now - hour);
-      this.identical.set(plan.contentKey, sends);
-      ready = Math.max(ready, identicalReadyAt(sends, head.phone, s.identicalPerHour, hour));
-    }
-    return ready;
-  }
-
-  /** Personalised campaigns leave one key per message: drop those that left the window. */
-  private forgetIdenticalBefore(cutoff: number): void {
-    for (const [key, sends] of this.identical) {
-      if ((sends[sends.length - 1]?.at ?? 0) < cutoff) this.identical.delete(key);
-    }
-  }
-
-  private pausedUntil(now: number): number | null {
-    const until = this.pause?.pausedUntil;
-    return this.antiban && until !== null && until !== undefined && until > now ? until : null;
+    const ready = Math.max(this.lastSentAt, Number(head.created_at)) + this.real(plan.gapMs);
+    return plan.antiban ? Math.max(ready, this.memory.readyAt(plan, this.pairedAt, now)) : ready;
   }
 
   private async sendOne(head: MessageRow, plan: Plan): Promise<void> {
@@ -319,18 +269,7 @@ export class InstanceLane {
     const { store, events, clock, metrics } = this.deps;
     const at = clock.now();
     this.lastSentAt = at;
-    if (isContactAddress(head.phone) && !this.known.has(head.phone)) {
-      await store.antiban.recordOutbound({ instanceId: this.instanceId, phone: head.phone, at });
-      if (this.known.size >= KNOWN_LIMIT) this.known.clear();
-      this.known.add(head.phone);
-    }
-    if (plan.stranger) this.coldSends.push(at);
-    if (plan.contentKey) {
-      const sends = this.identical.get(plan.contentKey);
-      if (sends) sends.push({ phone: head.phone, at });
-      else this.identical.set(plan.contentKey, [{ phone: head.phone, at }]);
-      if (this.identical.size > IDENTICAL_KEYS_LIMIT) this.forgetIdenticalBefore(at - this.real(HOUR_MS));
-    }
+    await this.memory.sent(plan, at);
     // The event is committed before the row says sent: a crash in between resends (same id) and
     // reports twice, rather than reporting never.
     await events.emit(this.instanceId, [deliveryEvent(head, at)]);
@@ -387,18 +326,11 @@ export class InstanceLane {
     this.restrictionsSeen++;
     if (this.needsLoad && !(await this.load())) return;
     if (signal.fatal || !this.antiban) return;
-    const { clock, store, events, log } = this.deps;
-    const now = clock.now();
-    const previous = this.pause;
-    // Several signals for one restriction (a nack and a rate-overlimit) make one pause.
-    if (previous?.pausedUntil && previous.pausedUntil > now) return;
-    const sinceLast = previous?.lastRestrictionAt ? (now - previous.lastRestrictionAt) / clock.timeScale : null;
-    const { pauseMs, restrictions } = pauseAfterRestriction(previous, sinceLast, this.deps.options.antiban);
-    const until = now + this.real(pauseMs);
-    this.pause = { pausedUntil: until, reason: signal.reason, restrictions, lastRestrictionAt: now };
-    await store.antiban.savePause(this.instanceId, this.pause, now);
-    log.warn({ instanceId: this.instanceId, reason: signal.reason, pauseMs, restrictions }, 'anti-ban: paused after a restriction signal');
-    await events.emit(this.instanceId, [antibanPausedEvent(this.ownPhone, signal.reason, until, now)]);
+    const paused = await this.memory.restrict(signal.reason);
+    if (!paused) return;
+    const now = this.deps.clock.now();
+    this.deps.log.warn({ instanceId: this.instanceId, reason: signal.reason, ...paused }, 'anti-ban: paused after a restriction signal');
+    await this.deps.events.emit(this.instanceId, [antibanPausedEvent(this.ownPhone, signal.reason, paused.until, now)]);
     this.wake();
   }
 
@@ -436,9 +368,4 @@ export class InstanceLane {
       throw err;
     }
   }
-}
-
-/** A 1:1 address (a number or a @lid): groups are never strangers. */
-function isContactAddress(phone: string): boolean {
-  return !phone.endsWith('-group');
 }

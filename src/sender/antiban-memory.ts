@@ -1,0 +1,118 @@
+// What one instance's lane remembers for the anti-ban strategy: who is no stranger, when the cold
+// first messages and identical contents went out (the caps look back an hour and a day), and the
+// pause after a restriction. Persistent parts live in the store; this keeps them at hand per lane.
+import type { Clock } from '../clock.js';
+import type { AntibanSettings } from '../config.js';
+import type { AntibanPause, AntibanRepo } from '../store/antiban-repo.js';
+import { DAY_MS, HOUR_MS, identicalReadyAt, pauseAfterRestriction, strangerCaps, strangerReadyAt, warmupFactor } from './pacing.js';
+
+/** What the strategy needs to know about the message at the head of the queue. */
+export interface AntibanTraits {
+  phone: string;
+  /** A first message to a number that never wrote and was never written to. */
+  stranger: boolean;
+  /** Protocol ms of extra spacing after the previous cold message (jitter drawn once). */
+  strangerSpacingMs: number;
+  contentKey: string | null;
+}
+
+const KNOWN_LIMIT = 10_000;
+const IDENTICAL_KEYS_LIMIT = 1_000;
+
+export class AntibanMemory {
+  private pause: AntibanPause | undefined;
+  private coldSends: number[] = [];
+  private readonly identical = new Map<string, { phone: string; at: number }[]>();
+  /** Numbers already written to: saves a read and a write per message. */
+  private readonly known = new Set<string>();
+
+  constructor(
+    private readonly instanceId: string,
+    private readonly repo: Pick<AntibanRepo, 'pause' | 'savePause' | 'coldSendsSince' | 'isStranger' | 'recordOutbound'>,
+    private readonly clock: Clock,
+    private readonly settings: AntibanSettings,
+  ) {}
+
+  /** Reads the pause, and the last day of cold sends when the strategy is on. */
+  async load(strategyOn: boolean): Promise<void> {
+    this.pause = await this.repo.pause(this.instanceId);
+    if (strategyOn) this.coldSends = await this.repo.coldSendsSince(this.instanceId, this.clock.now() - this.real(DAY_MS));
+  }
+
+  /** Wall-clock ms until which sending is paused, or null. */
+  pausedUntil(now: number): number | null {
+    const until = this.pause?.pausedUntil;
+    return until !== null && until !== undefined && until > now ? until : null;
+  }
+
+  async isStranger(phone: string): Promise<boolean> {
+    return isContactAddress(phone) && !this.known.has(phone) && this.repo.isStranger(this.instanceId, phone);
+  }
+
+  /** Earliest wall-clock ms the caps, spacing and identical-content limit allow this message. */
+  readyAt(m: AntibanTraits, pairedAt: number | null, now: number): number {
+    const s = this.settings;
+    const hour = this.real(HOUR_MS);
+    let ready = 0;
+    if (m.stranger) {
+      const dayAgo = now - this.real(DAY_MS);
+      while (this.coldSends.length > 0 && (this.coldSends[0] as number) < dayAgo) this.coldSends.shift();
+      const age = pairedAt === null ? null : (now - pairedAt) / this.clock.timeScale;
+      const caps = strangerCaps(warmupFactor(age, s), s);
+      ready = strangerReadyAt(this.coldSends, caps, { hour, day: this.real(DAY_MS) }, this.real(m.strangerSpacingMs));
+    }
+    if (m.contentKey) {
+      const sends = (this.identical.get(m.contentKey) ?? []).filter((x) => x.at > now - hour);
+      this.identical.set(m.contentKey, sends);
+      ready = Math.max(ready, identicalReadyAt(sends, m.phone, s.identicalPerHour, hour));
+    }
+    return ready;
+  }
+
+  /** Records a message that left: the number is known from now on; cold sends and contents are counted. */
+  async sent(m: AntibanTraits, at: number): Promise<void> {
+    if (isContactAddress(m.phone) && !this.known.has(m.phone)) {
+      // Recorded whether the strategy is on or not, so turning it on later knows who is a stranger.
+      await this.repo.recordOutbound({ instanceId: this.instanceId, phone: m.phone, at });
+      if (this.known.size >= KNOWN_LIMIT) this.known.clear();
+      this.known.add(m.phone);
+    }
+    if (m.stranger) this.coldSends.push(at);
+    if (m.contentKey) {
+      const sends = this.identical.get(m.contentKey);
+      if (sends) sends.push({ phone: m.phone, at });
+      else this.identical.set(m.contentKey, [{ phone: m.phone, at }]);
+      // Personalised campaigns leave one key per message: drop those that left the window.
+      if (this.identical.size > IDENTICAL_KEYS_LIMIT) {
+        const cutoff = at - this.real(HOUR_MS);
+        for (const [key, list] of this.identical) if ((list[list.length - 1]?.at ?? 0) < cutoff) this.identical.delete(key);
+      }
+    }
+  }
+
+  /**
+   * A restriction signal: pauses (longer for each further one within a day) and stores why.
+   * Returns the new pause, or null when already paused (several signals for one restriction).
+   */
+  async restrict(reason: string): Promise<{ until: number; pauseMs: number; restrictions: number } | null> {
+    const now = this.clock.now();
+    const previous = this.pause;
+    if (this.pausedUntil(now) !== null) return null;
+    const sinceLast = previous?.lastRestrictionAt ? (now - previous.lastRestrictionAt) / this.clock.timeScale : null;
+    const { pauseMs, restrictions } = pauseAfterRestriction(previous, sinceLast, this.settings);
+    const until = now + this.real(pauseMs);
+    this.pause = { pausedUntil: until, reason, restrictions, lastRestrictionAt: now };
+    await this.repo.savePause(this.instanceId, this.pause, now);
+    return { until, pauseMs, restrictions };
+  }
+
+  /** Protocol ms → wall-clock ms (unrounded: deadlines are compared, not slept on). */
+  private real(ms: number): number {
+    return ms * this.clock.timeScale;
+  }
+}
+
+/** A 1:1 address (a number or a @lid): groups are never strangers. */
+export function isContactAddress(phone: string): boolean {
+  return !phone.endsWith('-group');
+}
