@@ -62,8 +62,11 @@ interface Lane {
   /** When the lane's earliest not-yet-due delivery becomes due (real ms). */
   wakeAt: number | null;
   cancelWake: (() => void) | null;
-  /** Outcome writes not yet committed: a refill waits for them, or it would read those rows again. */
-  writes: Set<Promise<void>>;
+  /**
+   * Deliveries attempted whose outcome is not committed yet (the store still shows them due), and
+   * the commit each waits for. A refill skips them rather than waiting for the group commit.
+   */
+  writes: Map<string, Promise<void>>;
 }
 
 // A store error while reading a lane: try again after this long (real ms), not in a tight loop.
@@ -138,7 +141,7 @@ export class DeliveryDispatcher {
     if (lane === undefined) {
       // A lane not in memory has nothing left in the store (it is only dropped once it had nothing),
       // so one created for fresh deliveries starts synced; any other starts by reading the store.
-      lane = { key, instanceId, url, buffer: [], synced: fresh, busy: false, queued: false, refilling: false, missed: false, wakeAt: null, cancelWake: null, writes: new Set() };
+      lane = { key, instanceId, url, buffer: [], synced: fresh, busy: false, queued: false, refilling: false, missed: false, wakeAt: null, cancelWake: null, writes: new Map() };
       this.lanes.set(key, lane);
     }
     return lane;
@@ -171,7 +174,8 @@ export class DeliveryDispatcher {
   /** After a step: queue the lane again if it has work, forget it if it has nothing left at all. */
   private settle(lane: Lane): void {
     if (lane.buffer.length > 0 || !lane.synced) this.schedule(lane);
-    else if (lane.wakeAt === null && !lane.busy && this.lanes.get(lane.key) === lane) this.lanes.delete(lane.key);
+    // Kept while outcomes are pending: a failed write or a skipped row comes back to this lane.
+    else if (lane.wakeAt === null && lane.writes.size === 0 && this.lanes.get(lane.key) === lane) this.lanes.delete(lane.key);
   }
 
   private async step(lane: Lane): Promise<void> {
@@ -196,13 +200,26 @@ export class DeliveryDispatcher {
     lane.refilling = true;
     lane.missed = false;
     try {
-      await Promise.all(lane.writes);
+      // Taken before the read: an outcome committed after the read started is still skipped. No
+      // attempt of this lane runs during a refill, so nothing joins the set meanwhile.
+      const skip = new Map(lane.writes);
+      const limit = settings.refillBatch + skip.size;
       const now = clock.now();
-      const rows = await store.due(lane.instanceId, lane.url, now, settings.refillBatch);
-      const next = rows.length < settings.refillBatch ? await store.nextAttemptAt(lane.instanceId, lane.url, now) : null;
-      lane.buffer.push(...rows);
-      this.buffered += rows.length;
-      lane.synced = rows.length < settings.refillBatch && !lane.missed;
+      const rows = await store.due(lane.instanceId, lane.url, now, limit);
+      const next = rows.length < limit ? await store.nextAttemptAt(lane.instanceId, lane.url, now) : null;
+      const fresh: DueDelivery[] = [];
+      const skipped: Promise<void>[] = [];
+      for (const r of rows) {
+        const pending = skip.get(r.id);
+        if (pending === undefined) fresh.push(r);
+        else skipped.push(pending);
+      }
+      // What the skipped rows become (delivered, or due at some later time) is known once their
+      // outcomes are committed: read the lane again then.
+      if (skipped.length > 0) void Promise.all(skipped).then(() => this.wake(lane.instanceId, lane.url));
+      lane.buffer.push(...fresh);
+      this.buffered += fresh.length;
+      lane.synced = rows.length < limit && !lane.missed;
       if (next !== null) this.setWake(lane, next);
     } catch (err) {
       this.deps.log.error({ err, instanceId: lane.instanceId }, 'reading webhook deliveries failed; retrying');
@@ -257,7 +274,7 @@ export class DeliveryDispatcher {
     const { store, log, metrics } = this.deps;
     this.write(lane, { id: job.id, result: 'failed', httpStatus: 410, error, at });
     try {
-      await Promise.all(lane.writes);
+      await Promise.all(lane.writes.values());
       await this.deps.disableUrl(job.instanceId, job.url, error);
       const failed = await store.failLane(job.instanceId, job.url, `${error}; webhook disabled`, at);
       this.buffered -= lane.buffer.length;
@@ -287,8 +304,10 @@ export class DeliveryDispatcher {
         this.pump();
       },
     );
-    lane.writes.add(p);
-    void p.then(() => lane.writes.delete(p));
+    lane.writes.set(outcome.id, p);
+    void p.then(() => {
+      if (lane.writes.get(outcome.id) === p) lane.writes.delete(outcome.id);
+    });
   }
 
   /** After a store error: read the lane again once the backoff has passed, not in a tight loop. */

@@ -26,7 +26,7 @@ export const DEFAULT_OUTBOX_TUNING: Omit<OutboxTuning, 'allowHttp'> = {
   timeoutMs: 15_000,
   laneBuffer: 1_000,
   maxBuffered: 50_000,
-  refillBatch: 200,
+  refillBatch: 500,
   keepAliveMs: 30_000,
 };
 
