@@ -348,6 +348,32 @@ describe('the attempt timeout', () => {
   });
 });
 
+describe('a backlog read back from the store', () => {
+  let h: Harness;
+  let rx: Receiver;
+
+  before(async () => {
+    rx = await startReceiver('127.0.0.1');
+    // Tiny buffers, so most deliveries overflow to the store and come back through refills.
+    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1' }, outbox: { laneBuffer: 5, refillBatch: 7 } });
+  });
+  after(async () => {
+    await h.close();
+    await rx.close();
+  });
+
+  test('every event once, in order, on a healthy receiver', async () => {
+    const inst = await h.createInstance('backlog');
+    const set = await h.request('PUT', `${inst.prefix}/update-webhook-received`, { value: `${rx.origin}/backlog` });
+    assert.equal(set.status, 200);
+    const events = Array.from({ length: 300 }, (_, i) => text(`b${i}`));
+    for (let i = 0; i < events.length; i += 50) await h.gateway.events.emit(inst.id, events.slice(i, i + 50));
+    await rx.waitFor((rs) => rs.length >= events.length, 20_000, 'the whole backlog');
+    await new Promise((r) => setTimeout(r, 300)); // any duplicate would show up by now
+    assert.deepEqual(rx.requests.map((r) => (JSON.parse(r.body) as { messageId: string }).messageId), events.map((e) => e.messageId));
+  });
+});
+
 describe('replaying failed deliveries', () => {
   let h: Harness;
   let rx: Receiver;
