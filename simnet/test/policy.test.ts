@@ -24,17 +24,26 @@ test('QR: six refs, then the client gives up with 408 "QR refs attempts ended"; 
   }
 });
 
+/** Error acks per message id (status ERROR with the code); one folded into our still-buffered upsert counts too. */
+function trackErrors(sock: Sock): Map<string, string> {
+  const errors = new Map<string, string>();
+  const onStatus = (id: string | null | undefined, status: number | null | undefined, params: string[] | null | undefined) => {
+    if (id && status === 0) errors.set(id, params?.[0] ?? '');
+  };
+  sock.ev.on('messages.update', (ups) => ups.forEach((u) => onStatus(u.key.id, u.update.status, u.update.messageStubParameters)));
+  sock.ev.on('messages.upsert', ({ messages }) => messages.forEach((m) => onStatus(m.key.id, m.status, m.messageStubParameters)));
+  return errors;
+}
+
+// The spam window is scaled by timeScale (0.05): an hour is 3 minutes, long enough for a slow run to stay in one window.
+const HOUR = 3_600_000;
+
 test('spam detector: too many new chats → 463 nacks, then the account is banned (403)', async () => {
-  const env = await startEnv({ spam: { enabled: true, maxNewChatsPerWindow: 2, banAfterViolations: 2, windowMs: 60_000 } });
+  const env = await startEnv({ spam: { enabled: true, maxNewChatsPerWindow: 2, banAfterViolations: 2, windowMs: HOUR } });
   let sock: Sock | undefined;
   try {
     ({ sock } = await pairByQr(env, '5511900000051'));
-    const errors = new Map<string, string>();
-    const onStatus = (id: string | null | undefined, status: number | null | undefined, params: string[] | null | undefined) => {
-      if (id && status === 0) errors.set(id, params?.[0] ?? '');
-    };
-    sock.ev.on('messages.update', (ups) => ups.forEach((u) => onStatus(u.key.id, u.update.status, u.update.messageStubParameters)));
-    sock.ev.on('messages.upsert', ({ messages }) => messages.forEach((m) => onStatus(m.key.id, m.status, m.messageStubParameters)));
+    const errors = trackErrors(sock);
     for (const n of ['5511900000061', '5511900000062']) {
       const s = await sock.sendMessage(`${n}@s.whatsapp.net`, { text: 'hi stranger' });
       await env.admin.waitForReceived(n, (m) => m.id === s!.key.id);
@@ -48,6 +57,48 @@ test('spam detector: too many new chats → 463 nacks, then the account is banne
     assert.equal((await closed).code, 403);
     assert.equal((await env.admin.user('5511900000051')).banned, true);
     assert.ok((await env.admin.counters()).counters['spam.banned'] === 1);
+  } finally {
+    await endSock(sock);
+    await env.close();
+  }
+});
+
+test('spam detector: identical content to more than maxIdenticalRecipients → 463 nacks, then a 403 ban; different content to as many does not', async () => {
+  // New chats are plentiful here: only the identical-content rule can trigger.
+  const env = await startEnv({ spam: { enabled: true, maxNewChatsPerWindow: 100, maxIdenticalRecipients: 3, banAfterViolations: 2, windowMs: HOUR } });
+  const SENDER = '5511900000056';
+  const to = ['5511900000071', '5511900000072', '5511900000073', '5511900000074', '5511900000075'];
+  let sock: Sock | undefined;
+  try {
+    ({ sock } = await pairByQr(env, SENDER));
+    const errors = trackErrors(sock);
+    // Different content to all five: every message is accepted and reaches its contact.
+    for (const [i, n] of to.entries()) {
+      const s = await sock.sendMessage(`${n}@s.whatsapp.net`, { text: `personal note #${i} for ${n}` });
+      await env.admin.waitForReceived(n, (m) => m.id === s!.key.id);
+    }
+    // The same text to the same five: the first three recipients get it (repeating one of them is no broadcast)…
+    const promo = { text: 'Big sale today only!' };
+    for (const n of [to[0]!, to[1]!, to[2]!, to[0]!]) {
+      const s = await sock.sendMessage(`${n}@s.whatsapp.net`, promo);
+      await env.admin.waitForReceived(n, (m) => m.id === s!.key.id);
+    }
+    assert.equal(errors.size, 0, JSON.stringify([...errors]));
+    assert.equal((await env.admin.counters()).counters['spam.restricted'] ?? 0, 0);
+    // …the fourth distinct recipient is refused with 463 and never gets it…
+    const fourth = await sock.sendMessage(`${to[3]}@s.whatsapp.net`, promo);
+    const fourthId = fourth!.key.id!;
+    assert.equal(await until(() => errors.get(fourthId), 5000, '463'), '463');
+    assert.ok(!(await env.admin.received(to[3]!)).some((m) => m.id === fourthId));
+    assert.equal((await env.admin.user(SENDER)).banned, false);
+    // …and the second violation bans the account: failure 403 now and at the next login.
+    const closed = waitForClose(sock);
+    await sock.sendMessage(`${to[4]}@s.whatsapp.net`, promo);
+    assert.equal((await closed).code, 403);
+    assert.equal((await env.admin.user(SENDER)).banned, true);
+    const c = (await env.admin.counters()).counters;
+    assert.equal(c['spam.restricted'], 2);
+    assert.equal(c['spam.banned'], 1);
   } finally {
     await endSock(sock);
     await env.close();
