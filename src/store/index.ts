@@ -1,5 +1,6 @@
 // The store: one object holding every repository over one database handle.
 import { AccountsRepo } from './accounts-repo.js';
+import { AntibanRepo } from './antiban-repo.js';
 import { AuthRepo } from './auth-repo.js';
 import type { Database } from './database.js';
 import { DeliveriesRepo } from './deliveries-repo.js';
@@ -19,6 +20,7 @@ export interface Store {
   readonly messages: MessagesRepo;
   readonly groups: GroupsRepo;
   readonly events: EventsRepo;
+  readonly antiban: AntibanRepo;
   readonly auth: AuthRepo;
   readonly waMessages: WaMessagesRepo;
   readonly phoneChecks: PhoneChecksRepo;
@@ -35,6 +37,7 @@ export function createStore(database: Database): Store {
     messages: new MessagesRepo(db),
     groups: new GroupsRepo(db),
     events: new EventsRepo(db),
+    antiban: new AntibanRepo(db),
     auth: new AuthRepo(db),
     waMessages: new WaMessagesRepo(db),
     phoneChecks: new PhoneChecksRepo(db),

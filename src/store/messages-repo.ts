@@ -22,6 +22,14 @@ export interface QueuePage {
   pagingState: string | null;
 }
 
+/** One state move of the sender (see the Sender section below). */
+export interface SenderTransition {
+  seq: number;
+  to: 'in_flight' | 'sent' | 'failed' | 'queued';
+  at: number;
+  error: string | null;
+}
+
 export class MessagesRepo {
   private readonly batcher: WriteBatcher<EnqueueRequest, EnqueueOutcome>;
 
@@ -34,8 +42,9 @@ export class MessagesRepo {
     return this.batcher.submit(request);
   }
 
-  drain(): Promise<void> {
-    return this.batcher.drain();
+  async drain(): Promise<void> {
+    await this.batcher.drain();
+    await this.transitions.drain();
   }
 
   private async enqueueBatch(items: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]> {
@@ -176,6 +185,81 @@ export class MessagesRepo {
       .where('instance_id', '=', instanceId)
       .where('message_id', '=', messageId)
       .executeTakeFirst();
+  }
+
+  // ─── Sender (issue #5): claiming and settling queued messages ─────────────────────────────────
+  // Each instance has exactly one sender lane, so these moves never race each other; the only
+  // concurrent writer is the queue API deleting `queued` rows, which the guarded updates tolerate.
+
+  /** State moves of the sender, committed per tick in one transaction (one fsync for many lanes). */
+  private readonly transitions = new WriteBatcher<SenderTransition, boolean>((items) => this.applyTransitions(items));
+
+  /**
+   * The message the instance must send next: the lowest seq still queued or in flight. After a
+   * crash that is the in-flight one, which is sent again with the same messageId.
+   */
+  nextToSend(instanceId: string): Promise<MessageRow | undefined> {
+    return this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('instance_id', '=', instanceId)
+      .where('state', 'in', ['queued', 'in_flight'])
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** Instances with messages still to send: the sender starts a lane for each. */
+  async instancesWithWaiting(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('messages')
+      .select('instance_id')
+      .distinct()
+      .where('state', 'in', ['queued', 'in_flight'])
+      .execute();
+    return rows.map((r) => r.instance_id);
+  }
+
+  /**
+   * queued → in_flight, committed before the message goes to the engine. An in-flight row is
+   * claimed again as is (a resend after a crash). False when the message was removed meanwhile.
+   */
+  claim(seq: number, at: number): Promise<boolean> {
+    return this.transitions.submit({ seq, to: 'in_flight', at, error: null });
+  }
+
+  /** in_flight → sent. */
+  markSent(seq: number, at: number): Promise<boolean> {
+    return this.transitions.submit({ seq, to: 'sent', at, error: null });
+  }
+
+  /** in_flight → failed, with the reason reported in the DeliveryCallback. */
+  markFailed(seq: number, error: string, at: number): Promise<boolean> {
+    return this.transitions.submit({ seq, to: 'failed', at, error });
+  }
+
+  /** in_flight → queued (the network was not reachable); it keeps its seq, so it stays first. */
+  requeue(seq: number, at: number): Promise<boolean> {
+    return this.transitions.submit({ seq, to: 'queued', at, error: null });
+  }
+
+  private async applyTransitions(items: readonly SenderTransition[]): Promise<boolean[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const out: boolean[] = [];
+      for (const t of items) {
+        let q = trx.updateTable('messages').set({ state: t.to, updated_at: t.at }).where('seq', '=', t.seq);
+        if (t.to === 'in_flight') {
+          q = q.set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('state', 'in', ['queued', 'in_flight']);
+        } else {
+          q = q.where('state', '=', 'in_flight');
+          if (t.to === 'sent') q = q.set({ sent_at: t.at, error: null });
+          if (t.to === 'failed') q = q.set({ error: t.error });
+        }
+        const r = await q.executeTakeFirst();
+        out.push(Number(r.numUpdatedRows) > 0);
+      }
+      return out;
+    });
   }
 }
 

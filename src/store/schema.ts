@@ -146,6 +146,45 @@ export interface WaMessagesTable {
   created_at: number;
 }
 
+/** Numbers an instance has talked to, for the anti-ban strategy's "stranger" test (004-sender). */
+export interface InstanceContactsTable {
+  instance_id: string;
+  phone: string;
+  inbound_at: number | null;
+  outbound_at: number | null;
+  cold_at: number | null;
+}
+
+/** The anti-ban strategy's pause after a restriction signal (004-sender). */
+export interface AntibanStateTable {
+  instance_id: string;
+  paused_until: number | null;
+  pause_reason: string | null;
+  restrictions: ColumnType<number, number | undefined, number>;
+  last_restriction_at: number | null;
+  updated_at: number;
+}
+
+/** One webhook delivery: an event on its way to one URL (003-webhooks). */
+export interface WebhookDeliveriesTable {
+  seq: Generated<number>;
+  id: string;
+  event_id: string;
+  instance_id: string;
+  /** The webhook kind (received, message_status, …) whose URL this delivery targets. */
+  kind: string;
+  url: string;
+  /** pending (no attempt yet) → retrying → delivered | failed. */
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  /** Real wall-clock ms when the next attempt is due; null once delivered or failed. */
+  next_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   instances: InstancesTable;
@@ -156,6 +195,8 @@ export interface DB {
   messages: MessagesTable;
   pending_groups: PendingGroupsTable;
   events: EventsTable;
+  instance_contacts: InstanceContactsTable;
+  antiban_state: AntibanStateTable;
   webhook_deliveries: WebhookDeliveriesTable;
   phone_checks: PhoneChecksTable;
   wa_messages: WaMessagesTable;
@@ -172,3 +213,4 @@ export type EventRow = Selectable<EventsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WaMessageRow = Selectable<WaMessagesTable>;
 export type PhoneCheckRow = Selectable<PhoneChecksTable>;
+export type AntibanStateRow = Selectable<AntibanStateTable>;

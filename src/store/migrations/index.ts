@@ -4,6 +4,7 @@ import type { DialectCapabilities } from '../dialects/types.js';
 import { migration001Core } from './001-core.js';
 import { migration002Engine } from './002-engine.js';
 import { migration003Webhooks } from './003-webhooks.js';
+import { migration004Sender } from './004-sender.js';
 
 export interface Migration {
   readonly name: string;
@@ -11,4 +12,4 @@ export interface Migration {
 }
 
 /** Append new migrations at the end; never reorder or edit a released one. */
-export const migrations: readonly Migration[] = [migration001Core, migration002Engine, migration003Webhooks];
+export const migrations: readonly Migration[] = [migration001Core, migration002Engine, migration003Webhooks, migration004Sender];
