@@ -11,10 +11,11 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
-import { startSimnet, SimnetClient, type RunningSimnet } from '../../simnet/src/index.js';
+import { startSimnet, SimnetClient, SimnetError, type RunningSimnet } from '../../simnet/src/index.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process-gateway.js';
 
-const TIME_SCALE = 0.05;
+// Pacing is off, so the scale only shortens QR lifetimes and backoffs; 0.2 keeps pairing safe on a loaded machine.
+const TIME_SCALE = 0.2;
 const OWNERS = ['5511970000001', '5511970000002'];
 const CONTACTS = ['5511980000001', '5511980000002', '5511980000003', '5511980000004'];
 const PER_INSTANCE = 120;
@@ -66,13 +67,15 @@ test('kill -9 mid-queue: every accepted message arrives, duplicates only of in-f
       return { status: res.statusCode, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
     }
 
-    async function waitConnected(inst: Inst, timeoutMs = 30_000): Promise<void> {
+    async function waitConnected(inst: Inst, timeoutMs = 60_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
+      let last: Record<string, unknown> = {};
       while (Date.now() < deadline) {
-        if ((await call('GET', `${inst.prefix}/status`)).json.status === 'connected') return;
+        last = (await call('GET', `${inst.prefix}/status`)).json;
+        if (last.status === 'connected') return;
         await sleep(50);
       }
-      throw new Error(`instance ${inst.id} never connected`);
+      throw new Error(`instance ${inst.id} never connected: ${JSON.stringify(last)}`);
     }
 
     // Pair one instance per owner number by scanning its QR with the owner's simnet phone.
@@ -81,9 +84,17 @@ test('kill -9 mid-queue: every accepted message arrives, duplicates only of in-f
       const created = await call('POST', '/instances', { name: owner });
       assert.equal(created.status, 201);
       const inst = { id: String(created.json.instanceId), prefix: `/instances/${created.json.instanceId}/token/${created.json.instanceToken}` };
-      const qr = await call('GET', `${inst.prefix}/qr-code`);
-      assert.equal(qr.status, 200, JSON.stringify(qr.json));
-      await admin.scanQr(owner, String(qr.json.value));
+      // On a loaded machine the QR may rotate between reading and scanning it: read the next one.
+      for (let attempt = 1; ; attempt++) {
+        const qr = await call('GET', `${inst.prefix}/qr-code`);
+        assert.equal(qr.status, 200, JSON.stringify(qr.json));
+        try {
+          await admin.scanQr(owner, String(qr.json.value));
+          break;
+        } catch (err) {
+          if (!(err instanceof SimnetError && err.status === 410) || attempt >= 5) throw err;
+        }
+      }
       await waitConnected(inst);
       instances.push(inst);
     }
