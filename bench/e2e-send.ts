@@ -1,0 +1,95 @@
+// End-to-end sends through the real gateway process and real Baileys to simnet contacts, pacing off:
+// from the HTTP request until the contact's phone has decrypted the message.
+//
+// Usage: node --import tsx bench/e2e-send.ts [--instances 1,10,100] [--messages 2000] [--contacts 5]
+//   --messages: total per run, spread evenly over the instances (each to --contacts contacts).
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ReceivedMessage } from '../simnet/src/index.js';
+import { percentile, startBench, type Inst } from './sender-harness.js';
+
+const { values } = parseArgs({
+  options: {
+    instances: { type: 'string', default: '1,10,100' },
+    messages: { type: 'string', default: '2000' },
+    contacts: { type: 'string', default: '5' },
+  },
+});
+const RUNS = values.instances.split(',').map(Number);
+const TOTAL = Number(values.messages);
+const CONTACTS = Number(values.contacts);
+const MAX = Math.max(...RUNS);
+
+// Real time (scale 1): pacing is off, so the scale would only shorten QR lifetimes and receipt delays.
+const bench = await startBench({ simnet: { timeScale: 1 }, env: { ZAPGATE_TIME_SCALE: '1', ZAPGATE_PACING: 'off' } });
+const arrived = new Map<string, number>();
+bench.sim.net.events.on('received', (m: ReceivedMessage) => {
+  if (!arrived.has(m.id)) arrived.set(m.id, performance.now());
+});
+
+try {
+  const pairStart = Date.now();
+  const instances: Inst[] = [];
+  // Pair a few at a time: each pairing is a QR scan and a first login.
+  for (let i = 0; i < MAX; i += 10) {
+    const batch = Array.from({ length: Math.min(10, MAX - i) }, (_, j) => `55119500${String(i + j).padStart(5, '0')}`);
+    instances.push(...(await Promise.all(batch.map((owner) => bench.pair(owner)))));
+  }
+  console.log(`paired ${MAX} instances in ${((Date.now() - pairStart) / 1000).toFixed(1)} s; pacing off; ${CONTACTS} contacts per instance`);
+  // Warm-up: one message from every instance to every contact sets up the Signal sessions, so the
+  // runs measure steady-state sending rather than first-contact key fetches.
+  await run(instances, instances.length * CONTACTS, false);
+  for (const n of RUNS) await run(instances.slice(0, n), TOTAL, true);
+} finally {
+  await bench.close();
+}
+
+/** Throughput: every message accepted at once; rate from the first accept to the last decrypt. */
+async function run(insts: Inst[], total: number, print: boolean): Promise<void> {
+  const per = Math.max(1, Math.floor(total / insts.length));
+  const sentAt = new Map<string, number>();
+  const started = performance.now();
+  await Promise.all(
+    insts.map(async (inst, i) => {
+      for (let k = 0; k < per; k++) sentAt.set(await send(inst, i, k, insts.length), performance.now());
+    }),
+  );
+  await arrivedAll([...sentAt.keys()]);
+  if (!print) return;
+  const last = Math.max(...[...sentAt.keys()].map((id) => arrived.get(id) as number));
+  const seconds = (last - started) / 1000;
+  const queued = [...sentAt].map(([id, t0]) => (arrived.get(id) as number) - t0).sort((a, b) => a - b);
+  // Latency of one message at a time per instance: API accept → the contact decrypted it.
+  const latencies: number[] = [];
+  await Promise.all(
+    insts.map(async (inst, i) => {
+      for (let k = 0; k < Math.max(2, Math.ceil(200 / insts.length)); k++) {
+        const t0 = performance.now();
+        const id = await send(inst, i, per + k, insts.length);
+        await arrivedAll([id]);
+        latencies.push((arrived.get(id) as number) - t0);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  console.log(
+    `${String(insts.length).padStart(3)} instances: ${sentAt.size} messages in ${seconds.toFixed(2)} s = ${(sentAt.size / seconds).toFixed(0)} msg/s ` +
+      `(p50 ${percentile(queued, 50).toFixed(0)} ms from accept to decrypt with the queue full); ` +
+      `one at a time per instance: p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms over ${latencies.length} messages`,
+  );
+}
+
+async function send(inst: Inst, i: number, k: number, of: number): Promise<string> {
+  const to = `55219900${String(i % 1000).padStart(3, '0')}${String(k % CONTACTS).padStart(2, '0')}`;
+  const r = await bench.call('POST', `${inst.prefix}/send-text`, { phone: to, message: `run ${of} msg ${k}` });
+  if (r.status !== 200) throw new Error(`send-text: ${r.status} ${JSON.stringify(r.json)}`);
+  return String(r.json.messageId);
+}
+
+async function arrivedAll(ids: readonly string[]): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  while (ids.some((id) => !arrived.has(id))) {
+    if (Date.now() > deadline) throw new Error(`${ids.filter((id) => !arrived.has(id)).length} messages never arrived`);
+    await sleep(1);
+  }
+}
