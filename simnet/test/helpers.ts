@@ -19,12 +19,20 @@ import { startSimnet, SimnetClient, type RunningSimnet, type SimnetOptions } fro
 // eslint-disable-next-line no-restricted-imports -- simnet's own sources
 export type { ReceivedMessage } from '../src/index.js';
 
-// Baileys races every pre-key upload against a 30 s timer it never clears (UPLOAD_TIMEOUT), which keeps a test
-// process alive for 30 s after its last test. Unref exactly those timers so test files exit promptly.
+/**
+ * Baileys' query timeout in tests. A value nothing else uses, so the timers below can be told apart: sock.end() removes
+ * the ws 'close' listeners that would reject queries still in flight (e.g. the init queries of a socket a test ends
+ * right after 'open'), so their timeout timers run out in full after the test.
+ */
+const QUERY_TIMEOUT_MS = 10_003;
+
+// Timers Baileys leaves behind that would keep a test file alive after its last test: every pre-key upload races a
+// 30 s timer nobody clears (UPLOAD_TIMEOUT), and queries orphaned by end() wait out QUERY_TIMEOUT_MS. Unref exactly
+// those: while a test runs, its sockets and servers keep the process alive, so they still fire when they matter.
 const realSetTimeout = globalThis.setTimeout;
 globalThis.setTimeout = ((fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) => {
   const t = realSetTimeout(fn, ms, ...args);
-  if (ms === UPLOAD_TIMEOUT) t.unref();
+  if (ms === UPLOAD_TIMEOUT || ms === QUERY_TIMEOUT_MS) t.unref();
   return t;
 }) as typeof setTimeout;
 
@@ -86,7 +94,7 @@ export function connect(env: SimEnv, auth: MemoryAuth, extra: Partial<Parameters
     syncFullHistory: false,
     fetchAgent: env.agent,
     connectTimeoutMs: 10_000,
-    defaultQueryTimeoutMs: 10_000,
+    defaultQueryTimeoutMs: QUERY_TIMEOUT_MS,
     ...extra,
   });
   sock.ev.on('creds.update', (u) => Object.assign(auth.creds, u));
