@@ -1,6 +1,6 @@
 // A virtual device running libsignal: a phone (device 0) of a simnet account. Decrypts what linked devices send it, encrypts what it sends.
-import { genKeyPair } from '../cert.js';
-import { Curve } from 'baileys';
+import { genKeyPair, type KeyPair } from '../cert.js';
+import { curveSign, genIdentityKeyPair, type IdentityKeyPair } from '../identity-key.js';
 import * as libsignal from 'libsignal';
 import {
   GroupCipher,
@@ -38,7 +38,7 @@ interface LibKeyPair {
 type Record = libsignal.SessionRecord;
 
 export class SignalDevice {
-  readonly identity: { public: Buffer; private: Buffer };
+  readonly identity: IdentityKeyPair | KeyPair;
   readonly registrationId: number;
   private readonly signedPreKey: { id: number; pair: LibKeyPair; sig: Buffer };
   private readonly preKeys = new Map<number, LibKeyPair>();
@@ -46,14 +46,14 @@ export class SignalDevice {
   private readonly sessions = new Map<string, Record>();
   private readonly senderKeys = new Map<string, SenderKeyRecord>();
 
-  constructor(identity?: { public: Buffer; private: Buffer }) {
-    this.identity = identity ?? genKeyPair();
+  constructor(identity?: IdentityKeyPair | KeyPair) {
+    this.identity = identity ?? genIdentityKeyPair();
     this.registrationId = (Math.random() * 16380 + 1) | 0;
     const spk = genKeyPair();
     this.signedPreKey = {
       id: 1,
       pair: { pubKey: signalPub(spk.public), privKey: spk.private },
-      sig: Buffer.from(Curve.sign(this.identity.private, signalPub(spk.public))),
+      sig: curveSign(this.identity, signalPub(spk.public)),
     };
   }
 

@@ -5,6 +5,7 @@ import { Curve, proto, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
 import { bytesOf, child, iqError, iqResult, S_WHATSAPP_NET, type Simnet } from '../server/simnet.js';
 import { LinkedDevice, type Account } from '../network/accounts.js';
+import { curveSign } from '../identity-key.js';
 import { digitsOf, lidJid, pnJid } from '../network/jid.js';
 
 /** Real lifetimes of QR refs: the first lives 60 s, the others 20 s. */
@@ -230,7 +231,7 @@ export class PairingManager {
     pending.pairedDevice = dev;
     for (const r of pending.refs) this.byRef.delete(r.ref);
     const details = proto.ADVDeviceIdentity.encode({ rawId: (Math.random() * 2 ** 31) | 0, timestamp: Math.floor(Date.now() / 1000), keyIndex }).finish();
-    const accountSignature = Curve.sign(account.accountKey.private, Buffer.concat([Buffer.from([6, 0]), details, pending.reg.identityKey]));
+    const accountSignature = curveSign(account.accountKey, Buffer.concat([Buffer.from([6, 0]), details, pending.reg.identityKey]));
     const signed = proto.ADVSignedDeviceIdentity.encode({ details, accountSignatureKey: account.accountKey.public, accountSignature }).finish();
     const hmac = createHmac('sha256', advSecret).update(signed).digest();
     const container = proto.ADVSignedDeviceIdentityHMAC.encode({ details: signed, hmac }).finish();

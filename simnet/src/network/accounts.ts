@@ -6,6 +6,8 @@ import { SignalDevice } from '../contacts/signal-device.js';
 import { PreKeyPool } from './prekey-pool.js';
 import type { ReceivedMessage } from '../contacts/content.js';
 import type { PollMemory } from '../contacts/compose.js';
+import type { KeyPair } from '../cert.js';
+import type { IdentityKeyPair } from '../identity-key.js';
 
 /** What a linked device needs from its live connection; implemented by server/connection.ts. */
 export interface DeviceLink {
@@ -100,7 +102,7 @@ export class Account {
   }
 
   /** Account signature key = the phone's identity key (what ADV accountSignatureKey carries). */
-  get accountKey(): { public: Buffer; private: Buffer } {
+  get accountKey(): IdentityKeyPair | KeyPair {
     return this.phoneSignal.identity;
   }
 

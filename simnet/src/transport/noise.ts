@@ -1,7 +1,7 @@
 // Noise XX responder (the server half of Baileys' Utils/noise-handler.js) plus WA framing: intro, 3-byte lengths, AES-GCM transport.
-import { genKeyPair } from '../cert.js';
 import { createCipheriv, createDecipheriv, createHash, hkdfSync } from 'node:crypto';
-import { Curve, NOISE_MODE, proto } from 'baileys';
+import { NOISE_MODE, proto } from 'baileys';
+import { x25519, x25519KeyPair } from './x25519.js';
 import type { KeyPair } from '../cert.js';
 
 const WA_INTRO = Buffer.from([87, 65, 6, 3]);
@@ -113,12 +113,12 @@ export class NoiseResponder {
     if (!clientEph || clientEph.length !== 32) throw new Error('missing client ephemeral');
     this.clientEphemeral = Buffer.from(clientEph);
     this.mixHash(this.clientEphemeral);
-    const eph = genKeyPair();
+    const eph = x25519KeyPair();
     this.ephemeral = eph;
     this.mixHash(eph.public);
-    this.mixKey(Curve.sharedKey(eph.private, this.clientEphemeral));
+    this.mixKey(x25519(eph.private, this.clientEphemeral));
     const staticEnc = this.encryptHs(this.serverStatic.public);
-    this.mixKey(Curve.sharedKey(this.serverStatic.private, this.clientEphemeral));
+    this.mixKey(x25519(this.serverStatic.private, this.clientEphemeral));
     const payloadEnc = this.encryptHs(this.certChain);
     const hello = proto.HandshakeMessage.encode({
       serverHello: { ephemeral: eph.public, static: staticEnc, payload: payloadEnc },
@@ -132,7 +132,7 @@ export class NoiseResponder {
     const fin = msg.clientFinish;
     if (!fin?.static || !fin.payload || !this.ephemeral) throw new Error('bad client finish');
     const clientStatic = this.decryptHs(Buffer.from(fin.static));
-    this.mixKey(Curve.sharedKey(this.ephemeral.private, clientStatic));
+    this.mixKey(x25519(this.ephemeral.private, clientStatic));
     const payloadBytes = this.decryptHs(Buffer.from(fin.payload));
     const [c2s, s2c] = hkdf64(Buffer.alloc(0), this.ck);
     this.decKey = c2s;
