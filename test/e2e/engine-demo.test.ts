@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SimnetClient } from '../../simnet/src/index.js';
 import { DEMO_CONTACT, DEMO_PHONE, startDemo } from '../../src/demo.js';
+import '../helpers/baileys-timers.js';
 
 test('the demo pairs its virtual phone from the QR and delivers a first message', async () => {
   const demo = await startDemo({ port: 0, simnetPort: 0, logLevel: 'silent' });

@@ -12,6 +12,7 @@ import { Agent, request } from 'undici';
 import { startSimnet, SimnetClient, type RunningSimnet, type SimnetOptions } from '../../simnet/src/index.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway, type GatewayOverrides } from '../../src/main.js';
+import { E2E_COMMAND_TIMEOUT_MS } from '../helpers/baileys-timers.js';
 
 export const TIME_SCALE = 0.05;
 
@@ -130,7 +131,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ZAPGATE_TIME_SCALE: String(TIME_SCALE),
     ZAPGATE_WEBHOOK_ALLOW_HTTP: 'true',
     ZAPGATE_ALLOW_HOSTS: '127.0.0.1',
-    ZAPGATE_COMMAND_TIMEOUT_MS: '10000',
+    ZAPGATE_COMMAND_TIMEOUT_MS: String(E2E_COMMAND_TIMEOUT_MS),
     ...options.env,
   };
   let gateway: Gateway;

@@ -14,6 +14,7 @@ import { Agent, request } from 'undici';
 import { SimnetClient, startSimnet, type RunningSimnet } from '../../simnet/src/index.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/main.js';
+import { E2E_COMMAND_TIMEOUT_MS } from '../helpers/baileys-timers.js';
 import { eventually, startReceiver, testPki, type Receiver, type ReceivedRequest } from '../helpers/webhook-harness.js';
 
 const TIME_SCALE = 0.05;
@@ -81,7 +82,7 @@ describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
       ZAPGATE_WA_ROOT_KEY: simnet.rootPublicKey,
       ZAPGATE_TIME_SCALE: String(TIME_SCALE),
       ZAPGATE_ALLOW_HOSTS: '127.0.0.1',
-      ZAPGATE_COMMAND_TIMEOUT_MS: '10000',
+      ZAPGATE_COMMAND_TIMEOUT_MS: String(E2E_COMMAND_TIMEOUT_MS),
     });
     gateway = await createGateway(config, {
       sqliteFile: join(dataDir, 'zapgate.db'),
