@@ -60,6 +60,8 @@ export class InstanceLane {
   /** Set by every wake-up; a lane about to wait or go idle looks again instead. */
   private dirty = false;
   private waker: AbortController | null = null;
+  /** In the "typing…" pause of a send: waiting for time, like `waker`. */
+  private asleep = false;
   private readonly idleWaiters: (() => void)[] = [];
   private needsLoad = true;
   private antibanVersion = 0;
@@ -115,7 +117,7 @@ export class InstanceLane {
 
   /** Resolves when the loop has nothing it can do now: stopped, idle, or waiting for time or an event. */
   idle(): Promise<void> {
-    if (!this.running || this.waker) return Promise.resolve();
+    if (!this.running || this.waker || this.asleep) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -360,12 +362,16 @@ export class InstanceLane {
 
   /** Sleeps `protocolMs` unless the sender stops; false when stopping. */
   private async sleep(protocolMs: number): Promise<boolean> {
+    this.asleep = true;
+    this.settled();
     try {
       await this.deps.clock.sleep(protocolMs, this.stopSignal);
       return true;
     } catch (err) {
       if (this.stopSignal.aborted) return false;
       throw err;
+    } finally {
+      this.asleep = false;
     }
   }
 }

@@ -13,6 +13,7 @@ import { offlineSessions } from '../../src/sessions/offline-sessions.js';
 import type { MessageTransport, OutboundMessage, RestrictionSignal, SessionsPort } from '../../src/sessions/port.js';
 import type { EventSink } from '../../src/events/types.js';
 import { newUuid } from '../../src/ids.js';
+import { VirtualClock } from './virtual-clock.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import type { InstanceRow } from '../../src/store/schema.js';
@@ -182,6 +183,8 @@ export async function senderFixture(o: FixtureOptions): Promise<Fixture> {
   const instances = new InstancesService(store, { ...sessions, applyAntiban: (id, on) => sender.applyAntiban(id, on) }, clock);
   const account = await new AccountsService(store, clock).create('sender-tests');
   const senders: Sender[] = [sender];
+  // A virtual clock moves only while every live sender lane waits (the store may answer from a thread).
+  if (clock instanceof VirtualClock) clock.setGate(async () => void (await Promise.all(senders.map((s) => s.idle()))));
 
   return {
     clock,

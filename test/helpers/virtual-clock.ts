@@ -1,8 +1,7 @@
 // A Clock whose time moves only when everything waiting on it is asleep: once the process has been
-// quiet for a few event-loop turns, it jumps to the earliest timer and fires it. Hours of pacing
-// run in milliseconds, and a measured gap is exactly the gap the code asked for — no scheduler noise
-// on a loaded machine. Only for code whose other work completes within event-loop turns (in-memory
-// SQLite, scripted transports), which is what the sender's unit tests use.
+// quiet for a few event-loop turns and the gate (e.g. "every sender lane is waiting") opens, it
+// jumps to the earliest timer and fires it. Hours of pacing run in milliseconds, and a measured gap
+// is exactly the gap the code asked for — no scheduler noise on a loaded machine.
 import type { Clock } from '../../src/clock.js';
 
 /** Event-loop turns with no timer activity before time may move (work in flight finishes first). */
@@ -15,6 +14,7 @@ export class VirtualClock implements Clock {
   private pumping = false;
   private quiet = 0;
   private held = false;
+  private gate: () => Promise<void> = async () => {};
 
   constructor(
     readonly timeScale = 1,
@@ -55,6 +55,11 @@ export class VirtualClock implements Clock {
     });
   }
 
+  /** Time moves only once `gate()` resolves (work in flight elsewhere, e.g. a database thread, finishes first). */
+  setGate(gate: () => Promise<void>): void {
+    this.gate = gate;
+  }
+
   /** Stops time until `release()` is called (to look at a state that only lasts a while). */
   hold(): () => void {
     this.held = true;
@@ -76,16 +81,23 @@ export class VirtualClock implements Clock {
       this.pumping = false;
       return;
     }
-    if (++this.quiet >= QUIET_TURNS) {
-      this.quiet = 0;
-      let first: [number, { at: number; fn: () => void }] | undefined;
-      for (const entry of this.timers) if (!first || entry[1].at < first[1].at) first = entry;
-      if (first) {
-        this.timers.delete(first[0]);
-        this.t = Math.max(this.t, first[1].at);
-        first[1].fn();
-      }
+    if (++this.quiet < QUIET_TURNS) {
+      setImmediate(() => this.turn());
+      return;
     }
-    setImmediate(() => this.turn());
+    void this.gate().then(() => {
+      // New timers may have come while the gate was closed: still fire the earliest one.
+      if (this.quiet >= QUIET_TURNS && !this.held) {
+        let first: [number, { at: number; fn: () => void }] | undefined;
+        for (const entry of this.timers) if (!first || entry[1].at < first[1].at) first = entry;
+        if (first) {
+          this.timers.delete(first[0]);
+          this.t = Math.max(this.t, first[1].at);
+          first[1].fn();
+        }
+      }
+      this.quiet = 0;
+      setImmediate(() => this.turn());
+    });
   }
 }

@@ -92,12 +92,13 @@ describe('the sender with the strategy on', () => {
   test('first messages to strangers are capped per hour; numbers that wrote first are not held', async () => {
     const f = await senderFixture({ clock: clock(), antiban: { ...quick, strangersPerHour: 3, strangersPerDay: 0 } });
     try {
-      await f.sender.start();
       const inst = await f.createInstance({ antiban: true });
       const known = ['5511988880001', '5511988880002'];
       await f.store.antiban.recordInbound(inst.id, known, f.clock.now());
       const cold = strangers(5);
       for (const phone of [...cold.slice(0, 3), ...known, ...cold.slice(3)]) await f.sendText(inst, phone, `hello ${phone}`);
+      // Everything is accepted before the sender starts: the clock only moves while it sleeps.
+      await f.sender.start();
       await f.transport.until(() => f.transport.sent.length === 7, 10_000, '7 sends');
       const t = (phone: string): number => (f.transport.sent.find((s) => s.phone === phone) as SentRecord).calledAt;
       const hours = (a: number, b: number): number => protocolSeconds(b - a, FAST) / 3600;
@@ -122,13 +123,14 @@ describe('the sender with the strategy on', () => {
       antiban: { ...quick, strangersPerHour: 10, strangersPerDay: 0, warmupDays: 7, warmupStart: 0.2 },
     });
     try {
-      await f.sender.start();
       const fresh = await f.createInstance({ antiban: true, pairedAt: f.clock.now() });
       const seasoned = await f.createInstance({ antiban: true });
       for (const phone of strangers(3)) {
         await f.sendText(fresh, phone, 'hi');
         await f.sendText(seasoned, phone, 'hi');
       }
+      // Everything is accepted before the sender starts: the clock only moves while it sleeps.
+      await f.sender.start();
       await f.transport.until(() => f.transport.sent.length === 6, 10_000, '6 sends');
       const span = (id: string): number => {
         const s = f.transport.sentBy(id);
@@ -145,10 +147,11 @@ describe('the sender with the strategy on', () => {
   test('identical content goes to at most the capped number of recipients per hour', async () => {
     const f = await senderFixture({ clock: clock(), antiban: { ...quick, identicalPerHour: 2, strangersPerHour: 0, strangersPerDay: 0 } });
     try {
-      await f.sender.start();
       const inst = await f.createInstance({ antiban: true });
       const phones = strangers(3);
       for (const phone of phones) await f.sendText(inst, phone, 'Promo! 50% off today');
+      // Everything is accepted before the sender starts: the clock only moves while it sleeps.
+      await f.sender.start();
       await f.transport.until(() => f.transport.sent.length === 3, 10_000, '3 sends');
       const s = f.transport.sent;
       const hours = protocolSeconds((s[2] as SentRecord).calledAt - (s[0] as SentRecord).calledAt, FAST) / 3600;
@@ -163,10 +166,11 @@ describe('the sender with the strategy on', () => {
     const scale = FAST;
     const f = await senderFixture({ clock: clock(), random: () => 0.5, antiban: { minGapMs: 2000, maxGapMs: 2000, typingCharsPerSecond: 10, strangersPerHour: 0, strangersPerDay: 0, strangerGapMs: 0 } });
     try {
-      await f.sender.start();
       const inst = await f.createInstance({ antiban: true });
       await f.sendText(inst, '5511987650000', 'ok');
       await f.sendText(inst, '5511987650000', 'x'.repeat(80));
+      // Everything is accepted before the sender starts: the clock only moves while it sleeps.
+      await f.sender.start();
       await f.transport.until(() => f.transport.sent.length === 2, 10_000, '2 sends');
       const [p1, p2] = f.transport.presences;
       const [s1, s2] = f.transport.sent;
