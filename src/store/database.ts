@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import { openPostgres } from './dialects/postgres.js';
-import { openSqlite } from './dialects/sqlite.js';
+import { openSqlite, type SqliteThread } from './dialects/sqlite.js';
 import type { DialectCapabilities } from './dialects/types.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
@@ -22,12 +22,14 @@ export interface DatabaseOptions {
   readonly sqliteFile?: string;
   /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
   readonly pgSchema?: string;
+  /** Where the SQLite connection runs (default: this thread; see dialects/sqlite.ts). */
+  readonly sqliteThread?: SqliteThread;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const opened = options.databaseUrl
     ? openPostgres(withSearchPath(options.databaseUrl, options.pgSchema))
-    : openSqlite(options.sqliteFile ?? join(options.dataDir, 'zapgate.db'));
+    : openSqlite(options.sqliteFile ?? join(options.dataDir, 'zapgate.db'), options.sqliteThread);
   const db = new Kysely<DB>({ dialect: opened.dialect });
   if (options.databaseUrl && options.pgSchema) {
     await sql`create schema if not exists ${sql.id(options.pgSchema)}`.execute(db);
