@@ -5,6 +5,7 @@ import type { Agent } from 'node:https';
 import makeWASocket, { DEFAULT_CONNECTION_CONFIG, WA_CERT_DETAILS, proto, type AuthenticationState, type GroupMetadata, type WAMessageKey } from 'baileys';
 import type { Logger } from '../logger.js';
 import { BoundedCache } from './bounded-cache.js';
+import { withScopedStorage } from './tx-storage.js';
 
 export type WASocket = ReturnType<typeof makeWASocket>;
 
@@ -61,7 +62,7 @@ export interface SocketHooks {
 export function createSocket(net: NetworkSettings, caches: SharedCaches, hooks: SocketHooks): WASocket {
   const scaled = (ms: number, floor: number): number => Math.max(floor, Math.round(ms * net.timeScale));
   const scope = hooks.instanceId;
-  return makeWASocket({
+  const { result: sock, storages } = withScopedStorage(() => makeWASocket({
     auth: hooks.auth,
     ...(net.waUrl ? { waWebSocketUrl: net.waUrl } : {}),
     logger: hooks.logger,
@@ -88,7 +89,16 @@ export function createSocket(net: NetworkSettings, caches: SharedCaches, hooks: 
     callOfferCache: caches.misc.view(`${scope}:call`),
     placeholderResendCache: caches.misc.view(`${scope}:placeholder`),
     userDevicesCache: caches.misc.view(`${scope}:devices`),
-  });
+  }));
+  if (storages !== 1) warnOnce(hooks.logger, `Baileys asked for ${storages} transaction storages per socket (expected 1): check tx-storage.ts against this Baileys version`);
+  return sock;
+}
+
+let warned = false;
+function warnOnce(logger: Logger, message: string): void {
+  if (warned) return;
+  warned = true;
+  logger.warn(message);
 }
 
 export function rememberGroup(caches: SharedCaches, instanceId: string, meta: GroupMetadata): void {

@@ -1,0 +1,45 @@
+// The one AsyncLocalStorage shared by every socket's key-store transactions: Baileys still gets a
+// storage per socket (its `new AsyncLocalStorage()`), each socket sees only its own transaction.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setImmediate as tick } from 'node:timers/promises';
+import { ScopedStorage, withScopedStorage } from '../../src/sessions/tx-storage.js';
+
+test('`new AsyncLocalStorage()` answers a scoped storage only while a socket is being made', () => {
+  const { result, storages } = withScopedStorage(() => [new AsyncLocalStorage(), new AsyncLocalStorage()]);
+  assert.equal(storages, 2);
+  assert.ok(result.every((s) => s instanceof ScopedStorage));
+  assert.notEqual(result[0], result[1]);
+  assert.ok(!(new AsyncLocalStorage() instanceof ScopedStorage), 'the real class is back afterwards');
+});
+
+test('a failing factory still restores the real AsyncLocalStorage', () => {
+  assert.throws(() => withScopedStorage(() => { throw new Error('boom'); }), /boom/);
+  assert.ok(!(new AsyncLocalStorage() instanceof ScopedStorage));
+});
+
+test("one socket's transaction is invisible to another's, across awaits and nesting", async () => {
+  const a = new ScopedStorage<string>();
+  const b = new ScopedStorage<string>();
+  assert.equal(a.getStore(), undefined);
+  await a.run('tx-a', async () => {
+    await tick();
+    assert.equal(a.getStore(), 'tx-a');
+    assert.equal(b.getStore(), undefined, 'b is not in a transaction because a is');
+    await b.run('tx-b', async () => {
+      await tick();
+      assert.equal(b.getStore(), 'tx-b');
+      assert.equal(a.getStore(), 'tx-a');
+    });
+    assert.equal(b.getStore(), undefined);
+    assert.equal(a.getStore(), 'tx-a');
+  });
+  assert.equal(a.getStore(), undefined);
+  // Concurrent transactions of two sockets keep their own stores.
+  const seen = await Promise.all([
+    a.run('a1', async () => { await tick(); return [a.getStore(), b.getStore()]; }),
+    b.run('b1', async () => { await tick(); return [a.getStore(), b.getStore()]; }),
+  ]);
+  assert.deepEqual(seen, [['a1', undefined], [undefined, 'b1']]);
+});
