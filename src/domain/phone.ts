@@ -3,7 +3,7 @@ import { errors } from '../errors.js';
 
 export type Target =
   | { kind: 'phone'; digits: string }
-  | { kind: 'group'; groupDigits: string }
+  | { kind: 'group'; groupDigits: string } // `<digits>` or legacy `<creator>-<timestamp>`
   | { kind: 'lid'; lid: string };
 
 const STRIP = /[+\s\-()]/g;
@@ -11,7 +11,8 @@ const STRIP = /[+\s\-()]/g;
 /** Parses a `phone` field: a number with country code, `<digits>-group`, or `<digits>@lid`. */
 export function parseTarget(raw: string, field = 'phone'): Target {
   const value = raw.trim();
-  const group = /^(\d{5,40})-group$/.exec(value) ?? /^(\d{5,40})@g\.us$/.exec(value);
+  // Groups are `<digits>` (current) or `<creator>-<timestamp>` (legacy groups, as Z-API spells them).
+  const group = /^(\d{5,40}(?:-\d{6,12})?)(?:-group|@g\.us)$/.exec(value);
   if (group?.[1]) return { kind: 'group', groupDigits: group[1] };
   const lid = /^(\d{5,40})@lid$/.exec(value);
   if (lid?.[1]) return { kind: 'lid', lid: lid[1] };
@@ -29,7 +30,7 @@ export function parsePhone(raw: string, field = 'phone'): string {
 
 /** Parses a group identifier `<digits>-group` (or a pending id, which callers resolve). */
 export function parseGroupId(raw: string, field = 'phone'): string {
-  const m = /^(\d{5,40})(?:-group|@g\.us)$/.exec(raw.trim());
+  const m = /^(\d{5,40}(?:-\d{6,12})?)(?:-group|@g\.us)$/.exec(raw.trim());
   if (!m?.[1]) throw errors.invalidInput(`${field}: must be a group id of the form <digits>-group`);
   return m[1];
 }

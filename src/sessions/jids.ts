@@ -6,7 +6,7 @@ export const PN_SERVER = 's.whatsapp.net';
 
 /** The jid of a queued or requested target. */
 export function targetJid(phone: string): string {
-  const group = /^(\d+)-group$/.exec(phone);
+  const group = /^(\d+(?:-\d+)?)-group$/.exec(phone);
   if (group) return `${group[1]}@g.us`;
   if (/^\d+@lid$/.test(phone)) return phone;
   if (/^\d+$/.test(phone)) return `${phone}@${PN_SERVER}`;
@@ -18,7 +18,7 @@ export function phoneJid(digits: string): string {
 }
 
 export function groupJid(groupId: string): string {
-  const m = /^(\d+)(?:-group|@g\.us)$/.exec(groupId);
+  const m = /^(\d+(?:-\d+)?)(?:-group|@g\.us)$/.exec(groupId);
   if (!m) throw errors.invalidInput('phone: must be a group id of the form <digits>-group');
   return `${m[1]}@g.us`;
 }

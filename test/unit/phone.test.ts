@@ -49,7 +49,7 @@ describe('parseTarget / formatTarget', () => {
     assert.equal(formatTarget(parseTarget('120363012345678901@g.us')), '120363012345678901-group');
   });
 
-  test('a legacy group id <creator>-<timestamp>-group (Z-API spells old groups this way)', { todo: 'parseTarget refuses legacy group ids' }, () => {
+  test('a legacy group id <creator>-<timestamp>-group (Z-API spells old groups this way)', () => {
     assert.equal(formatTarget(parseTarget('5511999990000-1600000000-group')), '5511999990000-1600000000-group');
   });
 
