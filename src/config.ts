@@ -86,6 +86,13 @@ export interface AntibanSettings {
   readonly maxPauseMs: number;
 }
 
+/** Variables whose values are secrets (or may embed one): an error names them but never echoes them. */
+const SECRET_VARIABLES = new Set(['ZAPGATE_CLIENT_TOKEN', 'ZAPGATE_DATABASE_URL']);
+
+function shown(variable: string, value: unknown): string {
+  return SECRET_VARIABLES.has(variable) ? '(value hidden)' : JSON.stringify(value);
+}
+
 export class ConfigError extends Error {
   constructor(readonly variable: string, detail: string) {
     super(`${variable}: ${detail}`);
@@ -106,7 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const variable = firstError.path.replace(/^\//, '') || 'environment';
     const schema = firstError.schema as { enum?: string[]; pattern?: string };
     const allowed = schema.enum ? `one of ${schema.enum.join(', ')}` : schema.pattern ? `a value matching ${schema.pattern}` : firstError.message;
-    throw new ConfigError(variable, `invalid value ${JSON.stringify(firstError.value)}; expected ${allowed}`);
+    throw new ConfigError(variable, `invalid value ${shown(variable, firstError.value)}; expected ${allowed}`);
   }
   // TypeBox checks no `enum` on a Type.String, so a typo (ZAPGATE_PACING=of) would pass silently.
   for (const [variable, schema] of Object.entries(EnvSchema.properties)) {

@@ -122,3 +122,15 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ ZAPGATE_PACING: 'maybe' }), /one of on, off/);
   });
 });
+
+test('an invalid secret variable is named but its value is never echoed', () => {
+  for (const [variable, value] of [
+    ['ZAPGATE_CLIENT_TOKEN', 'short-secret'],
+    ['ZAPGATE_DATABASE_URL', 'mysql://user:hunter2@db/x'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [variable]: value }),
+      (err: Error) => err.message.includes(variable) && !err.message.includes(value) && !err.message.includes('hunter2'),
+    );
+  }
+});
