@@ -29,6 +29,7 @@ import type {
 } from './port.js';
 import { Session } from './session.js';
 import { applyNetworkRoot, createSharedCaches, type SharedCaches } from './socket-config.js';
+import { useNativeVerify } from './xeddsa.js';
 
 export interface EngineSettings {
   waUrl?: string | undefined;
@@ -71,6 +72,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
 
   constructor(private readonly deps: SessionManagerDeps) {
     applyNetworkRoot(deps.settings.waRootKey);
+    useNativeVerify();
     this.log = deps.log.child({ component: 'sessions' });
     this.caches = createSharedCaches(() => deps.clock.now());
     this.opDeps = {
