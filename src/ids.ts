@@ -1,5 +1,5 @@
 // Identifiers and secrets: random tokens, their at-rest hashes, and WhatsApp-format message ids.
-import { createHash, randomBytes, randomFillSync, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomFillSync, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /** 160 random bits, hex: used for Client-Tokens and instanceTokens. */
 export function newToken(): string {
@@ -15,15 +15,19 @@ export function newUuid(): string {
   return randomUUID();
 }
 
-/** Tokens are stored only as SHA-256 hashes: they are high-entropy, so no salt or KDF is needed. */
+/**
+ * Tokens are stored only as SHA-256 hashes: they are high-entropy, so no salt or KDF is needed.
+ * The one-shot crypto.hash, not a Hash object: both tokens are hashed on every request
+ * (1 µs → 0.3 µs each; bench/enqueue).
+ */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
-/** Constant-time comparison of a presented token against a stored hash. */
+/** Constant-time comparison of a presented token against a stored hash (both hex, compared as text). */
 export function tokenMatches(presented: string, storedHash: string): boolean {
-  const a = Buffer.from(hashToken(presented), 'hex');
-  const b = Buffer.from(storedHash, 'hex');
+  const a = Buffer.from(hashToken(presented), 'latin1');
+  const b = Buffer.from(storedHash, 'latin1');
   return a.length === b.length && timingSafeEqual(a, b);
 }
 

@@ -1,6 +1,6 @@
 // Authentication hooks, in the contract's order: Client-Token (401) → rate limit (429) →
 // instance of this account (404) → instanceToken (401). Runs before body parsing and validation.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { errors } from '../errors.js';
 import type { AccountsService } from '../services/accounts-service.js';
 import type { InstancesService } from '../services/instances-service.js';
@@ -19,24 +19,56 @@ export function clientTokenOf(request: FastifyRequest): string | undefined {
   return Array.isArray(raw) ? raw[0] : raw;
 }
 
+// Callback-style hooks that answer from the services' caches without a promise, and fall back to
+// the async lookup on a miss: these run on every request of the send-accept path (bench/enqueue).
+
 export function accountHook(accounts: AccountsService, limiter: RateLimiter) {
-  return async function authenticateAccount(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const account = await accounts.authenticate(clientTokenOf(request));
+  function admit(request: FastifyRequest, reply: FastifyReply, account: AccountRow): void {
     const wait = limiter.take(account.id);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
       throw errors.rateLimited(wait);
     }
     request.account = account;
+  }
+  return function authenticateAccount(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const token = clientTokenOf(request);
+    let account: AccountRow | undefined;
+    try {
+      account = accounts.authenticateCached(token);
+      if (account) admit(request, reply, account);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (account) return done();
+    accounts.authenticate(token).then((found) => {
+      try {
+        admit(request, reply, found);
+      } catch (err) {
+        return done(err as Error);
+      }
+      done();
+    }, done);
   };
 }
 
 export function instanceHook(instances: InstancesService) {
-  return async function authenticateInstance(request: FastifyRequest): Promise<void> {
+  return function authenticateInstance(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const params = request.params as { instanceId?: string; instanceToken?: string };
     const account = request.account;
-    if (!account) throw errors.unauthorizedClient();
-    request.instance = await instances.resolve(account.id, params.instanceId ?? '', params.instanceToken ?? '');
+    if (!account) return done(errors.unauthorizedClient());
+    const instanceId = params.instanceId ?? '';
+    const instanceToken = params.instanceToken ?? '';
+    try {
+      request.instance = instances.resolveCached(account.id, instanceId, instanceToken) ?? null;
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (request.instance) return done();
+    instances.resolve(account.id, instanceId, instanceToken).then((row) => {
+      request.instance = row;
+      done();
+    }, done);
   };
 }
 

@@ -19,6 +19,8 @@ import type { SessionsPort } from '../sessions/port.js';
 import { accountHook, instanceHook } from './auth.js';
 import { handleError } from './error-handler.js';
 import { RateLimiter } from './rate-limit.js';
+import { lazyChildLogger } from './request-logger.js';
+import { routeMetrics } from './route-metrics.js';
 import { MethodIndex } from './method-index.js';
 import { ErrorBody } from './schemas/common.js';
 import { accountInstanceRoutes, instanceRoutes } from './routes/instances.js';
@@ -57,6 +59,8 @@ export async function buildHttpServer(deps: HttpDeps) {
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    // The request's child logger is built only if the request logs (bench/enqueue).
+    childLoggerFactory: lazyChildLogger,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
     // Router-level failures (bad percent-encoding, over-long segment) would otherwise answer with
@@ -90,10 +94,9 @@ export async function buildHttpServer(deps: HttpDeps) {
     reply.header('x-request-id', request.id);
     done(null, payload);
   });
+  const recordRequest = routeMetrics(deps.metrics);
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    deps.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    deps.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    recordRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) {
       request.log.warn({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode }, 'request failed');
     } else if (deps.log.isLevelEnabled('debug')) {
