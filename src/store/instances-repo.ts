@@ -1,6 +1,8 @@
-// Instances and their recorded status history.
+// Instances and their recorded status history. Status changes arriving in the same tick share one
+// transaction: a restoring fleet moves hundreds of instances at once, and each commit is an fsync.
 import type { Kysely } from 'kysely';
 import type { DB, InstancePatch, InstanceRow, NewInstanceRow } from './schema.js';
+import { WriteBatcher } from './write-batcher.js';
 
 export interface StatusChange {
   status: string;
@@ -8,8 +10,22 @@ export interface StatusChange {
   at: number;
 }
 
+interface StatusWrite {
+  id: string;
+  change: StatusChange;
+  extra: InstancePatch;
+}
+
+// 4 bound values per history row: far below SQLite's and PostgreSQL's parameter limits.
+const ROWS_PER_STATEMENT = 200;
+const IDS_PER_QUERY = 500;
+
 export class InstancesRepo {
-  constructor(private readonly db: Kysely<DB>) {}
+  private readonly statuses: WriteBatcher<StatusWrite, void>;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.statuses = new WriteBatcher((writes) => this.flushStatuses(writes));
+  }
 
   async create(row: NewInstanceRow): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -44,19 +60,52 @@ export class InstancesRepo {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  /** Records a state change and its reason; both the current state and the history move together. */
-  async setStatus(id: string, change: StatusChange, extra: InstancePatch = {}): Promise<void> {
+  /**
+   * Records a state change and its reason; both the current state and the history move together.
+   * Resolves after the commit; a change for an instance deleted meanwhile is dropped.
+   */
+  setStatus(id: string, change: StatusChange, extra: InstancePatch = {}): Promise<void> {
+    return this.statuses.submit({ id, change, extra });
+  }
+
+  /** Resolves once every status change submitted so far is committed. */
+  drain(): Promise<void> {
+    return this.statuses.drain();
+  }
+
+  private async flushStatuses(writes: readonly StatusWrite[]): Promise<void[]> {
     await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('instances')
-        .set({ ...extra, status: change.status, status_reason: change.reason, status_since: change.at })
-        .where('id', '=', id)
-        .execute();
-      await trx
-        .insertInto('instance_status_history')
-        .values({ instance_id: id, status: change.status, reason: change.reason, at: change.at })
-        .execute();
+      // A change racing the deletion of its instance must not fail everyone else's (the history's
+      // foreign key would reject the whole batch).
+      const ids = [...new Set(writes.map((w) => w.id))];
+      const alive = new Set<string>();
+      for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+        const rows = await trx.selectFrom('instances').select('id').where('id', 'in', ids.slice(i, i + IDS_PER_QUERY)).execute();
+        for (const r of rows) alive.add(r.id);
+      }
+      const kept = writes.filter((w) => alive.has(w.id));
+      // The last change of an instance in the batch is its current state; every change is history.
+      const last = new Map<string, StatusWrite>();
+      const extras = new Map<string, InstancePatch>();
+      for (const w of kept) {
+        last.set(w.id, w);
+        extras.set(w.id, { ...extras.get(w.id), ...w.extra });
+      }
+      for (const [id, w] of last) {
+        await trx
+          .updateTable('instances')
+          .set({ ...extras.get(id), status: w.change.status, status_reason: w.change.reason, status_since: w.change.at })
+          .where('id', '=', id)
+          .execute();
+      }
+      for (let i = 0; i < kept.length; i += ROWS_PER_STATEMENT) {
+        await trx
+          .insertInto('instance_status_history')
+          .values(kept.slice(i, i + ROWS_PER_STATEMENT).map((w) => ({ instance_id: w.id, status: w.change.status, reason: w.change.reason, at: w.change.at })))
+          .execute();
+      }
     });
+    return writes.map((): void => undefined);
   }
 
   history(id: string, limit = 50): Promise<StatusChange[]> {

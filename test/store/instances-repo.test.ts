@@ -57,6 +57,35 @@ storeTest('instances: setStatus moves the state and appends history, newest firs
   assert.deepEqual(await store.instances.history(instanceId, 1), [{ status: 'connected', reason: 'paired', at: 200 }]);
 });
 
+storeTest('instances: status changes of many instances in the same tick all land, in order, as one would expect one by one', async (store) => {
+  const seeded = await Promise.all(Array.from({ length: 30 }, () => seedInstance(store)));
+  const ids = seeded.map((s) => s.instanceId);
+  await Promise.all(
+    ids.flatMap((id, i) => [
+      store.instances.setStatus(id, { status: 'connecting', reason: 'restoring', at: 10 }, { phone: `55${i}` }),
+      store.instances.setStatus(id, { status: 'connected', reason: 'open', at: 20 }, { paired_at: 20 }),
+    ]),
+  );
+  for (const [i, id] of ids.entries()) {
+    const row = await store.instances.findById(id);
+    assert.deepEqual([row?.status, row?.status_reason, row?.status_since, row?.phone, row?.paired_at], ['connected', 'open', 20, `55${i}`, 20]);
+    assert.deepEqual((await store.instances.history(id)).map((h) => h.status), ['connected', 'connecting', 'disconnected']);
+  }
+});
+
+storeTest('instances: a status change for an instance deleted meanwhile is dropped without failing the others', async (store) => {
+  const { instanceId: gone } = await seedInstance(store);
+  const { instanceId: kept } = await seedInstance(store);
+  assert.equal(await store.instances.delete(gone), true);
+  await Promise.all([
+    store.instances.setStatus(gone, { status: 'connected', reason: 'late', at: 5 }),
+    store.instances.setStatus(kept, { status: 'connected', reason: 'open', at: 5 }),
+  ]);
+  assert.equal(await store.instances.findById(gone), undefined);
+  assert.deepEqual(await store.instances.history(gone), []);
+  assert.equal((await store.instances.findById(kept))?.status, 'connected');
+});
+
 storeTest('instances: listPaired returns paired instances that may reconnect', async (store) => {
   const a = accountRow();
   await store.accounts.create(a);
