@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteDialect } from 'kysely';
+import { SqliteDialect, type SqliteDatabase } from 'kysely';
 import { SqliteWorkerDialect } from './sqlite-worker.js';
 import type { OpenedDialect } from './types.js';
 
@@ -24,5 +24,37 @@ export function openSqlite(file: string, thread: SqliteThread = 'main'): OpenedD
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return { dialect: new SqliteDialect({ database }), capabilities };
+  return { dialect: new SqliteDialect({ database: withStatementCache(database) }), capabilities };
+}
+
+/** Prepared statements kept by SQL text (as sqlite-worker-thread.mjs does). */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely's SqliteDriver prepares every query anew; the hot ones repeat (the enqueue batch's insert,
+ * the sender's reads), so each is compiled once (bench/enqueue). Safe because the driver runs one
+ * statement at a time and nothing here streams (an iterating statement cannot be reused).
+ */
+function withStatementCache(database: Database.Database): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => {
+      statements.clear();
+      database.close();
+    },
+    prepare: (sql: string) => {
+      let stmt = statements.get(sql);
+      if (stmt) {
+        statements.delete(sql); // most recently used last: the oldest is evicted first
+      } else {
+        stmt = database.prepare(sql);
+        if (statements.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = statements.keys().next().value;
+          if (oldest !== undefined) statements.delete(oldest);
+        }
+      }
+      statements.set(sql, stmt);
+      return stmt;
+    },
+  };
 }
