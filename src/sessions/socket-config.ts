@@ -60,9 +60,19 @@ export interface SocketHooks {
 }
 
 export function createSocket(net: NetworkSettings, caches: SharedCaches, hooks: SocketHooks): WASocket {
+  const config = socketConfig(net, caches, hooks);
+  // Made with the process-wide transaction storage: one per socket would pile up for good.
+  const { result: sock, storages } = withScopedStorage(() => makeWASocket(config));
+  if (storages !== 1) {
+    warnOnce(hooks.logger, `Baileys asked for ${storages} transaction storages per socket (expected 1): check tx-storage.ts against this Baileys version`);
+  }
+  return sock;
+}
+
+function socketConfig(net: NetworkSettings, caches: SharedCaches, hooks: SocketHooks): Parameters<typeof makeWASocket>[0] {
   const scaled = (ms: number, floor: number): number => Math.max(floor, Math.round(ms * net.timeScale));
   const scope = hooks.instanceId;
-  const { result: sock, storages } = withScopedStorage(() => makeWASocket({
+  return {
     auth: hooks.auth,
     ...(net.waUrl ? { waWebSocketUrl: net.waUrl } : {}),
     logger: hooks.logger,
@@ -89,9 +99,7 @@ export function createSocket(net: NetworkSettings, caches: SharedCaches, hooks: 
     callOfferCache: caches.misc.view(`${scope}:call`),
     placeholderResendCache: caches.misc.view(`${scope}:placeholder`),
     userDevicesCache: caches.misc.view(`${scope}:devices`),
-  }));
-  if (storages !== 1) warnOnce(hooks.logger, `Baileys asked for ${storages} transaction storages per socket (expected 1): check tx-storage.ts against this Baileys version`);
-  return sock;
+  };
 }
 
 let warned = false;
