@@ -11,6 +11,7 @@ import { offlineSessions } from './sessions/offline-sessions.js';
 import type { SessionsPort } from './sessions/port.js';
 import { SessionManager, type SessionManagerDeps } from './sessions/manager.js';
 import { wireAutoInvite } from './sessions/auto-invite.js';
+import { quietLibsignalConsole } from './sessions/libsignal-console.js';
 import { Sender } from './sender/sender.js';
 import { recordingInboundContacts } from './sender/inbound-contacts.js';
 import { withLiveAntiban } from './sender/live-antiban.js';
@@ -89,6 +90,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     ...(overrides.outbox ? { tuning: overrides.outbox } : {}),
   });
 
+  // libsignal prints session records (with private keys) to the console: keep them out of the output.
+  if (!overrides.sessions) quietLibsignalConsole(log.child({ component: 'libsignal' }));
   const engine = overrides.sessions
     ? null
     : new SessionManager({
