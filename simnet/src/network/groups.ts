@@ -42,8 +42,18 @@ export class Group {
   }
 }
 
+const INVITE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 22 alphanumeric characters, the shape of WhatsApp's invite codes (clients validate it). */
 export function newInviteCode(): string {
-  return randomBytes(16).toString('base64url').slice(0, 22);
+  // 248 is the largest multiple of 62 below 256: rejecting bytes above it keeps the draw uniform.
+  let code = '';
+  while (code.length < 22) {
+    for (const byte of randomBytes(32)) {
+      if (byte < 248 && code.length < 22) code += INVITE_ALPHABET[byte % 62];
+    }
+  }
+  return code;
 }
 
 export class GroupStore {
