@@ -4,7 +4,8 @@
 // Targets (DESIGN.md): ≥ 1,000 instances at ≤ 2 MB each; 1,000 restored in ≤ 60 s.
 // Run: node --expose-gc --import tsx bench/density.ts [N ...]   (default 100 500 1000)
 // Env: DENSITY_BUDGET_S (whole run, default 900), DENSITY_RESTORES (restarts timed, default 1),
-//      DENSITY_SNAPSHOTS=dir (a heap snapshot after each N, for diffing what one instance retains).
+//      DENSITY_SNAPSHOTS=dir (a heap snapshot after each N, for diffing what one instance retains),
+//      DENSITY_PAIR_CONCURRENCY (pairings in flight, default 24), DENSITY_SCAN_DELAY_MS (QR shown → scanned, default 0).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,9 @@ const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const targets = sizes.length ? sizes : [100, 500, 1000];
 const budgetMs = Number(process.env.DENSITY_BUDGET_S ?? 900) * 1000;
 const started = Date.now();
-const PAIR_CONCURRENCY = 24;
+const PAIR_CONCURRENCY = Number(process.env.DENSITY_PAIR_CONCURRENCY ?? 24);
+/** How long the "person" takes to scan a shown QR (0: at once, a burst no human makes). */
+const SCAN_DELAY_MS = Number(process.env.DENSITY_SCAN_DELAY_MS ?? 0);
 const restores = Math.max(1, Number(process.env.DENSITY_RESTORES ?? 1));
 const snapshots = process.env.DENSITY_SNAPSHOTS;
 
@@ -108,6 +111,7 @@ async function pairOne(gateway: Gateway, admin: SimnetClient, accountId: string,
   const qr = await engine.qr(instanceId, 60_000);
   if (!qr) throw new Error('no QR within 60 s');
   const t1 = Date.now();
+  if (SCAN_DELAY_MS > 0) await sleep(SCAN_DELAY_MS);
   await admin.scanQr(phone, qr);
   const t2 = Date.now();
   const deadline = t2 + 60_000;

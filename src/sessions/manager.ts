@@ -29,6 +29,7 @@ import type {
 } from './port.js';
 import { Session } from './session.js';
 import { applyNetworkRoot, createSharedCaches, type SharedCaches } from './socket-config.js';
+import { useKeyPairPool } from './keypair-pool.js';
 import { useNativeVerify } from './xeddsa.js';
 
 export interface EngineSettings {
@@ -73,6 +74,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
   constructor(private readonly deps: SessionManagerDeps) {
     applyNetworkRoot(deps.settings.waRootKey);
     useNativeVerify();
+    useKeyPairPool();
     this.log = deps.log.child({ component: 'sessions' });
     this.caches = createSharedCaches(() => deps.clock.now());
     this.opDeps = {

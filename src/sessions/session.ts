@@ -12,6 +12,7 @@ import { loadAuthState, type StoredAuthState } from './auth-state.js';
 import { backoffDelay, classifyClose, type BackoffPolicy, type CloseAction } from './close-policy.js';
 import { toReceivedCallback, type IncomingContext } from './incoming.js';
 import { isLid, normalJid, userOf } from './jids.js';
+import { prewarmKeyPairs } from './keypair-pool.js';
 import { MessageMemory } from './message-memory.js';
 import type { BoomLike } from './operations.js';
 import type { InstanceStatus } from './port.js';
@@ -118,6 +119,8 @@ export class Session {
     }
     this.auth = auth;
     this.registered = !!auth.state.creds.account;
+    // A pairing's first login makes hundreds of keys: have them made off the event loop meanwhile.
+    if (!this.registered) prewarmKeyPairs();
     await this.setState(this.registered ? 'connecting' : this.state === 'pairing' ? 'pairing' : 'connecting', reason);
     const generation = ++this.generation;
     const sock = createSocket(this.deps.net, this.deps.caches, {
