@@ -165,26 +165,6 @@ export interface AntibanStateTable {
   updated_at: number;
 }
 
-/** One webhook delivery: an event on its way to one URL (003-webhooks). */
-export interface WebhookDeliveriesTable {
-  seq: Generated<number>;
-  id: string;
-  event_id: string;
-  instance_id: string;
-  /** The webhook kind (received, message_status, …) whose URL this delivery targets. */
-  kind: string;
-  url: string;
-  /** pending (no attempt yet) → retrying → delivered | failed. */
-  status: string;
-  attempts: ColumnType<number, number | undefined, number>;
-  /** Real wall-clock ms when the next attempt is due; null once delivered or failed. */
-  next_attempt_at: number | null;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
 export interface DB {
   accounts: AccountsTable;
   instances: InstancesTable;
