@@ -8,7 +8,6 @@ import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ipaddr from 'ipaddr.js';
 import { request } from 'undici';
 import {
   AddressRefusedError,
@@ -20,52 +19,10 @@ import {
   type AddressGuardOptions,
   type ResolvedAddress,
 } from '../../src/net/address-guard.js';
+import { isLoopback, loopbackOnlyConnections } from '../helpers/loopback-only.js';
 
-// ---------------------------------------------------------------------------------------------
-// Safety net: these tests may only ever dial loopback. Every outgoing connect goes through
-// net.Socket.prototype.connect (tls.connect included); a non-loopback destination throws
-// before any packet leaves, and is recorded so the suite fails.
-
-const dialed: string[] = []; // connections actually opened (all loopback)
-const violations: string[] = [];
-const originalConnect = net.Socket.prototype.connect;
-
-function destination(args: unknown[]): { host: string; port: unknown } | null {
-  // net.connect passes its already-normalised [options, callback] pair as one array argument.
-  const first = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
-  if (typeof first === 'object' && first !== null) {
-    const o = first as { host?: unknown; port?: unknown; path?: unknown };
-    if (typeof o.path === 'string') return null; // a Unix socket is not the network
-    return { host: typeof o.host === 'string' ? o.host : 'localhost', port: o.port };
-  }
-  return { host: typeof args[1] === 'string' ? args[1] : 'localhost', port: first };
-}
-
-function isLoopback(host: string): boolean {
-  // Only literal addresses: the guard's agent always dials the IP it checked, never a name.
-  return ipaddr.isValid(host) && net.isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
-}
-
-const loopbackOnlyConnect = function (this: net.Socket, ...args: unknown[]): net.Socket {
-  const dest = destination(args);
-  if (dest !== null) {
-    const label = `${dest.host}:${String(dest.port)}`;
-    if (!isLoopback(dest.host)) {
-      violations.push(label);
-      throw new Error(`test tried to connect to non-loopback ${label}`);
-    }
-    dialed.push(label);
-  }
-  return Reflect.apply(originalConnect, this, args) as net.Socket;
-} as typeof originalConnect;
-
-before(() => {
-  net.Socket.prototype.connect = loopbackOnlyConnect;
-});
-after(() => {
-  net.Socket.prototype.connect = originalConnect;
-  assert.deepEqual(violations, [], 'a test tried to connect outside loopback');
-});
+// Safety net: these tests may only ever dial loopback (the spy fails the file otherwise).
+const { dialed, violations, installed } = loopbackOnlyConnections();
 
 // ---------------------------------------------------------------------------------------------
 // Loopback receivers
@@ -149,7 +106,7 @@ async function canListen(host: string): Promise<boolean> {
 
 describe('the safety net itself', () => {
   test('is installed and stops a non-loopback dial before it happens', () => {
-    assert.equal(net.Socket.prototype.connect, loopbackOnlyConnect);
+    assert.ok(installed(), 'the loopback-only spy is the live Socket#connect');
     // 192.0.2.1 is TEST-NET-1; the assertion above guarantees the spy throws before any dial.
     assert.throws(() => net.connect({ host: '192.0.2.1', port: 9 }), /non-loopback 192\.0\.2\.1:9/);
     assert.deepEqual(violations.splice(0), ['192.0.2.1:9']);

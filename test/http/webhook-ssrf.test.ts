@@ -5,48 +5,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import ipaddr from 'ipaddr.js';
 import type { ResolvedAddress } from '../../src/net/address-guard.js';
 import type { ReceivedCallback } from '../../src/events/types.js';
+import { loopbackOnlyConnections } from '../helpers/loopback-only.js';
 import { eventually, startHarness, startReceiver, type Harness, type HarnessInstance, type Receiver } from '../helpers/webhook-harness.js';
 
-// ---------------------------------------------------------------------------------------------
-// Safety net: every outgoing TCP connection (TLS included) goes through Socket#connect.
-
-const dialed: string[] = [];
-const violations: string[] = [];
-const originalConnect = net.Socket.prototype.connect;
-
-function destination(args: unknown[]): { host: string; port: unknown } | null {
-  const first = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
-  if (typeof first === 'object' && first !== null) {
-    const o = first as { host?: unknown; port?: unknown; path?: unknown };
-    if (typeof o.path === 'string') return null;
-    return { host: typeof o.host === 'string' ? o.host : 'localhost', port: o.port };
-  }
-  return { host: typeof args[1] === 'string' ? args[1] : 'localhost', port: first };
-}
-
-const loopbackOnlyConnect = function (this: net.Socket, ...args: unknown[]): net.Socket {
-  const dest = destination(args);
-  if (dest !== null) {
-    const label = `${dest.host}:${String(dest.port)}`;
-    if (!(net.isIP(dest.host) !== 0 && ipaddr.process(dest.host).range() === 'loopback')) {
-      violations.push(label);
-      throw new Error(`test tried to connect to non-loopback ${label}`);
-    }
-    dialed.push(label);
-  }
-  return Reflect.apply(originalConnect, this, args) as net.Socket;
-} as typeof originalConnect;
-
-before(() => {
-  net.Socket.prototype.connect = loopbackOnlyConnect;
-});
-after(() => {
-  net.Socket.prototype.connect = originalConnect;
-  assert.deepEqual(violations, [], 'something tried to connect outside loopback');
-});
+// Safety net: every outgoing connection must be to loopback (the spy fails the file otherwise).
+const { dialed, violations } = loopbackOnlyConnections();
 
 // ---------------------------------------------------------------------------------------------
 
