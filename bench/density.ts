@@ -82,8 +82,9 @@ async function startSimnetChild(): Promise<{ info: { wsUrl: string; adminUrl: st
   return { info, stop: () => child.kill('SIGTERM') };
 }
 
-async function bootGateway(dataDir: string, info: { wsUrl: string; rootPublicKey: string }): Promise<Gateway> {
-  const config = loadConfig({
+/** The gateway's settings in both the pairing process and the restore child: silent, on simnet. */
+function densityConfig(dataDir: string, info: { wsUrl: string; rootPublicKey: string }) {
+  return loadConfig({
     ZAPGATE_HOST: '127.0.0.1',
     ZAPGATE_PORT: '0',
     ZAPGATE_DATA_DIR: dataDir,
@@ -92,6 +93,10 @@ async function bootGateway(dataDir: string, info: { wsUrl: string; rootPublicKey
     ZAPGATE_WA_ROOT_KEY: info.rootPublicKey,
     ZAPGATE_COMMAND_TIMEOUT_MS: '60000',
   });
+}
+
+async function bootGateway(dataDir: string, info: { wsUrl: string; rootPublicKey: string }): Promise<Gateway> {
+  const config = densityConfig(dataDir, info);
   const gateway = await createGateway(config, { collectProcessMetrics: false });
   await gateway.listen();
   return gateway;
@@ -228,15 +233,7 @@ async function restoreInChild(dataDir: string, info: { wsUrl: string; rootPublic
 
 async function restoreChild(): Promise<void> {
   const { dataDir, info, n, budgetMs: childBudget } = JSON.parse(process.env.DENSITY_CHILD!) as { dataDir: string; info: { wsUrl: string; rootPublicKey: string }; n: number; budgetMs: number };
-  const config = loadConfig({
-    ZAPGATE_HOST: '127.0.0.1',
-    ZAPGATE_PORT: '0',
-    ZAPGATE_DATA_DIR: dataDir,
-    ZAPGATE_LOG_LEVEL: 'silent',
-    ZAPGATE_WA_URL: info.wsUrl,
-    ZAPGATE_WA_ROOT_KEY: info.rootPublicKey,
-    ZAPGATE_COMMAND_TIMEOUT_MS: '60000',
-  });
+  const config = densityConfig(dataDir, info);
   const gateway = await createGateway(config, { collectProcessMetrics: false });
   gc();
   const baseRss = process.memoryUsage().rss;
