@@ -34,7 +34,7 @@ export function createStore(database: Database): Store {
     accounts: new AccountsRepo(db),
     instances: new InstancesRepo(db),
     webhooks: new WebhooksRepo(db),
-    messages: new MessagesRepo(db),
+    messages: new MessagesRepo(db, database),
     groups: new GroupsRepo(db),
     events: new EventsRepo(db),
     antiban: new AntibanRepo(db),

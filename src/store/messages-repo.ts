@@ -1,6 +1,7 @@
 // The per-instance message queue and the record of sent messages (one table: a message moves
 // queued → in_flight → sent | failed, keeping its seq, zaapId and WhatsApp messageId).
 import type { Kysely } from 'kysely';
+import type { Database } from './database.js';
 import { WriteBatcher } from './write-batcher.js';
 import type { DB, MessageRow, NewMessageRow } from './schema.js';
 
@@ -30,11 +31,43 @@ export interface SenderTransition {
   error: string | null;
 }
 
+/** Every column an enqueue sets, in the order of the prepared insert's parameters. */
+const ENQUEUE_COLUMNS = [
+  'zaap_id',
+  'instance_id',
+  'message_id',
+  'phone',
+  'kind',
+  'payload',
+  'delay_message',
+  'delay_typing',
+  'state',
+  'wa_status',
+  'error',
+  'created_at',
+  'updated_at',
+  'sent_at',
+] as const satisfies readonly (keyof NewMessageRow)[];
+
+/** Compiles only while ENQUEUE_COLUMNS lists every column without a default (seq, attempts). */
+const everyColumnListed: Exclude<keyof NewMessageRow, (typeof ENQUEUE_COLUMNS)[number] | 'seq' | 'attempts'> extends never ? true : never = true;
+
 export class MessagesRepo {
   private readonly batcher: WriteBatcher<EnqueueRequest, EnqueueOutcome>;
+  /**
+   * The one-row insert, compiled once: a batch runs it once per row instead of building and
+   * compiling a many-row insert each time, which cost more than SQLite's own work (bench/enqueue).
+   */
+  private readonly insertOne: string;
 
-  constructor(private readonly db: Kysely<DB>) {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly database: Pick<Database, 'runBatch'>,
+  ) {
     this.batcher = new WriteBatcher((items) => this.enqueueBatch(items));
+    const template = Object.fromEntries(ENQUEUE_COLUMNS.map((c) => [c, null])) as unknown as NewMessageRow;
+    this.insertOne = db.insertInto('messages').values(template).returning('seq').compile().sql;
+    void everyColumnListed;
   }
 
   /** Durably queues a message; resolves after the commit that contains it. */
@@ -49,20 +82,27 @@ export class MessagesRepo {
 
   private async enqueueBatch(items: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]> {
     if (items.every((i) => i.cap === 0)) {
-      // Fast path (bench/enqueue): no cap to check, so the batch is one INSERT in autocommit — one
-      // statement and one round trip to the SQLite worker instead of begin, select, insert, commit.
-      // A deleted instance fails it on the messages → instances foreign key, atomically (nothing
-      // is written); any failure then goes through the checked path below, which tells a missing
-      // instance apart from a real error and reports it as such.
-      const inserted = await this.db
-        .insertInto('messages')
-        .values(items.map((i) => i.row))
-        .returning(['seq', 'zaap_id'])
-        .execute()
-        .catch(() => null);
-      if (inserted) return matchSeqs(items.map((i) => i.row), inserted);
+      // Fast path (bench/enqueue): no cap to check, so the batch is only inserts, in one
+      // transaction. A deleted instance fails it on the messages → instances foreign key,
+      // atomically (nothing is written); any failure then goes through the checked path below,
+      // which tells a missing instance apart from a real error and reports it as such.
+      const seqs = await this.insertRows(items.map((i) => i.row)).catch(() => null);
+      if (seqs) return seqs.map((seq) => ({ ok: true, seq }));
     }
     return this.enqueueChecked(items);
+  }
+
+  /** Inserts the rows in one transaction, in order, and returns their seqs. */
+  private async insertRows(rows: readonly NewMessageRow[]): Promise<number[]> {
+    const returned = await this.database.runBatch<{ seq: number }>(
+      this.insertOne,
+      rows.map((row) => ENQUEUE_COLUMNS.map((c) => row[c] ?? null)),
+    );
+    return returned.map((r, i) => {
+      const seq = r[0]?.seq;
+      if (seq === undefined) throw new Error(`enqueue: the insert returned no seq for ${rows[i]?.zaap_id}`);
+      return Number(seq);
+    });
   }
 
   private async enqueueChecked(items: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]> {

@@ -5,6 +5,8 @@
 // loader in the worker. Protocol (structured clone; see sqlite-worker.ts for the typed side):
 //   in:  { id, sql, parameters, begin? }    out: { id, rows } | { id, changes, lastInsertRowid }
 //                                                | { id, error: { name, message, code } }
+//   in:  { id, sql, batch: parameters[] }  out: { id, batchRows: rows[] } | { id, error }
+//        (the statement once per parameter list, all in one transaction; rows are [] for writes)
 //   in:  { close: true }                    (closes the database, then the thread ends)
 //   out once at start: { ready: true } | { openError: { name, message, code } }
 import { mkdirSync } from 'node:fs';
@@ -63,11 +65,25 @@ function prepare(sql) {
   return stmt;
 }
 
-port.on('message', (/** @type {{ id: number, sql: string, parameters: unknown[], begin?: true } | { close: true }} */ msg) => {
+/** One transaction, one commit (one fsync) for the whole batch. */
+const runBatch = db.transaction((/** @type {string} */ sql, /** @type {unknown[][]} */ lists) => {
+  const stmt = prepare(sql);
+  return lists.map((parameters) => (stmt.reader ? stmt.all(parameters) : (stmt.run(parameters), [])));
+});
+
+port.on('message', (/** @type {{ id: number, sql: string, parameters: unknown[], begin?: true } | { id: number, sql: string, batch: unknown[][] } | { close: true }} */ msg) => {
   if ('close' in msg) {
     statements.clear();
     db.close();
     port.close();
+    return;
+  }
+  if ('batch' in msg) {
+    try {
+      port.postMessage({ id: msg.id, batchRows: runBatch(msg.sql, msg.batch) });
+    } catch (err) {
+      port.postMessage({ id: msg.id, error: describe(err) });
+    }
     return;
   }
   const { id, sql, parameters } = msg;

@@ -33,13 +33,14 @@ interface ErrorShape {
 
 type Reply =
   | { id: number; rows: Record<string, unknown>[] }
+  | { id: number; batchRows: Record<string, unknown>[][] }
   | { id: number; changes: number; lastInsertRowid: number | bigint }
   | { id: number; error: ErrorShape };
 
 type Startup = { ready: true } | { openError: ErrorShape };
 
 interface Pending {
-  resolve(result: QueryResult<unknown>): void;
+  resolve(result: QueryResult<unknown> | unknown[][]): void;
   reject(err: unknown): void;
 }
 
@@ -114,19 +115,30 @@ class WorkerClient {
 
   /** Runs one statement; with `begin`, opens a transaction just before it (in the same message). */
   execute(sql: string, parameters: readonly unknown[], begin: boolean): Promise<QueryResult<unknown>> {
+    return this.request((id) => (begin ? { id, sql, parameters: ownBytes(parameters), begin } : { id, sql, parameters: ownBytes(parameters) })) as Promise<
+      QueryResult<unknown>
+    >;
+  }
+
+  private request(message: (id: number) => object): Promise<QueryResult<unknown> | unknown[][]> {
     if (this.dead) return Promise.reject(this.dead);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       if (this.pending.size === 1) this.worker.ref();
       try {
-        this.worker.postMessage(begin ? { id, sql, parameters: ownBytes(parameters), begin } : { id, sql, parameters: ownBytes(parameters) });
+        this.worker.postMessage(message(id));
       } catch (err) {
         // Not cloneable (a function, a symbol…): the request never left.
         this.forget(id);
         reject(err);
       }
     });
+  }
+
+  /** Runs `sql` once per parameter list in one transaction, in the worker, in one message each way. */
+  executeBatch(sql: string, lists: readonly (readonly unknown[])[]): Promise<unknown[][]> {
+    return this.request((id) => ({ id, sql, batch: lists.map(ownBytes) })) as Promise<unknown[][]>;
   }
 
   async close(): Promise<void> {
@@ -145,6 +157,7 @@ class WorkerClient {
     if (!p) return;
     if ('error' in reply) p.reject(rebuild(reply.error));
     else if ('rows' in reply) p.resolve({ rows: toBuffers(reply.rows) });
+    else if ('batchRows' in reply) p.resolve(reply.batchRows.map(toBuffers));
     else p.resolve({ numAffectedRows: BigInt(reply.changes), insertId: BigInt(reply.lastInsertRowid), rows: [] });
   }
 
@@ -272,6 +285,12 @@ class SqliteWorkerDriver implements Driver {
     this.mutex.unlock();
   }
 
+  /** See SqliteWorkerDialect.runBatch. */
+  runBatch(sql: string, lists: readonly (readonly unknown[])[]): Promise<unknown[][]> {
+    if (!this.client) return Promise.reject(new Error('SQLite worker driver used before init'));
+    return this.client.executeBatch(sql, lists);
+  }
+
   async destroy(): Promise<void> {
     await this.client?.close();
   }
@@ -284,13 +303,25 @@ export interface SqliteWorkerOptions {
 
 /** Kysely's SQLite dialect with the driver swapped for the worker-thread one. */
 export class SqliteWorkerDialect implements Dialect {
+  private driver: SqliteWorkerDriver | undefined;
+
   constructor(
     private readonly file: string,
     private readonly options: SqliteWorkerOptions = {},
   ) {}
 
   createDriver(): Driver {
-    return new SqliteWorkerDriver(this.file, this.options.workerUrl ?? WORKER_URL);
+    this.driver = new SqliteWorkerDriver(this.file, this.options.workerUrl ?? WORKER_URL);
+    return this.driver;
+  }
+
+  /**
+   * Runs `sql` once per parameter list in one transaction, in the worker (BatchRunner). The caller
+   * holds the connection (Database.runBatch), so no other statement runs in between.
+   */
+  runBatch(sql: string, lists: readonly (readonly unknown[])[]): Promise<unknown[][]> {
+    if (!this.driver) return Promise.reject(new Error('SQLite worker dialect used before Kysely created its driver'));
+    return this.driver.runBatch(sql, lists);
   }
 
   createQueryCompiler(): QueryCompiler {

@@ -17,14 +17,26 @@ export type SqliteThread = 'worker' | 'main';
 const capabilities = { name: 'sqlite', autoIncrementType: 'integer', singleWriter: true } as const;
 
 export function openSqlite(file: string, thread: SqliteThread = 'main'): OpenedDialect {
-  if (thread === 'worker') return { dialect: new SqliteWorkerDialect(file), capabilities };
+  if (thread === 'worker') {
+    const dialect = new SqliteWorkerDialect(file);
+    return { dialect, capabilities, runBatch: (sql, lists) => dialect.runBatch(sql, lists) };
+  }
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const database = new Database(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return { dialect: new SqliteDialect({ database: withStatementCache(database) }), capabilities };
+  const cached = withStatementCache(database);
+  const runBatch = database.transaction((sql: string, lists: readonly (readonly unknown[])[]) => {
+    const stmt = cached.prepare(sql);
+    return lists.map((parameters) => (stmt.reader ? (stmt.all(parameters) as unknown[]) : (stmt.run(parameters), [])));
+  });
+  return {
+    dialect: new SqliteDialect({ database: cached }),
+    capabilities,
+    runBatch: async (sql, lists) => runBatch(sql, lists),
+  };
 }
 
 /** Prepared statements kept by SQL text (as sqlite-worker-thread.mjs does). */
@@ -35,7 +47,7 @@ const STATEMENT_CACHE_SIZE = 256;
  * the sender's reads), so each is compiled once (bench/enqueue). Safe because the driver runs one
  * statement at a time and nothing here streams (an iterating statement cannot be reused).
  */
-function withStatementCache(database: Database.Database): SqliteDatabase {
+function withStatementCache(database: Database.Database): SqliteDatabase & { prepare(sql: string): Database.Statement } {
   const statements = new Map<string, Database.Statement>();
   return {
     close: () => {

@@ -11,9 +11,20 @@ export interface DialectCapabilities {
   readonly singleWriter: boolean;
 }
 
+/**
+ * Runs one statement once per parameter list, all in one transaction, and returns each run's rows
+ * in order. Called only while the caller holds the Kysely connection (Database.runBatch sees to it).
+ */
+export type BatchRunner = (sql: string, parameterLists: readonly (readonly unknown[])[]) => Promise<unknown[][]>;
+
 export interface OpenedDialect {
   readonly dialect: Dialect;
   readonly capabilities: DialectCapabilities;
+  /**
+   * The dialect's own way to run a batch in one step (SQLite: one synchronous transaction, or one
+   * message to the worker); without it, Database.runBatch issues the statements one by one.
+   */
+  readonly runBatch?: BatchRunner;
   /** Runs once after the Kysely instance is built (pragmas, type parsers). */
   readonly close?: () => Promise<void>;
 }
