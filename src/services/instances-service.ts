@@ -74,7 +74,7 @@ export class InstancesService {
     const instanceToken = newToken();
     const now = this.clock.now();
     const id = newInstanceId();
-    await this.store.instances.create({
+    const created = this.store.instances.create({
       id,
       account_id: accountId,
       name,
@@ -92,6 +92,12 @@ export class InstancesService {
       webhook_secret_previous: null,
       created_at: now,
       paired_at: null,
+    });
+    await created.catch(async (err: unknown) => {
+      // The account was deleted by another process (`zapgate accounts delete`) while this one still
+      // had it cached: its token is no longer valid, and that is a 401, not a failed insert.
+      if (!(await this.store.accounts.findById(accountId))) throw errors.unauthorizedClient();
+      throw err;
     });
     return { instanceId: id, instanceToken, name, status: 'disconnected' };
   }

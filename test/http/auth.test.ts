@@ -143,3 +143,21 @@ describe('per-account rate limit', () => {
     expectError(await g.request('GET', '/instances', { token: 'nope' }), 401, 'Unauthorized', 'Invalid Client-Token');
   });
 });
+
+describe('an account deleted by another process (the CLI) while this one has it cached', () => {
+  test('creating an instance answers 401 Invalid Client-Token and leaves no instance behind', async () => {
+    const g = await startGateway();
+    try {
+      const b = await g.createAccount('doomed');
+      // Cached by this server: the token has just worked.
+      assert.equal((await g.request('GET', '/instances', { token: b.clientToken })).status, 200);
+      // The CLI deletes the row from its own process: this server's cache never hears of it.
+      assert.ok(await g.gateway.store.accounts.delete(b.id));
+      expectError(await g.request('POST', '/instances', { token: b.clientToken, body: { name: 'x' } }), 401, 'Unauthorized', 'Invalid Client-Token');
+      const left = await g.gateway.store.database.db.selectFrom('instances').select('id').where('account_id', '=', b.id).execute();
+      assert.deepEqual(left, []);
+    } finally {
+      await g.close();
+    }
+  });
+});
