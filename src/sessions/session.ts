@@ -110,6 +110,11 @@ export class Session {
     this.cancelReconnect = null;
     if (this.closing || this.ended) return;
     const { store, instanceId } = this.deps;
+    // Credentials still being written (the pairing's, when the network asks for the restart that
+    // follows it at once) must be read back, not the row from before them: that would look like
+    // an unfinished pairing and be wiped.
+    await this.writes;
+    if (this.closing || this.ended) return;
     let auth = await loadAuthState(store.auth, instanceId, () => this.deps.clock.now());
     if (auth.restored && !auth.state.creds.account) {
       // Credentials of a pairing that never completed are useless (and a pairing code attempt

@@ -100,4 +100,23 @@ describe('engine faults (gateway + Baileys + simnet)', () => {
     // Once the network is calm, it settles back to connected.
     await h.waitForStatus(i, 'connected', 30_000);
   });
+
+  test('a slow disk: the restart the network asks for right after pairing logs in with the new credentials', async () => {
+    // The pairing's credentials are still being committed when the 515 restart reconnects: it
+    // must read them back, not the row from before them (which looked like an unfinished
+    // pairing, was wiped, and left the instance showing a fresh QR forever).
+    const auth = h.gateway.store.auth;
+    const writeCreds = auth.writeCreds.bind(auth);
+    auth.writeCreds = async (...args) => {
+      await sleep(300);
+      return writeCreds(...args);
+    };
+    try {
+      const slow = await h.pairNew('5511900001006', 'slow-disk');
+      const status = await h.waitForStatus(slow, 'connected');
+      assert.equal(status.phone, '5511900001006');
+    } finally {
+      auth.writeCreds = writeCreds;
+    }
+  });
 });
