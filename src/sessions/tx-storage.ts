@@ -7,22 +7,49 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 
-const shared = new AsyncLocalStorage<ReadonlyMap<ScopedStorage<unknown>, unknown>>();
+/** One run() of a storage: its value is visible only until the callback has finished. */
+interface Scope {
+  readonly value: unknown;
+  open: boolean;
+}
+
+const shared = new AsyncLocalStorage<ReadonlyMap<ScopedStorage<unknown>, Scope>>();
 
 /**
  * What Baileys uses of an AsyncLocalStorage (run, getStore), scoped to one socket: a transaction
  * of one socket is never visible to another's, exactly as with separate storages, while Node
  * propagates a single storage slot.
+ *
+ * Unlike an AsyncLocalStorage, a run's value ends with its callback. Baileys runs each key-store
+ * transaction in run() and commits what the callback buffered once it returns; work the callback
+ * started without awaiting it (the privacy-token issuance after each sent message) used to go on
+ * seeing the finished transaction and buffer its writes there, where nothing committed them: the
+ * token was never stored, so every message to a contact issued a new one (an extra query to the
+ * network per message). Ended, such work writes directly, like any code outside a transaction.
  */
 export class ScopedStorage<T> {
   getStore(): T | undefined {
-    return shared.getStore()?.get(this) as T | undefined;
+    const scope = shared.getStore()?.get(this);
+    return scope?.open ? (scope.value as T) : undefined;
   }
 
   run<R, A extends unknown[]>(store: T, callback: (...args: A) => R, ...args: A): R {
+    const scope: Scope = { value: store, open: true };
+    const close = (): void => {
+      scope.open = false;
+    };
     const scopes = new Map(shared.getStore());
-    scopes.set(this, store);
-    return shared.run(scopes, callback, ...args);
+    scopes.set(this, scope);
+    let result: R;
+    try {
+      result = shared.run(scopes, callback, ...args);
+    } catch (err) {
+      close();
+      throw err;
+    }
+    if (result instanceof Promise) result.then(close, close);
+    else close();
+    return result;
   }
 }
 

@@ -43,3 +43,25 @@ test("one socket's transaction is invisible to another's, across awaits and nest
   ]);
   assert.deepEqual(seen, [['a1', undefined], [undefined, 'b1']]);
 });
+
+test('work a transaction started but did not await sees no transaction once it has ended', async () => {
+  // Baileys issues a privacy token after each message without awaiting it, from inside the send's
+  // key-store transaction; its writes must not land in that finished transaction's buffer.
+  const s = new ScopedStorage<string>();
+  let late: Promise<string | undefined> | undefined;
+  let inside: string | undefined;
+  await s.run('tx', async () => {
+    inside = s.getStore();
+    late = tick().then(() => tick()).then(() => s.getStore());
+  });
+  assert.equal(inside, 'tx');
+  assert.equal(await late, undefined);
+  // A synchronous callback ends with its return, and a throwing one with its throw.
+  let afterSync: Promise<string | undefined> | undefined;
+  s.run('sync', () => {
+    afterSync = tick().then(() => s.getStore());
+  });
+  assert.equal(await afterSync, undefined);
+  assert.throws(() => s.run('boom', () => { throw new Error('boom'); }), /boom/);
+  assert.equal(s.getStore(), undefined);
+});
