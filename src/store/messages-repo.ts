@@ -23,6 +23,13 @@ export interface QueuePage {
   pagingState: string | null;
 }
 
+interface StatusAdvance {
+  instanceId: string;
+  messageIds: readonly string[];
+  status: WaStatus;
+  at: number;
+}
+
 /** One state move of the sender (see the Sender section below). */
 export interface SenderTransition {
   seq: number;
@@ -78,6 +85,7 @@ export class MessagesRepo {
   async drain(): Promise<void> {
     await this.batcher.drain();
     await this.transitions.drain();
+    await this.statusAdvances.drain();
   }
 
   private async enqueueBatch(items: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]> {
@@ -198,23 +206,35 @@ export class MessagesRepo {
    * Moves the network status of sent messages forward (SENT → RECEIVED → READ → PLAYED), never back.
    * Returns the messages that actually moved (id and queued phone), so each change is reported once.
    */
-  async advanceWaStatus(
-    instanceId: string,
-    messageIds: readonly string[],
-    status: WaStatus,
-    at: number,
-  ): Promise<{ message_id: string; phone: string }[]> {
-    const lower = WA_STATUS_ORDER.slice(0, WA_STATUS_ORDER.indexOf(status));
-    if (messageIds.length === 0) return [];
-    return this.db
-      .updateTable('messages')
-      .set({ wa_status: status, updated_at: at })
-      .where('instance_id', '=', instanceId)
-      .where('message_id', 'in', [...messageIds])
-      .where((eb) => (lower.length > 0 ? eb.or([eb('wa_status', 'is', null), eb('wa_status', 'in', lower)]) : eb('wa_status', 'is', null)))
-      .returning(['message_id', 'phone'])
-      .execute();
+  advanceWaStatus(instanceId: string, messageIds: readonly string[], status: WaStatus, at: number): Promise<{ message_id: string; phone: string }[]> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    return this.statusAdvances.submit({ instanceId, messageIds, status, at });
   }
+
+  /**
+   * Receipts arrive one message at a time from every instance; each advance on its own was a
+   * commit (an fsync) of its own. Those of one tick share one transaction, applied in arrival
+   * order (bench/e2e-send).
+   */
+  private readonly statusAdvances = new WriteBatcher<StatusAdvance, { message_id: string; phone: string }[]>((items) =>
+    this.db.transaction().execute(async (trx) => {
+      const out: { message_id: string; phone: string }[][] = [];
+      for (const { instanceId, messageIds, status, at } of items) {
+        const lower = WA_STATUS_ORDER.slice(0, WA_STATUS_ORDER.indexOf(status));
+        out.push(
+          await trx
+            .updateTable('messages')
+            .set({ wa_status: status, updated_at: at })
+            .where('instance_id', '=', instanceId)
+            .where('message_id', 'in', [...messageIds])
+            .where((eb) => (lower.length > 0 ? eb.or([eb('wa_status', 'is', null), eb('wa_status', 'in', lower)]) : eb('wa_status', 'is', null)))
+            .returning(['message_id', 'phone'])
+            .execute(),
+        );
+      }
+      return out;
+    }),
+  );
 
   /** Records the network's refusal of a message that had already left (a nack after sending). */
   async recordNetworkError(instanceId: string, messageId: string, reason: string, at: number): Promise<boolean> {
