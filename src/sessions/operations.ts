@@ -71,9 +71,11 @@ export function openSocket(session: Session | undefined): { session: Session; so
 export async function sendOutbound(session: Session, message: OutboundMessage, deps: OperationDeps): Promise<void> {
   const { sock } = openSocket(session);
   const jid = targetJid(message.phone);
+  // Only lists and buttons depend on the instance's list mode (a store read, skipped otherwise).
+  const { type } = message.message.content;
   const parts = await buildParts(message.message, message.messageId, {
     media: deps.media,
-    listMode: await deps.listMode(session.id),
+    listMode: type === 'option-list' || type === 'button-list' ? await deps.listMode(session.id) : 'poll',
     quoted: (id) => session.memory.quoted(id),
     jid,
   });
