@@ -2,6 +2,7 @@
 // format). Writes from every instance arriving in the same tick share one transaction: a freshly
 // restored fleet updates creds and keys constantly, and each commit costs an fsync.
 import type { Kysely, Transaction } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { DB } from './schema.js';
 import { WriteBatcher } from './write-batcher.js';
 
@@ -21,11 +22,38 @@ type AuthWrite =
 const ROWS_PER_STATEMENT = 200;
 const IDS_PER_QUERY = 500;
 
+/** A key the store does not hold (Baileys asks for missing sessions and tokens all the time); stored values are JSON, never empty. */
+const ABSENT = '';
+/** Bytes of key text kept in memory for all instances together. */
+const KEY_CACHE_BYTES = 32 * 1024 * 1024;
+
 export class AuthRepo {
   private readonly batcher: WriteBatcher<AuthWrite, void>;
+  /**
+   * What auth_keys holds, as committed: a message sent reads ~6 keys (sessions, identities, LID
+   * mappings, device lists, privacy tokens) and each read was a query (bench/e2e-send). Filled by
+   * reads, updated only after a write commits, so it never shows what the table does not. Only
+   * this process writes an instance's keys (one node owns an instance's socket).
+   */
+  private readonly keyCache: LRUCache<string, string>;
+  /** Bumped by wipe(): the wiped instance's cached keys are never read again (and age out). */
+  private readonly generations = new Map<string, number>();
 
-  constructor(private readonly db: Kysely<DB>) {
+  constructor(
+    private readonly db: Kysely<DB>,
+    keyCacheBytes = KEY_CACHE_BYTES,
+  ) {
     this.batcher = new WriteBatcher((items) => this.flush(items));
+    this.keyCache = new LRUCache<string, string>({ maxSize: keyCacheBytes, sizeCalculation: (value, key) => value.length + key.length + 64 });
+  }
+
+  /**
+   * The cache's names for one instance's keys, fixed when a read or write starts: one that spans a
+   * wipe() fills the wiped generation, which nothing reads any more.
+   */
+  private cacheKeys(instanceId: string): (type: string, id: string) => string {
+    const prefix = `${instanceId}\u0000${this.generations.get(instanceId) ?? 0}\u0000`;
+    return (type, id) => `${prefix}${type}\u0000${id}`;
   }
 
   async readCreds(instanceId: string): Promise<string | undefined> {
@@ -39,27 +67,45 @@ export class AuthRepo {
   }
 
   /** All of `writes` commit together or not at all; re-applying the same writes is harmless. */
-  writeKeys(instanceId: string, writes: readonly AuthKeyWrite[]): Promise<void> {
-    if (writes.length === 0) return Promise.resolve();
-    return this.batcher.submit({ kind: 'keys', instanceId, writes });
+  async writeKeys(instanceId: string, writes: readonly AuthKeyWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    const keyOf = this.cacheKeys(instanceId);
+    await this.batcher.submit({ kind: 'keys', instanceId, writes });
+    for (const w of writes) this.keyCache.set(keyOf(w.type, w.id), w.value ?? ABSENT);
   }
 
   /** Deletes creds and every key; ordered after any write submitted before it. */
-  wipe(instanceId: string): Promise<void> {
-    return this.batcher.submit({ kind: 'wipe', instanceId });
+  async wipe(instanceId: string): Promise<void> {
+    await this.batcher.submit({ kind: 'wipe', instanceId });
+    this.generations.set(instanceId, (this.generations.get(instanceId) ?? 0) + 1);
   }
 
   async readKeys(instanceId: string, type: string, ids: readonly string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+    const missing: string[] = [];
+    const keyOf = this.cacheKeys(instanceId);
+    for (const id of ids) {
+      const cached = this.keyCache.get(keyOf(type, id));
+      if (cached === undefined) missing.push(id);
+      else if (cached !== ABSENT) out.set(id, cached);
+    }
+    for (let i = 0; i < missing.length; i += IDS_PER_QUERY) {
+      const chunk = missing.slice(i, i + IDS_PER_QUERY);
       const rows = await this.db
         .selectFrom('auth_keys')
         .select(['key_id', 'value'])
         .where('instance_id', '=', instanceId)
         .where('type', '=', type)
-        .where('key_id', 'in', ids.slice(i, i + IDS_PER_QUERY))
+        .where('key_id', 'in', chunk)
         .execute();
-      for (const r of rows) out.set(r.key_id, r.value);
+      const found = new Map(rows.map((r) => [r.key_id, r.value]));
+      for (const id of chunk) {
+        const value = found.get(id);
+        if (value !== undefined) out.set(id, value);
+        // A write that committed while this read ran has already put the newer value here.
+        const key = keyOf(type, id);
+        if (!this.keyCache.has(key)) this.keyCache.set(key, value ?? ABSENT);
+      }
     }
     return out;
   }
