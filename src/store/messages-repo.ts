@@ -1,6 +1,6 @@
 // The per-instance message queue and the record of sent messages (one table: a message moves
 // queued → in_flight → sent | failed, keeping its seq, zaapId and WhatsApp messageId).
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 import { WriteBatcher } from './write-batcher.js';
 import type { DB, MessageRow, NewMessageRow } from './schema.js';
@@ -56,6 +56,11 @@ const ENQUEUE_COLUMNS = [
   'sent_at',
 ] as const satisfies readonly (keyof NewMessageRow)[];
 
+/** A row's values in ENQUEUE_COLUMNS order: the parameters of the compiled one-row insert. */
+function insertParameters(row: NewMessageRow): unknown[] {
+  return ENQUEUE_COLUMNS.map((c) => row[c] ?? null);
+}
+
 /** Compiles only while ENQUEUE_COLUMNS lists every column without a default (seq, attempts). */
 const everyColumnListed: Exclude<keyof NewMessageRow, (typeof ENQUEUE_COLUMNS)[number] | 'seq' | 'attempts'> extends never ? true : never = true;
 
@@ -104,7 +109,7 @@ export class MessagesRepo {
   private async insertRows(rows: readonly NewMessageRow[]): Promise<number[]> {
     const returned = await this.database.runBatch<{ seq: number }>(
       this.insertOne,
-      rows.map((row) => ENQUEUE_COLUMNS.map((c) => row[c] ?? null)),
+      rows.map(insertParameters),
     );
     return returned.map((r, i) => {
       const seq = r[0]?.seq;
@@ -115,16 +120,19 @@ export class MessagesRepo {
 
   private async enqueueChecked(items: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]> {
     return this.db.transaction().execute(async (trx) => {
-      // Decide every item in arrival order first, then insert the accepted rows with one
-      // statement: one query to build and run per batch instead of one per message (bench/enqueue).
-      const instances = new Map<string, { exists: boolean; waiting: number | undefined; added: number }>();
-      const decided: (EnqueueOutcome | NewMessageRow)[] = [];
-      const accepted: NewMessageRow[] = [];
+      // Decide every item in arrival order, inserting the accepted ones with the same compiled
+      // one-row insert as the fast path.
+      // Waiting messages are counted, for instances with a capped request in the batch, before
+      // this batch inserts any: `added` counts the batch's own.
+      const capped = new Set(items.filter((i) => i.cap > 0).map((i) => i.row.instance_id));
+      const instances = new Map<string, { exists: boolean; waiting: number; added: number }>();
+      const decided: EnqueueOutcome[] = [];
       for (const { row, cap } of items) {
         let inst = instances.get(row.instance_id);
         if (!inst) {
           const exists = await trx.selectFrom('instances').select('id').where('id', '=', row.instance_id).executeTakeFirst();
-          inst = { exists: exists !== undefined, waiting: undefined, added: 0 };
+          const waiting = exists && capped.has(row.instance_id) ? await countWaiting(trx, row.instance_id) : 0;
+          inst = { exists: exists !== undefined, waiting, added: 0 };
           instances.set(row.instance_id, inst);
         }
         if (!inst.exists) {
@@ -132,20 +140,16 @@ export class MessagesRepo {
           continue;
         }
         if (cap > 0) {
-          // Counted only when a capped request needs it, but then always: an uncapped request
-          // earlier in the batch must not hide the messages already waiting.
-          inst.waiting ??= await countWaiting(trx, row.instance_id);
           if (inst.waiting + inst.added >= cap) {
             decided.push({ ok: false, reason: 'queue_full' });
             continue;
           }
         }
         inst.added++;
-        accepted.push(row);
-        decided.push(row);
+        const { rows } = await trx.executeQuery<{ seq: number }>(CompiledQuery.raw(this.insertOne, insertParameters(row)));
+        decided.push({ ok: true, seq: Number(rows[0]?.seq) });
       }
-      const inserted = accepted.length > 0 ? await trx.insertInto('messages').values(accepted).returning(['seq', 'zaap_id']).execute() : [];
-      return matchSeqs(decided, inserted);
+      return decided;
     });
   }
 
@@ -339,16 +343,4 @@ async function countWaiting(db: Kysely<DB>, instanceId: string): Promise<number>
     .where('state', 'in', ['queued', 'in_flight'])
     .executeTakeFirstOrThrow();
   return Number(r.n);
-}
-
-/** Outcomes in submission order; RETURNING order is unspecified (SQLite), so rows match by zaap_id. */
-function matchSeqs(decided: readonly (EnqueueOutcome | NewMessageRow)[], inserted: readonly { seq: number; zaap_id: string }[]): EnqueueOutcome[] {
-  const seqs = new Map<string, number>();
-  for (const r of inserted) seqs.set(r.zaap_id, Number(r.seq));
-  return decided.map((d): EnqueueOutcome => {
-    if ('ok' in d) return d;
-    const seq = seqs.get(d.zaap_id);
-    if (seq === undefined) throw new Error(`enqueue: the insert returned no seq for ${d.zaap_id}`);
-    return { ok: true, seq };
-  });
 }

@@ -115,3 +115,18 @@ storeTest('messages: zaap ids are unique', async (store) => {
   await assert.rejects(store.messages.enqueue({ row: { ...row, message_id: '3EB0OTHER' }, cap: 0 }));
   assert.equal(await store.messages.countWaiting(instanceId), 1);
 });
+
+storeTest('messages: in one batch, uncapped requests before a capped one count toward its cap exactly once', async (store) => {
+  const { instanceId } = await seedInstance(store);
+  // Same tick, so one batch: two uncapped, then two capped at 3 — the third message fits, the fourth does not.
+  const outcomes = await Promise.all([
+    store.messages.enqueue({ row: messageRow(instanceId), cap: 0 }),
+    store.messages.enqueue({ row: messageRow(instanceId), cap: 0 }),
+    store.messages.enqueue({ row: messageRow(instanceId), cap: 3 }),
+    store.messages.enqueue({ row: messageRow(instanceId), cap: 3 }),
+  ]);
+  assert.deepEqual(outcomes.map((o) => o.ok), [true, true, true, false]);
+  assert.equal(await store.messages.countWaiting(instanceId), 3);
+  const seqs = outcomes.flatMap((o) => (o.ok ? [o.seq] : []));
+  assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'accepted in arrival order');
+});

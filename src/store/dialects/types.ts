@@ -25,6 +25,4 @@ export interface OpenedDialect {
    * message to the worker); without it, Database.runBatch issues the statements one by one.
    */
   readonly runBatch?: BatchRunner;
-  /** Runs once after the Kysely instance is built (pragmas, type parsers). */
-  readonly close?: () => Promise<void>;
 }
