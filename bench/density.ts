@@ -92,6 +92,8 @@ function densityConfig(dataDir: string, info: { wsUrl: string; rootPublicKey: st
     ZAPGATE_WA_URL: info.wsUrl,
     ZAPGATE_WA_ROOT_KEY: info.rootPublicKey,
     ZAPGATE_COMMAND_TIMEOUT_MS: '60000',
+    // Thousands of instances in one account: no per-account cap here.
+    ZAPGATE_MAX_INSTANCES_PER_ACCOUNT: '0',
   });
 }
 

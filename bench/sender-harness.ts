@@ -1,7 +1,7 @@
 // Shared by the sender benchmarks: simnet in this process, the real gateway (`zapgate serve`, real
 // Baileys) as a child process pointed at it, and a small client for its HTTP API.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,6 +40,9 @@ export async function startBench(options: { simnet?: SimnetOptions; env?: Record
   const dataDir = mkdtempSync(join(tmpdir(), 'zapgate-bench-sender-'));
   const token = randomBytes(20).toString('hex');
   const port = await freePort();
+  // Media sends upload to simnet's HTTPS media host: the gateway process must trust its CA.
+  const caFile = join(dataDir, 'simnet-media-ca.pem');
+  writeFileSync(caFile, sim.mediaCaPem);
   const newAgent = (): Agent => new Agent({ connections: 64, keepAliveTimeout: 5_000 });
   let agent = newAgent();
   const base = {
@@ -49,8 +52,11 @@ export async function startBench(options: { simnet?: SimnetOptions; env?: Record
     ZAPGATE_WA_URL: sim.wsUrl,
     ZAPGATE_WA_ROOT_KEY: sim.rootPublicKey,
     ZAPGATE_LOG_LEVEL: 'error',
+    NODE_EXTRA_CA_CERTS: caFile,
   };
-  let gw = await spawnGateway({ dataDir, port, env: { ...base, ...options.env } });
+  // BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the gateway process.
+  const nodeArgs = process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  let gw = await spawnGateway({ dataDir, port, env: { ...base, ...options.env }, nodeArgs });
 
   const bench: Bench = {
     sim,
@@ -62,7 +68,7 @@ export async function startBench(options: { simnet?: SimnetOptions; env?: Record
       // Kept-alive connections belong to the old process.
       await agent.close();
       agent = newAgent();
-      gw = await spawnGateway({ dataDir, port, env: { ...base, ...env } });
+      gw = await spawnGateway({ dataDir, port, env: { ...base, ...env }, nodeArgs });
     },
     async call(method, path, body) {
       const res = await request(`${gw.url}${path}`, {

@@ -28,7 +28,7 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       return serve(config());
     case 'accounts':
-      return accounts(config(), rest);
+      return accounts(rest);
     case 'migrate': {
       const c = config();
       const db = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
@@ -51,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(USAGE);
       return command === undefined ? 1 : 0;
     default:
-      console.error(`unknown command: ${command}\n\n${USAGE}`);
+      console.error(`zapgate: unknown command: ${command}\n\n${USAGE}`);
       return 2;
   }
 }
@@ -92,15 +92,39 @@ export async function serve(c: Config): Promise<number> {
   return new Promise<number>(() => {});
 }
 
-async function accounts(c: Config, args: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true });
-  const [sub, arg] = positionals;
+/** A mistake in how the command was called: one line, then the usage, exit 2. */
+class UsageError extends Error {}
+
+/** The accounts subcommand and its one argument, checked before anything is opened. */
+function parseAccounts(args: string[]): { sub: 'create' | 'list' | 'rotate' | 'delete'; arg: string | undefined } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, strict: true, options: {} });
+  } catch (err) {
+    const option = /option '([^']+)'/i.exec((err as Error).message)?.[1];
+    if (option === '--name') throw new UsageError('unknown option --name (the name is positional: accounts create <name>)');
+    throw new UsageError(option ? `unknown option ${option}` : ((err as Error).message.split('\n')[0] ?? 'invalid arguments'));
+  }
+  const [sub, arg, ...extra] = parsed.positionals;
+  if (sub !== 'create' && sub !== 'list' && sub !== 'rotate' && sub !== 'delete') {
+    throw new UsageError(sub === undefined ? 'accounts needs a subcommand' : `unknown accounts subcommand: ${sub}`);
+  }
+  if (extra.length > 0 || (sub === 'list' && arg !== undefined)) throw new UsageError(`too many arguments for accounts ${sub}`);
+  if (sub !== 'list' && (arg === undefined || arg.trim() === '')) {
+    throw new UsageError(`accounts ${sub} needs ${sub === 'create' ? 'a name' : 'an account id'}`);
+  }
+  return { sub, arg };
+}
+
+async function accounts(args: string[]): Promise<number> {
+  const { sub, arg } = parseAccounts(args);
+  const c = config();
   const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
   const service = new AccountsService(createStore(database), systemClock());
   try {
     switch (sub) {
       case 'create': {
-        const a = await service.create(arg ?? 'account');
+        const a = await service.create(arg!);
         console.log(JSON.stringify({ id: a.id, name: a.name, clientToken: a.clientToken }));
         return 0;
       }
@@ -108,19 +132,14 @@ async function accounts(c: Config, args: string[]): Promise<number> {
         for (const a of await service.list()) console.log(JSON.stringify(a));
         return 0;
       case 'rotate': {
-        if (!arg) throw new Error('accounts rotate needs an account id');
-        const a = await service.rotate(arg);
+        const a = await service.rotate(arg!);
         console.log(JSON.stringify({ id: a.id, clientToken: a.clientToken }));
         return 0;
       }
       case 'delete':
-        if (!arg) throw new Error('accounts delete needs an account id');
-        await service.delete(arg);
+        await service.delete(arg!);
         console.log(JSON.stringify({ id: arg, deleted: true }));
         return 0;
-      default:
-        console.error(USAGE);
-        return 2;
     }
   } catch (err) {
     console.error(`zapgate: ${err instanceof Error ? err.message : String(err)}`);
@@ -135,7 +154,16 @@ main(process.argv.slice(2)).then(
     if (code !== 0 || process.argv[2] !== 'serve') process.exit(code);
   },
   (err: unknown) => {
-    console.error(err);
+    // A mistake in the command line: one line and the usage, never a stack trace.
+    // (the simnet and demo commands parse their own options with node:util's parseArgs).
+    const code = (err as { code?: unknown } | null)?.code;
+    if (err instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
+      const option = /option '([^']+)'/i.exec((err as Error).message)?.[1];
+      console.error(`zapgate: ${option ? `unknown option ${option}` : (err as Error).message.split('\n')[0]}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    // Anything else (a database that cannot be opened, …): one line too.
+    console.error(`zapgate: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
     process.exit(1);
   },
 );

@@ -1,6 +1,7 @@
 // The only reader of process.env: one schema, validated at boot, frozen.
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import type { MediaLimits } from './convert/limits.js';
 
 
 /** Environment variables zapgate reads, with their allowed values and defaults. */
@@ -25,6 +26,17 @@ export const EnvSchema = Type.Object({
   ZAPGATE_BODY_LIMIT: Type.String({ default: '1048576', pattern: '^[0-9]+$' }),
   ZAPGATE_MEDIA_BODY_LIMIT: Type.String({ default: '16777216', pattern: '^[0-9]+$' }),
   ZAPGATE_PACING: Type.String({ default: 'on', enum: ['on', 'off'] }),
+  ZAPGATE_SQLITE_THREAD: Type.String({ default: 'main', enum: ['main', 'worker'] }),
+  ZAPGATE_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' })),
+  // Received media (downloaded from the network, served at signed links).
+  ZAPGATE_RECEIVED_MEDIA_RETENTION_DAYS: Type.String({ default: '30', pattern: '^[0-9]*\\.?[0-9]+$' }),
+  ZAPGATE_RECEIVED_MEDIA_MAX_BYTES: Type.String({ default: '104857600', pattern: '^[0-9]+$' }),
+  ZAPGATE_RECEIVED_MEDIA_DOWNLOAD_TIMEOUT_MS: Type.String({ default: '60000', pattern: '^[0-9]+$' }),
+  ZAPGATE_RECEIVED_MEDIA_DOWNLOADS_PER_INSTANCE: Type.String({ default: '2', pattern: '^[1-9][0-9]*$' }),
+  ZAPGATE_RECEIVED_MEDIA_DOWNLOADS: Type.String({ default: '8', pattern: '^[1-9][0-9]*$' }),
+  // The stored copy of chats and messages (GET /chats): how long messages stay, how many per chat.
+  ZAPGATE_CHAT_MESSAGES_RETENTION_DAYS: Type.String({ default: '90', pattern: '^[0-9]*\\.?[0-9]+$' }),
+  ZAPGATE_CHAT_MESSAGES_PER_CHAT: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
   // The anti-ban strategy (DESIGN.md); durations are protocol milliseconds (scaled by the time scale).
   ZAPGATE_ANTIBAN_MIN_GAP_MS: Type.String({ default: '3000', pattern: '^[0-9]+$' }),
   ZAPGATE_ANTIBAN_MAX_GAP_MS: Type.String({ default: '8000', pattern: '^[0-9]+$' }),
@@ -38,6 +50,30 @@ export const EnvSchema = Type.Object({
   ZAPGATE_ANTIBAN_WARMUP_START: Type.String({ default: '0.2', pattern: '^(0?\\.[0-9]+|1|1\\.0+|0)$' }),
   ZAPGATE_ANTIBAN_PAUSE_MS: Type.String({ default: '1800000', pattern: '^[0-9]+$' }),
   ZAPGATE_ANTIBAN_MAX_PAUSE_MS: Type.String({ default: '86400000', pattern: '^[0-9]+$' }),
+  // Outgoing media (src/convert/limits.ts says what each bounds).
+  ZAPGATE_MEDIA_MAX_BYTES: Type.String({ default: '16777216', pattern: '^[0-9]+$' }),
+  ZAPGATE_MEDIA_MAX_PIXELS: Type.String({ default: '50000000', pattern: '^[0-9]+$' }),
+  ZAPGATE_MEDIA_IMAGE_MAX_SIDE: Type.String({ default: '1600', pattern: '^[0-9]+$' }),
+  ZAPGATE_MEDIA_VIDEO_MAX_SIDE: Type.String({ default: '1280', pattern: '^[0-9]+$' }),
+  ZAPGATE_MEDIA_MAX_SECONDS: Type.String({ default: '900', pattern: '^[0-9]+$' }),
+  ZAPGATE_MEDIA_FETCH_TIMEOUT_MS: Type.String({ default: '30000', pattern: '^[0-9]+$' }),
+  ZAPGATE_MEDIA_CONVERT_TIMEOUT_MS: Type.String({ default: '120000', pattern: '^[0-9]+$' }),
+  ZAPGATE_MEDIA_CONVERT_MEMORY_MB: Type.String({ default: '1024', pattern: '^[0-9]+$' }),
+  ZAPGATE_MEDIA_CONVERSIONS: Type.String({ default: '2', pattern: '^[0-9]+$' }),
+  ZAPGATE_FFMPEG_PATH: Type.Optional(Type.String({ minLength: 1 })),
+  ZAPGATE_FFPROBE_PATH: Type.Optional(Type.String({ minLength: 1 })),
+  // HTTP connections: every phase is timed and connections are counted (src/http/connection-limits.ts).
+  ZAPGATE_HTTP_HEADERS_TIMEOUT_MS: Type.String({ default: '10000', pattern: '^[1-9][0-9]*$' }),
+  ZAPGATE_HTTP_BODY_TIMEOUT_MS: Type.String({ default: '60000', pattern: '^[1-9][0-9]*$' }),
+  ZAPGATE_HTTP_REQUEST_TIMEOUT_MS: Type.String({ default: '120000', pattern: '^[1-9][0-9]*$' }),
+  ZAPGATE_HTTP_KEEPALIVE_TIMEOUT_MS: Type.String({ default: '5000', pattern: '^[1-9][0-9]*$' }),
+  ZAPGATE_HTTP_MAX_CONNECTIONS: Type.String({ default: '1024', pattern: '^[1-9][0-9]*$' }),
+  ZAPGATE_HTTP_MAX_CONNECTIONS_PER_ADDRESS: Type.String({ default: '128', pattern: '^[1-9][0-9]*$' }),
+  // Per-account quotas (hardening #1); 0 = no cap.
+  ZAPGATE_MAX_INSTANCES_PER_ACCOUNT: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
+  ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT: Type.String({ default: '1073741824', pattern: '^[0-9]+$' }),
+  // phone-exists-batch: more numbers than this needing the network make a job (202) instead of a wait.
+  ZAPGATE_PHONE_CHECK_SYNC_MAX: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -62,6 +98,49 @@ export interface Config {
   /** Benchmark-only: `off` removes every pacing gap in the sender. */
   readonly pacing: boolean;
   readonly antiban: AntibanSettings;
+  /** Where SQLite runs: this thread, or a worker thread (commits and their fsync off the event loop). */
+  readonly sqliteThread: 'main' | 'worker';
+  /** Base of the links in webhooks (received media); the listen address when unset. */
+  readonly publicUrl: string | undefined;
+  readonly receivedMedia: ReceivedMediaSettings;
+  /** The stored copy of messages: max age (ms, 0 = keep) and max per chat (0 = no cap). */
+  readonly chatRetention: { readonly maxAgeMs: number; readonly maxPerChat: number };
+  /** Bounds of outgoing media: bytes, pixels, seconds, conversion time, memory and concurrency. */
+  readonly media: MediaLimits;
+  readonly http: HttpLimits;
+  /** Per-account quotas: instances (403 past it) and bytes of queued messages and media (429); 0 = no cap. */
+  readonly quotas: QuotaSettings;
+  /** phone-exists-batch: unchecked numbers a request waits for; more make a job. */
+  readonly phoneCheckSyncMax: number;
+}
+
+export interface QuotaSettings {
+  readonly maxInstancesPerAccount: number;
+  readonly maxQueuedBytesPerAccount: number;
+}
+
+/** How long each phase of an HTTP exchange may take, and how many connections may be open. */
+export interface HttpLimits {
+  /** From a connection's (or a request's) first byte to the end of its headers; also a silent new connection. */
+  readonly headersTimeoutMs: number;
+  /** The whole request, headers and body, must have arrived within this (a trickled body is cut: 408). */
+  readonly bodyTimeoutMs: number;
+  /** From the headers received to the response sent (then 503, or the connection cut). */
+  readonly requestTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  readonly maxConnections: number;
+  /** Beyond this, a client address's new connections are closed at once. */
+  readonly maxConnectionsPerAddress: number;
+}
+
+/** Received media: kept this long, at most this large, downloaded this many at a time. */
+export interface ReceivedMediaSettings {
+  readonly retentionMs: number;
+  readonly maxBytes: number;
+  readonly downloadTimeoutMs: number;
+  readonly downloadsPerInstance: number;
+  readonly downloads: number;
 }
 
 /** Limits of the anti-ban strategy (DESIGN.md). Durations in protocol ms; a cap of 0 means no cap. */
@@ -129,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const timeScale = Number(e.ZAPGATE_TIME_SCALE);
   if (!(timeScale > 0)) throw new ConfigError('ZAPGATE_TIME_SCALE', 'must be a positive number');
   if (!(Number(e.ZAPGATE_ANTIBAN_TYPING_CPS) > 0)) throw new ConfigError('ZAPGATE_ANTIBAN_TYPING_CPS', 'must be a positive number');
+  const http = httpLimits(e);
   return Object.freeze({
     host: e.ZAPGATE_HOST,
     port,
@@ -149,6 +229,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: Number(e.ZAPGATE_BODY_LIMIT),
     mediaBodyLimit: Number(e.ZAPGATE_MEDIA_BODY_LIMIT),
     pacing: e.ZAPGATE_PACING === 'on',
+    sqliteThread: e.ZAPGATE_SQLITE_THREAD === 'worker' ? 'worker' : 'main',
+    publicUrl: e.ZAPGATE_PUBLIC_URL?.replace(/\/+$/, ''),
+    receivedMedia: Object.freeze({
+      retentionMs: Number(e.ZAPGATE_RECEIVED_MEDIA_RETENTION_DAYS) * 24 * 60 * 60_000,
+      maxBytes: Number(e.ZAPGATE_RECEIVED_MEDIA_MAX_BYTES),
+      downloadTimeoutMs: Number(e.ZAPGATE_RECEIVED_MEDIA_DOWNLOAD_TIMEOUT_MS),
+      downloadsPerInstance: Number(e.ZAPGATE_RECEIVED_MEDIA_DOWNLOADS_PER_INSTANCE),
+      downloads: Number(e.ZAPGATE_RECEIVED_MEDIA_DOWNLOADS),
+    }),
+    chatRetention: Object.freeze({
+      maxAgeMs: Number(e.ZAPGATE_CHAT_MESSAGES_RETENTION_DAYS) * 24 * 60 * 60_000,
+      maxPerChat: Number(e.ZAPGATE_CHAT_MESSAGES_PER_CHAT),
+    }),
     antiban: Object.freeze({
       minGapMs: Number(e.ZAPGATE_ANTIBAN_MIN_GAP_MS),
       maxGapMs: Math.max(Number(e.ZAPGATE_ANTIBAN_MIN_GAP_MS), Number(e.ZAPGATE_ANTIBAN_MAX_GAP_MS)),
@@ -163,5 +256,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pauseMs: Number(e.ZAPGATE_ANTIBAN_PAUSE_MS),
       maxPauseMs: Math.max(Number(e.ZAPGATE_ANTIBAN_PAUSE_MS), Number(e.ZAPGATE_ANTIBAN_MAX_PAUSE_MS)),
     }),
+    media: Object.freeze({
+      maxBytes: Number(e.ZAPGATE_MEDIA_MAX_BYTES),
+      maxPixels: Number(e.ZAPGATE_MEDIA_MAX_PIXELS),
+      imageMaxSide: Math.max(16, Number(e.ZAPGATE_MEDIA_IMAGE_MAX_SIDE)),
+      videoMaxSide: Math.max(16, Number(e.ZAPGATE_MEDIA_VIDEO_MAX_SIDE)),
+      maxSeconds: Number(e.ZAPGATE_MEDIA_MAX_SECONDS),
+      fetchTimeoutMs: Number(e.ZAPGATE_MEDIA_FETCH_TIMEOUT_MS),
+      convertTimeoutMs: Number(e.ZAPGATE_MEDIA_CONVERT_TIMEOUT_MS),
+      convertMemoryMb: Number(e.ZAPGATE_MEDIA_CONVERT_MEMORY_MB),
+      concurrentConversions: Math.max(1, Number(e.ZAPGATE_MEDIA_CONVERSIONS)),
+      ffmpegPath: e.ZAPGATE_FFMPEG_PATH,
+      ffprobePath: e.ZAPGATE_FFPROBE_PATH,
+    }),
+    http,
+    quotas: Object.freeze({
+      maxInstancesPerAccount: Number(e.ZAPGATE_MAX_INSTANCES_PER_ACCOUNT),
+      maxQueuedBytesPerAccount: Number(e.ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT),
+    }),
+    phoneCheckSyncMax: Number(e.ZAPGATE_PHONE_CHECK_SYNC_MAX),
   });
+}
+
+function httpLimits(e: Env): HttpLimits {
+  const limits = Object.freeze({
+    headersTimeoutMs: Number(e.ZAPGATE_HTTP_HEADERS_TIMEOUT_MS),
+    bodyTimeoutMs: Number(e.ZAPGATE_HTTP_BODY_TIMEOUT_MS),
+    requestTimeoutMs: Number(e.ZAPGATE_HTTP_REQUEST_TIMEOUT_MS),
+    keepAliveTimeoutMs: Number(e.ZAPGATE_HTTP_KEEPALIVE_TIMEOUT_MS),
+    maxConnections: Number(e.ZAPGATE_HTTP_MAX_CONNECTIONS),
+    maxConnectionsPerAddress: Number(e.ZAPGATE_HTTP_MAX_CONNECTIONS_PER_ADDRESS),
+  });
+  // Node refuses a headers timeout longer than the whole request's.
+  if (limits.headersTimeoutMs > limits.bodyTimeoutMs) {
+    throw new ConfigError('ZAPGATE_HTTP_HEADERS_TIMEOUT_MS', `must not exceed ZAPGATE_HTTP_BODY_TIMEOUT_MS (${limits.bodyTimeoutMs})`);
+  }
+  return limits;
 }

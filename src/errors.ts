@@ -12,7 +12,10 @@ export type DomainErrorCode =
   | 'rate_limited'
   | 'queue_full'
   | 'command_timeout'
-  | 'conflict';
+  | 'conflict'
+  | 'forbidden'
+  | 'upstream_unavailable'
+  | 'disk_full';
 
 export class DomainError extends Error {
   constructor(
@@ -45,4 +48,32 @@ export const errors = {
     new DomainError('queue_full', 'Too many requests', 'instance queue is full', { retryAfterSeconds }),
   commandTimeout: () => new DomainError('command_timeout', 'Worker command timeout'),
   conflict: (message: string, detail?: string) => new DomainError('conflict', message, detail),
+  /** A signed link that is wrong or out of date: never the file. */
+  forbidden: (detail: string) => new DomainError('forbidden', 'Forbidden', detail),
+  /** The network could not give us what was asked now (a media download failed); try again later. */
+  upstreamUnavailable: (detail: string, retryAfterSeconds: number) =>
+    new DomainError('upstream_unavailable', 'Media not available', detail, { retryAfterSeconds }),
+  /** A write failed for want of space (the store's disk, or PostgreSQL's): nothing of it was stored. */
+  diskFull: (cause: unknown) =>
+    new DomainError('disk_full', 'Insufficient Storage', 'the disk is full: nothing was stored; try again once space has been freed', { cause }),
 } as const;
+
+/** Whether `err` is (or wraps) a write that failed for want of space. */
+export function isDiskFull(err: unknown): boolean {
+  return err instanceof DomainError && err.code === 'disk_full';
+}
+// ─── Per-account quotas (hardening #1) ───────────────────────────────────────────────────────
+export const quotaErrors = {
+  /** 403: the account has as many instances as it may (ZAPGATE_MAX_INSTANCES_PER_ACCOUNT). */
+  tooManyInstances: (limit: number) =>
+    new DomainError('forbidden', 'Forbidden', `instance limit reached: an account may have ${limit} instances (delete one first)`),
+  /** 429: the account's queued messages hold as many bytes as they may (ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT). */
+  queuedBytesFull: (queued: number, adding: number, limit: number, retryAfterSeconds: number) =>
+    new DomainError(
+      'queue_full',
+      'Too many requests',
+      `the account's queued messages hold ${queued} bytes; ${adding} more would pass the limit of ${limit} bytes (wait for messages to be sent)`,
+      { retryAfterSeconds },
+    ),
+} as const;
+// ─── end of per-account quotas ───────────────────────────────────────────────────────────────

@@ -5,7 +5,9 @@ import { systemClock, type Clock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createAddressGuard, type AddressGuard } from './net/address-guard.js';
-import { openDatabase } from './store/database.js';
+import { openDatabase, withSearchPath, type Database } from './store/database.js';
+import { acquireOwnerLock } from './store/owner-lock.js';
+import { privateDir } from './store/private-files.js';
 import { createStore, type Store } from './store/index.js';
 import { offlineSessions } from './sessions/offline-sessions.js';
 import type { SessionsPort } from './sessions/port.js';
@@ -20,12 +22,35 @@ import { InstancesService } from './services/instances-service.js';
 import { MessagesService } from './services/messages-service.js';
 import { QueueService } from './services/queue-service.js';
 import { ContactsService } from './services/contacts-service.js';
+import { DEFAULT_PHONE_CHECK_JOBS, PhoneCheckJobs, type PhoneCheckJobSettings } from './services/phone-check-jobs.js';
 import { GroupsService } from './services/groups-service.js';
 import { WebhooksService } from './services/webhooks-service.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
 import { webhookDeliveryRoutes } from './http/routes/webhook-deliveries.js';
 import { createOutbox, type OutboxTuning } from './outbox/index.js';
 import type { EventSink } from './events/types.js';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { DirectoryMediaStore } from './media/store.js';
+import { MediaUrlSigner } from './media/signed-urls.js';
+import { MediaSweeper } from './media/sweeper.js';
+import { MediaService } from './services/media-service.js';
+import { OutgoingMediaStore } from './media/outgoing-store.js';
+import { OutgoingMediaSweeper } from './media/outgoing-sweeper.js';
+import { QueuedBytesQuota } from './services/queued-bytes-quota.js';
+import { AccountReactions, wireCallRejectReply } from './sessions/account-reactions.js';
+import { AccountEngine } from './sessions/account-engine.js';
+import { offlineAccount, type AccountPort } from './sessions/account-port.js';
+import { mediaPipeline } from './sessions/media.js';
+import { AccountService } from './services/account-service.js';
+import { PrivacyService } from './services/privacy-service.js';
+import { accountRouteTree } from './http/routes/account-tree.js';
+import { ChatsEngine } from './sessions/chats-engine.js';
+import { offlineChats } from './sessions/chats-port.js';
+import { ChatsService } from './services/chats-service.js';
+import { chatRouteTree } from './http/routes/chats.js';
+import { ProxyService } from './services/proxy-service.js';
+import { proxyRouteTree } from './http/routes/proxy.js';
 
 export interface GatewayOverrides {
   clock?: Clock;
@@ -42,6 +67,8 @@ export interface GatewayOverrides {
   sessions?: SessionsPort;
   /** Engine tuning for tests and benchmarks (a test network's media CA, backoff, restore width). */
   engine?: Partial<Pick<SessionManagerDeps, 'mediaAgent' | 'backoff' | 'stableMs' | 'restoreConcurrency' | 'phoneChecks'>>;
+  /** phone-exists-batch job settings (tests use small slices to see progress). */
+  phoneCheckJobs?: Partial<PhoneCheckJobSettings>;
 }
 
 export interface Gateway {
@@ -71,13 +98,31 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const clock = overrides.clock ?? systemClock(config.timeScale);
   const log = overrides.logger ?? createLogger(config.logLevel);
   const metrics = createMetrics(overrides.collectProcessMetrics ?? true);
+
+  // One owner per data, taken before the database is opened or migrated (store/owner-lock.ts); the
+  // data dir holds secrets, so it is private whatever the umask (store/private-files.ts).
+  if (config.dataDir) privateDir(config.dataDir);
+  const ownerLock = await acquireOwnerLock({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    ...(config.databaseUrl ? { pgConnectionString: withSearchPath(config.databaseUrl, overrides.pgSchema) } : {}),
+  });
+  let ownerLockLost = false;
+  ownerLock.onChange((held, err) => {
+    ownerLockLost = !held;
+    if (held) log.warn('the database owner lock is held again');
+    else log.error({ err }, 'lost the database owner lock (its connection failed); not ready until it is held again');
+  });
+
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    sqliteThread: config.sqliteThread,
     ...(overrides.sqliteFile ? { sqliteFile: overrides.sqliteFile } : {}),
     ...(overrides.pgSchema ? { pgSchema: overrides.pgSchema } : {}),
   });
   const store = createStore(database);
+  const diskFull = watchDiskSpace(database, log);
   const guard = overrides.guard ?? createAddressGuard({ allowHosts: config.allowHosts, allowHttp: config.webhookAllowHttp });
   // Before the engine and the sender: they emit into outbox.sink.
   const outbox = createOutbox({
@@ -90,8 +135,27 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     ...(overrides.outbox ? { tuning: overrides.outbox } : {}),
   });
 
+  // Received media: files under the data dir, links signed with a key every node shares (in the store).
+  const mediaFiles = new DirectoryMediaStore(join(config.dataDir, 'media'));
+  const mediaKey = Buffer.from(await store.secrets.getOrCreate('media-url-key', () => randomBytes(32).toString('base64'), clock.now()), 'base64');
+  let listenUrl = `http://127.0.0.1:${config.port}`;
+  const signer = new MediaUrlSigner(mediaKey, () => config.publicUrl ?? listenUrl);
+  const mediaSettings = {
+    limits: { maxBytes: config.receivedMedia.maxBytes, timeoutMs: config.receivedMedia.downloadTimeoutMs },
+    retentionMs: config.receivedMedia.retentionMs,
+    perInstance: config.receivedMedia.downloadsPerInstance,
+    total: config.receivedMedia.downloads,
+  };
+
+  // Outgoing media: data URIs are stored once as files and queued by reference (hardening #1).
+  const outgoingFiles = new OutgoingMediaStore(join(config.dataDir, 'outgoing-media'));
+  const outgoingSweeper = new OutgoingMediaSweeper(store.messages, outgoingFiles, log.child({ component: 'media' }), metrics);
+  const mediaReleased = () => outgoingSweeper.soon();
+
   // libsignal prints session records (with private keys) to the console: keep them out of the output.
   if (!overrides.sessions) quietLibsignalConsole(log.child({ component: 'libsignal' }));
+  // Auto-read and call rejection, applied by every session from the instance's settings.
+  const reactions = new AccountReactions({ store, log: log.child({ component: 'sessions' }), metrics, commandTimeoutMs: config.commandTimeoutMs });
   const engine = overrides.sessions
     ? null
     : new SessionManager({
@@ -102,7 +166,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         // Incoming 1:1 messages also tell the anti-ban strategy who is no stranger.
         events: recordingInboundContacts(outbox.sink, store.antiban, clock),
         guard,
-        settings: { waUrl: config.waUrl, waRootKey: config.waRootKey, timeScale: config.timeScale, commandTimeoutMs: config.commandTimeoutMs },
+        settings: { waUrl: config.waUrl, waRootKey: config.waRootKey, timeScale: config.timeScale, commandTimeoutMs: config.commandTimeoutMs, media: config.media },
+        media: { store: mediaFiles, signer, settings: mediaSettings },
+        outgoingMedia: outgoingFiles,
+        reactions,
+        chatRetention: config.chatRetention,
         ...overrides.engine,
       });
   const sessions: SessionsPort = overrides.sessions ?? engine ?? offlineSessions();
@@ -116,20 +184,59 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         log: log.child({ component: 'sender' }),
         metrics,
         options: { pacing: config.pacing, antiban: config.antiban },
+        mediaReleased,
       })
     : null;
 
   const accounts = new AccountsService(store, clock);
-  const instances = new InstancesService(store, sender ? withLiveAntiban(sessions, sender) : sessions, clock);
-  const messages = new MessagesService(store, sessions, clock, { queueMaxDisconnected: config.queueMaxDisconnected });
+  const instances = new InstancesService(store, sender ? withLiveAntiban(sessions, sender) : sessions, clock, 2_000, config.quotas.maxInstancesPerAccount);
+  instances.onDeleted(mediaReleased);
+  const messages = new MessagesService(store, sessions, clock, {
+    queueMaxDisconnected: config.queueMaxDisconnected,
+    media: config.media,
+    outgoingMedia: outgoingFiles,
+    quota: new QueuedBytesQuota(store, clock, config.quotas.maxQueuedBytesPerAccount),
+    mediaReleased,
+  });
   if (sender) messages.onEnqueued((instanceId) => sender.notify(instanceId));
-  const queue = new QueueService(store);
-  const contacts = new ContactsService(sessions);
+  // Counter children per content type, made once (the enqueue path is measured by bench/enqueue).
+  const enqueued = new Map<string, { inc(): void }>();
+  messages.onEnqueued((_instanceId, kind) => {
+    let child = enqueued.get(kind);
+    if (!child) enqueued.set(kind, (child = metrics.messagesEnqueued.labels(kind)));
+    child.inc();
+  });
+  if (engine) metrics.countSessionsWith(() => engine.sessionCounts());
+  const queue = new QueueService(store, mediaReleased);
+  const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...overrides.phoneCheckJobs }) : undefined;
+  const contacts = new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax);
   const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }));
   const webhooks = new WebhooksService(store, guard, clock);
+  const media = new MediaService(store.media, mediaFiles, signer, engine ? engine.media : null, clock);
+  const mediaSweeper = new MediaSweeper(store, mediaFiles, clock, log.child({ component: 'media' }), metrics);
   if (engine) wireAutoInvite(groups, engine, messages, store, log.child({ component: 'groups' }), metrics);
+  if (engine) wireCallRejectReply(reactions, messages, store, log.child({ component: 'sessions' }), metrics);
+  // Profile pictures go through a media pipeline of their own (same guard and limits, its own
+  // slots): they are rare, and must not wait behind a queue of video conversions.
+  const accountPort: AccountPort = engine
+    ? new AccountEngine({
+        sessionOf: (id) => engine.sessionOf(id),
+        media: mediaPipeline(guard, config.media),
+        reactions,
+        commandTimeoutMs: config.commandTimeoutMs,
+      })
+    : offlineAccount();
+  const account = new AccountService(store, sessions, accountPort, (id) => instances.invalidate(id));
+  const privacy = new PrivacyService(accountPort);
+  // Chats and contacts: the stored copy the engine feeds, chat changes through the engine.
+  const chatsPort = engine
+    ? new ChatsEngine({ sessionOf: (id) => engine.sessionOf(id), checkPhones: (id, phones) => engine.checkPhones(id, phones), commandTimeoutMs: config.commandTimeoutMs })
+    : offlineChats();
+  const chats = new ChatsService(store.chats, sessions, chatsPort, clock);
+  const proxies = new ProxyService(store, guard, sessions, (id) => instances.invalidate(id));
 
   let draining = false;
+  let accountPollErrorAt = 0;
   const http = await buildHttpServer({
     config,
     log,
@@ -142,10 +249,13 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     contacts,
     groups,
     webhooks,
-    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries)],
+    media,
+    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies)],
     now: () => clock.now(),
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };
+      if (ownerLockLost) return { ok: false, reason: 'database owner lock lost' };
+      if (await diskFull.stillFull()) return { ok: false, reason: 'disk full' };
       try {
         await database.ping();
         return { ok: true };
@@ -172,26 +282,97 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     async listen() {
       await outbox.start();
       const address = await http.listen({ host: config.host, port: config.port });
+      // Links name the port actually bound (0 in tests); a wildcard address is reached on loopback.
+      const bound = http.server.address();
+      if (bound && typeof bound === 'object') listenUrl = `http://${bound.family === 'IPv6' ? `[${bound.address === '::' ? '::1' : bound.address}]` : bound.address === '0.0.0.0' ? '127.0.0.1' : bound.address}:${bound.port}`;
+      mediaSweeper.start();
+      outgoingSweeper.start();
+      // Account rotations and deletions made by the CLI (another process) apply here within 100 ms.
+      await accounts.watch(
+        async (instanceIds) => {
+          for (const id of instanceIds) {
+            instances.invalidate(id);
+            await sessions.remove(id).catch((err: unknown) => log.warn({ err, instanceId: id }, 'closing the session of a deleted account'));
+          }
+          mediaReleased();
+          log.info({ instances: instanceIds.length }, 'account deleted: its sessions are closed');
+        },
+        100,
+        (err) => {
+          // Polled every 100 ms: a database that is down is said once a minute, not ten times a second.
+          metrics.loggedFailures.inc({ component: 'accounts' });
+          if (Date.now() - accountPollErrorAt < 60_000) return;
+          accountPollErrorAt = Date.now();
+          log.error({ err }, 'reading account changes failed');
+        },
+      );
       // Lanes for every instance with messages waiting (in-flight ones are resent, same id).
       await sender?.start();
       // Paired instances reconnect in the background; group creations left pending resume after.
       engine
         ?.start()
-        .then(() => groups.resumePending())
+        .then(() => Promise.all([groups.resumePending(), phoneCheckJobs?.resume()]))
         .catch((err: unknown) => log.error({ err }, 'restoring sessions failed'));
       return address;
     },
     async close() {
       draining = true;
+      await accounts.unwatch();
       await http.close();
       // Before the engine and the outbox close: a send in progress may still settle and report.
       await sender?.stop();
       await store.messages.drain();
       await groups.idle();
+      await phoneCheckJobs?.close();
       await engine?.close();
+      await engine?.media.idle();
+      mediaSweeper.stop();
+      diskFull.stop();
+      await outgoingSweeper.stop();
       await outbox.close();
       await guard.close();
       await database.close();
+      await ownerLock.release();
+    },
+  };
+}
+
+/** How often a disk-full episode is probed with a small write, so readiness recovers by itself. */
+const DISK_PROBE_MS = 2_000;
+
+/**
+ * Logs each disk-full episode once (when it starts and when it ends) and, while it lasts, probes
+ * with a small write every DISK_PROBE_MS and on each readiness check (at most one probe at a time):
+ * a load balancer stops sending writes to a node that is not ready, so something else must write.
+ */
+function watchDiskSpace(database: Database, log: Logger): { stillFull(): Promise<boolean>; stop(): void } {
+  let timer: NodeJS.Timeout | null = null;
+  let probing: Promise<void> | null = null;
+  const probe = (): Promise<void> =>
+    (probing ??= database
+      .probeWrite()
+      .catch(() => undefined) // still full (or another failure the next real write will report)
+      .finally(() => (probing = null)));
+  database.storage.onChange((full, cause) => {
+    if (full) {
+      const detail = cause instanceof Error ? cause.message : String(cause);
+      log.error({ detail }, 'disk full: writes fail (HTTP 507) until space is freed; nothing already accepted is lost');
+      timer ??= setInterval(() => void probe(), DISK_PROBE_MS).unref();
+    } else {
+      log.warn('disk space is available again: writes succeed');
+      if (timer) clearInterval(timer);
+      timer = null;
+    }
+  });
+  return {
+    async stillFull() {
+      if (!database.storage.full) return false;
+      await probe();
+      return database.storage.full;
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
     },
   };
 }

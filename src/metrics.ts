@@ -10,13 +10,21 @@ export interface Metrics {
   readonly webhookDeliveries: Counter<'result'>;
   readonly sessions: Gauge<'status'>;
   readonly loggedFailures: Counter<'component'>;
+  readonly mediaDownloads: Counter<'result'>;
+  readonly receiptsHeldTooLong: Counter;
+  /** The engine tells how many live sessions are in each status; read at each scrape. */
+  countSessionsWith(count: () => ReadonlyMap<string, number>): void;
 }
 
 export function createMetrics(collectProcessMetrics = true): Metrics {
   const registry = new Registry();
   if (collectProcessMetrics) collectDefaultMetrics({ register: registry, prefix: 'zapgate_' });
   const registers = [registry];
+  let countSessions: (() => ReadonlyMap<string, number>) | null = null;
   return {
+    countSessionsWith(count) {
+      countSessions = count;
+    },
     registry,
     httpRequests: new Counter({
       name: 'zapgate_http_requests_total',
@@ -51,14 +59,30 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
     }),
     sessions: new Gauge({
       name: 'zapgate_sessions',
-      help: 'Instances by connection status',
+      help: 'Live sessions (instances with a socket or a pairing) by connection status',
       labelNames: ['status'],
       registers,
+      collect() {
+        if (!countSessions) return;
+        this.reset();
+        for (const [status, n] of countSessions()) this.set({ status }, n);
+      },
     }),
     loggedFailures: new Counter({
       name: 'zapgate_failures_total',
       help: 'Failures that were logged and not rethrown, by component',
       labelNames: ['component'],
+      registers,
+    }),
+    mediaDownloads: new Counter({
+      name: 'zapgate_media_downloads_total',
+      help: 'Downloads of received media from the network, by result (stored, failed, reuploaded)',
+      labelNames: ['result'],
+      registers,
+    }),
+    receiptsHeldTooLong: new Counter({
+      name: 'zapgate_receipts_released_unrecorded_total',
+      help: 'Delivery receipts let go to the network before their event was committed (the commit took longer than the hold limit)',
       registers,
     }),
   };

@@ -1,7 +1,7 @@
 // Groups: create with addable and non-addable participants, metadata, invites, settings + w:gp2, sender-key sends, receipts, incoming.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WAMessageStubType } from 'baileys';
+import { WAMessageStubType, type BinaryNode } from 'baileys';
 import { endSock, pairByQr, startEnv, until, waitForEvent, type SimEnv, type Sock } from './helpers.js';
 
 const ALICE = '5511900000040';
@@ -39,6 +39,28 @@ test('create: addable participants join, a privacy-restricted one and an unknown
   assert.equal(fresh.participants.length, 3);
   assert.equal(fresh.addressingMode, 'lid');
   assert.ok(fresh.participants.every((p) => p.id.endsWith('@lid') && p.phoneNumber?.endsWith('@s.whatsapp.net')));
+});
+
+test('create is deduplicated by creator and key: a repeated create answers the group the first one made', async () => {
+  const create = (key: string, subject: string) =>
+    sock.query({
+      tag: 'iq',
+      attrs: { type: 'set', xmlns: 'w:g2', to: '@g.us' },
+      content: [{ tag: 'create', attrs: { subject, key }, content: [{ tag: 'participant', attrs: { jid: jid(BOB) } }] }],
+    });
+  const groupId = (answer: BinaryNode) => (answer.content as BinaryNode[]).find((n) => n.tag === 'group')?.attrs.id;
+  const before = (await env.admin.groups(ALICE)).length;
+  const first = groupId(await create('3EB0AAAAAAAAAAAAAAAAAA', 'Once'));
+  const again = groupId(await create('3EB0AAAAAAAAAAAAAAAAAA', 'Once'));
+  assert.ok(first, 'the create answer carries the group');
+  assert.equal(again, first, 'the repeated create names the same group');
+  const other = groupId(await create('3EB0BBBBBBBBBBBBBBBBBB', 'Once'));
+  assert.notEqual(other, first, 'another key makes another group');
+  const mine = await env.admin.groups(ALICE);
+  assert.equal(mine.length, before + 2, `two groups made for three creates (${mine.map((g) => g.subject).join(', ')})`);
+  assert.equal(mine.filter((g) => g.jid === `${first}@g.us`).length, 1, 'the first group is listed once');
+  const c = await env.admin.counters();
+  assert.equal(c.counters['groups.create_repeated'], 1, 'one create was answered from the key');
 });
 
 test('invite code, invite info, revoke; revoked and unknown codes fail', async () => {

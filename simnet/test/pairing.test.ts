@@ -1,7 +1,7 @@
 // Pairing: QR scan and pairing code lead real Baileys 7 to connection 'open'; unknown numbers do not exist.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, endSock, memoryAuth, pairByQr, startEnv, waitForClose, waitForOpen, waitForQr, type Sock } from './helpers.js';
+import { connect, endSock, memoryAuth, pairByQr, startEnv, until, waitForClose, waitForOpen, waitForQr, type Sock } from './helpers.js';
 
 test('pair by QR: scan → 515 → login → open', async () => {
   const env = await startEnv();
@@ -85,6 +85,38 @@ test('unlinkDevice logs the device out with 401 and later logins fail with 401',
     assert.equal((await closed).code, 401);
     sock = connect(env, paired.auth);
     assert.equal((await waitForClose(sock)).code, 401);
+  } finally {
+    await endSock(sock);
+    await env.close();
+  }
+});
+
+test('a companion gone before answering pair-success is not linked; pair-device-sign is what links', async () => {
+  const env = await startEnv();
+  let sock: Sock | undefined;
+  try {
+    const phone = '5511900000007';
+    await env.admin.createUser({ phone });
+    const auth = memoryAuth();
+    const first = connect(env, auth);
+    const qr = await waitForQr(first);
+    // The paired creds arrive (creds.update) just before Baileys sends pair-device-sign: closing
+    // the link there is a companion that crashed before its answer left.
+    first.ev.on('creds.update', (u) => {
+      if (u.account) void first.ws.close();
+    });
+    const closed = waitForClose(first);
+    const scanned = await env.admin.scanQr(phone, qr);
+    await closed;
+    await until(async () => (await env.admin.counters()).counters['pairings.abandoned'] === 1, 5_000, 'simnet saw the pairing abandoned');
+    assert.deepEqual((await env.admin.user(phone)).devices, [], 'nothing linked without pair-device-sign');
+    assert.equal(auth.creds.me?.id, scanned.jid, 'the companion did get pair-success');
+    const retry = connect(env, auth);
+    assert.equal((await waitForClose(retry)).code, 401, 'the creds of an unanswered pair-success cannot log in');
+    ({ sock } = await pairByQr(env, phone));
+    const devices = (await env.admin.user(phone)).devices;
+    assert.equal(devices.length, 1, `one linked device after a pairing that answered (${JSON.stringify(devices)})`);
+    assert.notEqual(devices[0]!.id, scanned.deviceId, 'the abandoned device id is not reused');
   } finally {
     await endSock(sock);
     await env.close();

@@ -17,14 +17,103 @@ export type OutgoingContent =
   | { type: 'sticker'; sticker: string }
   | { type: 'location'; latitude: number; longitude: number; title?: string; address?: string }
   | { type: 'option-list'; message: string; title: string; buttonLabel: string; options: ListOption[] }
-  | { type: 'button-list'; message: string; buttons: ListButton[]; image?: string; video?: string };
+  | { type: 'button-list'; message: string; buttons: ListButton[]; image?: string; video?: string }
+  | SendKindsContent
+  | MediaOutgoingContent;
+
+// ─── Media sends (send-audio, send-video, send-ptv, send-gif, send-document) ───────────────────
+// Media references are the request's URL or data URI; the sender converts them at send time.
+
+export type MediaOutgoingContent =
+  /** A voice note (Ogg/Opus, with its length and waveform unless `waveform` is false). */
+  | { type: 'audio'; audio: string; viewOnce?: boolean; waveform?: boolean }
+  | { type: 'video'; video: string; caption?: string; viewOnce?: boolean }
+  /** A round video note. */
+  | { type: 'ptv'; video: string }
+  /** An MP4 (or GIF) shown looping, without sound. */
+  | { type: 'gif'; gif: string; caption?: string }
+  /** Any file, byte for byte; the mimetype follows `extension`. */
+  | { type: 'document'; document: string; extension: string; fileName?: string; caption?: string };
+// ─── end of media sends ──────────────────────────────────────────────────────────────────────
 
 export interface OutgoingMessage {
   content: OutgoingContent;
   /** Id of the message this one replies to. */
   replyTo?: string;
+  /** Id of the contact's status post this one replies to (the contact is the message's phone). */
+  statusReplyTo?: string;
   mentioned?: string[];
   mentionAll?: boolean;
 }
 
 export type OutgoingKind = OutgoingContent['type'];
+
+// ---- send-kinds: link previews, contacts, polls, reactions, forwards, pins, interactive buttons ----
+
+export interface SharedContact {
+  name: string;
+  /** Digits with country code; the first one is the contact's WhatsApp number (`waid`). */
+  phones: string[];
+  businessDescription?: string;
+}
+
+export type ActionType = 'CALL' | 'URL' | 'REPLY';
+
+export interface ActionButton {
+  id: string;
+  type: ActionType;
+  label: string;
+  /** CALL: digits to call. */
+  phone?: string;
+  /** URL: http(s) address to open. */
+  url?: string;
+}
+
+export interface CarouselCard {
+  text: string;
+  image: string;
+  buttons: ActionButton[];
+}
+
+/** Z-API's `pinMessageDuration` values, in seconds (what WhatsApp's pin carries). */
+export const PIN_SECONDS = { '24_hours': 86_400, '7_days': 604_800, '30_days': 2_592_000 } as const;
+
+export type PixKeyType = 'CPF' | 'CNPJ' | 'PHONE' | 'EMAIL' | 'EVP';
+export type LinkType = 'SMALL' | 'MEDIUM' | 'LARGE';
+
+export type SendKindsContent =
+  | { type: 'link'; message: string; linkUrl: string; title: string; linkDescription: string; image?: string; linkType: LinkType }
+  | { type: 'contacts'; contacts: SharedContact[] }
+  | { type: 'poll'; message: string; options: string[]; maxOptions: number }
+  /** An empty `reaction` removes ours. */
+  | { type: 'reaction'; targetId: string; reaction: string }
+  | { type: 'forward'; sourceId: string; sourcePhone: string }
+  | { type: 'pin'; targetId: string; action: 'pin' | 'unpin'; durationSeconds: number }
+  | { type: 'button-actions'; message: string; title?: string; footer?: string; image?: string; buttons: ActionButton[] }
+  | { type: 'button-otp'; message: string; code: string; buttonText: string; image?: string }
+  | { type: 'button-pix'; pixKey: string; keyType: PixKeyType; merchantName: string }
+  | { type: 'carousel'; message: string; cards: CarouselCard[] };
+
+/** Characters a human would type for the content (anti-ban "typing…" time). */
+export function sendKindsTypedLength(c: SendKindsContent): number {
+  switch (c.type) {
+    case 'link':
+      return c.message.length;
+    case 'contacts':
+      return 0;
+    case 'poll':
+      return c.message.length + c.options.reduce((n, o) => n + o.length, 0);
+    case 'reaction':
+    case 'forward':
+    case 'pin':
+      return 0;
+    case 'button-actions':
+      return c.message.length + (c.title?.length ?? 0) + (c.footer?.length ?? 0) + c.buttons.reduce((n, b) => n + b.label.length, 0);
+    case 'button-otp':
+      return c.message.length;
+    case 'button-pix':
+      return c.merchantName.length;
+    case 'carousel':
+      return c.message.length + c.cards.reduce((n, k) => n + k.text.length, 0);
+  }
+}

@@ -4,9 +4,14 @@ import { errors } from '../errors.js';
 export type Target =
   | { kind: 'phone'; digits: string }
   | { kind: 'group'; groupDigits: string } // `<digits>` or legacy `<creator>-<timestamp>`
-  | { kind: 'lid'; lid: string };
+  | { kind: 'lid'; lid: string }
+  /** The account's status (stories): only the status routes address it, never a `phone` field. */
+  | { kind: 'status' };
 
 const STRIP = /[+\s\-()]/g;
+
+/** How a queued status post is addressed (the network's own jid for it). */
+export const STATUS_TARGET = 'status@broadcast';
 
 /** Parses a `phone` field: a number with country code, `<digits>-group`, or `<digits>@lid`. */
 export function parseTarget(raw: string, field = 'phone'): Target {
@@ -43,5 +48,7 @@ export function formatTarget(t: Target): string {
       return `${t.groupDigits}-group`;
     case 'lid':
       return `${t.lid}@lid`;
+    case 'status':
+      return STATUS_TARGET;
   }
 }

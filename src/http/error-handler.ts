@@ -16,6 +16,9 @@ const STATUS: Record<DomainErrorCode, number> = {
   rate_limited: 429,
   queue_full: 429,
   command_timeout: 504,
+  forbidden: 403,
+  upstream_unavailable: 502,
+  disk_full: 507,
 };
 
 export interface ErrorBody {

@@ -16,20 +16,25 @@ import type { MessagesService } from '../services/messages-service.js';
 import type { QueueService } from '../services/queue-service.js';
 import type { WebhooksService } from '../services/webhooks-service.js';
 import type { SessionsPort } from '../sessions/port.js';
-import { accountHook, instanceHook } from './auth.js';
+import { accountHook, clientTokenOf, instanceHook } from './auth.js';
 import { handleError } from './error-handler.js';
 import { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { routeMetrics } from './route-metrics.js';
+import { limitConnections, requestDeadline, timeoutOptions } from './connection-limits.js';
 import { MethodIndex } from './method-index.js';
 import { ErrorBody } from './schemas/common.js';
 import { accountInstanceRoutes, instanceRoutes } from './routes/instances.js';
 import { messageRoutes } from './routes/messages.js';
-import { contactRoutes } from './routes/contacts.js';
+import { statusRoutes } from './routes/status.js';
+import { contactRoutes, PhoneCheckJobSchema } from './routes/contacts.js';
 import { GroupSchema, groupRoutes } from './routes/groups.js';
 import { queueRoutes } from './routes/queue.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { opsRoutes } from './routes/ops.js';
+import { mediaRoutes } from './routes/media.js';
+import { webhooksSection } from './schemas/callbacks.js';
+import type { MediaService } from '../services/media-service.js';
 
 export const INSTANCE_PREFIX = '/instances/:instanceId/token/:instanceToken';
 
@@ -45,6 +50,7 @@ export interface HttpDeps {
   contacts: ContactsService;
   groups: GroupsService;
   webhooks: WebhooksService;
+  media: MediaService;
   /** Extra instance-scoped route plugins contributed by other components (e.g. webhook deliveries). */
   extraInstanceRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
   ready(): Promise<{ ok: boolean; reason?: string }>;
@@ -55,6 +61,8 @@ export async function buildHttpServer(deps: HttpDeps) {
   const app = Fastify({
     loggerInstance: deps.log,
     bodyLimit: deps.config.bodyLimit,
+    // Every phase of a connection is timed (connection-limits.ts).
+    ...timeoutOptions(deps.config.http),
     // Request logging is done once in onResponse, with the URL redacted (it can hold a token).
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
@@ -70,10 +78,13 @@ export async function buildHttpServer(deps: HttpDeps) {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  limitConnections(app.server, deps.config.http, deps.log);
+  app.addHook('onRequest', requestDeadline(deps.config.http.requestTimeoutMs));
   app.decorateRequest('account', null);
   app.decorateRequest('instance', null);
   app.addSchema(ErrorBody);
   app.addSchema(GroupSchema);
+  app.addSchema(PhoneCheckJobSchema);
   app.setErrorHandler(handleError);
   // Fastify parses text/plain by default; the contract accepts JSON only (anything else → 415).
   app.removeContentTypeParser('text/plain');
@@ -97,10 +108,12 @@ export async function buildHttpServer(deps: HttpDeps) {
   const recordRequest = routeMetrics(deps.metrics);
   app.addHook('onResponse', (request, reply, done) => {
     recordRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    if (reply.statusCode >= 500) {
-      request.log.warn({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode }, 'request failed');
+    // 507 (disk full) is logged once per episode by the store's watcher, not once per request; a
+    // 503 from /readyz is its answer, not a failure (a load balancer polls it every few seconds).
+    if (reply.statusCode >= 500 && reply.statusCode !== 507 && request.routeOptions.url !== '/readyz') {
+      request.log.warn({ method: request.method, url: redactUrl(request.url, clientTokenOf(request)), status: reply.statusCode }, 'request failed');
     } else if (deps.log.isLevelEnabled('debug')) {
-      request.log.debug({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode }, 'request');
+      request.log.debug({ method: request.method, url: redactUrl(request.url, clientTokenOf(request)), status: reply.statusCode }, 'request');
     }
     done();
   });
@@ -116,7 +129,9 @@ export async function buildHttpServer(deps: HttpDeps) {
       },
       components: { securitySchemes: { ClientToken: { type: 'apiKey', in: 'header', name: 'Client-Token' } } },
       security: [{ ClientToken: [] }],
-      tags: ['instance', 'messages', 'contacts', 'groups', 'message queue', 'webhooks', 'operations'].map((name) => ({ name })),
+      // TypeBox schemas are JSON Schema; the swagger typings want their own object model.
+      webhooks: webhooksSection() as never,
+      tags: ['instance', 'messages', 'status', 'chats', 'contacts', 'privacy', 'groups', 'message queue', 'webhooks', 'operations'].map((name) => ({ name })),
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
@@ -124,6 +139,7 @@ export async function buildHttpServer(deps: HttpDeps) {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(opsRoutes({ metrics: deps.metrics, ready: deps.ready }));
+  await app.register(mediaRoutes(deps.media));
 
   const limiter = new RateLimiter(deps.config.rateLimitPerSecond, deps.now);
   const authenticateAccount = accountHook(deps.accounts, limiter);
@@ -137,6 +153,7 @@ export async function buildHttpServer(deps: HttpDeps) {
         inst.addHook('onRequest', authenticateInstance);
         await inst.register(instanceRoutes(deps.instances));
         await inst.register(messageRoutes({ messages: deps.messages, sessions: deps.sessions, mediaBodyLimit: deps.config.mediaBodyLimit }));
+        await inst.register(statusRoutes(deps.messages, deps.config.mediaBodyLimit));
         await inst.register(contactRoutes(deps.contacts));
         await inst.register(groupRoutes(deps.groups));
         await inst.register(queueRoutes(deps.queue, deps.instances));

@@ -10,6 +10,7 @@
 // Memory: the store is the queue. A lane keeps at most a small buffer of due deliveries; fresh ones
 // are handed over in memory right after their commit while the lane is "synced" (every due row is
 // in memory), and otherwise read back from the store in due order ("refill").
+import { isDiskFull } from '../errors.js';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
@@ -222,7 +223,8 @@ export class DeliveryDispatcher {
       lane.synced = rows.length < limit && !lane.missed;
       if (next !== null) this.setWake(lane, next);
     } catch (err) {
-      this.deps.log.error({ err, instanceId: lane.instanceId }, 'reading webhook deliveries failed; retrying');
+      // A full disk is logged once per episode by the store's watcher (main.ts), not per retry.
+      this.deps.log[isDiskFull(err) ? 'debug' : 'error']({ err, instanceId: lane.instanceId }, 'reading webhook deliveries failed; retrying');
       this.deps.metrics.loggedFailures.inc({ component: 'outbox' });
       this.backOff(lane);
     } finally {
@@ -296,7 +298,7 @@ export class DeliveryDispatcher {
       () => undefined,
       (err: unknown) => {
         // The row keeps its old state in the store: read the lane again so it is attempted again.
-        this.deps.log.error({ err, instanceId: lane.instanceId }, 'recording a webhook outcome failed');
+        this.deps.log[isDiskFull(err) ? 'debug' : 'error']({ err, instanceId: lane.instanceId }, 'recording a webhook outcome failed');
         this.deps.metrics.loggedFailures.inc({ component: 'outbox' });
         const again = this.lane(lane.instanceId, lane.url, false);
         again.synced = false;

@@ -31,6 +31,9 @@ export interface DeliveryPage {
 
 export type ReplayStore = Pick<DeliveriesRepo, 'list' | 'find' | 'requeue' | 'contexts'>;
 
+/** Characters of payloads one page of deliveries may hold (hardening #1). */
+const LIST_BUDGET_CHARS = 4 * 1024 * 1024;
+
 function view(r: DeliveryRecord): DeliveryView {
   return {
     id: r.id,
@@ -64,9 +67,17 @@ export class WebhookDeliveriesService {
       after = Number(pagingState);
     }
     const rows = await this.store.list(instanceId, status, after, pageSize + 1);
-    const page = rows.slice(0, pageSize);
+    // A page also ends once its payloads reach LIST_BUDGET_CHARS (it always holds one delivery), so
+    // a listing is bounded in bytes as well as rows.
+    const page: DeliveryRecord[] = [];
+    let chars = 0;
+    for (const r of rows.slice(0, pageSize)) {
+      if (page.length > 0 && chars + r.body.length > LIST_BUDGET_CHARS) break;
+      chars += r.body.length;
+      page.push(r);
+    }
     const last = page.at(-1);
-    return { deliveries: page.map(view), pagingState: rows.length > pageSize && last !== undefined ? String(last.seq) : null };
+    return { deliveries: page.map(view), pagingState: rows.length > page.length && last !== undefined ? String(last.seq) : null };
   }
 
   /**

@@ -6,18 +6,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { EventSink, GatewayEvent } from '../events/types.js';
-import type { DeliveriesRepo, DueDelivery, InstanceDeliveryContext, NewDelivery, NewOutboxEvent } from '../store/deliveries-repo.js';
+import type { DeliveriesRepo, DueDelivery, InstanceDeliveryContext, NewDelivery, NewOutboxEvent, OnceKey } from '../store/deliveries-repo.js';
 import { WriteBatcher } from '../store/write-batcher.js';
 import { bodyOf, routeOf } from './payload.js';
 
 interface Emitted {
   instanceId: string;
   events: readonly GatewayEvent[];
+  onceKeys: readonly (string | null)[] | undefined;
 }
 
 interface Batch {
   events: NewOutboxEvent[];
   deliveries: NewDelivery[];
+  once: OnceKey[];
   jobs: DueDelivery[];
 }
 
@@ -54,10 +56,10 @@ export class OutboxSink implements EventSink {
     this.batcher = new WriteBatcher((items) => this.flush(items));
   }
 
-  emit(instanceId: string, events: readonly GatewayEvent[]): Promise<void> {
+  emit(instanceId: string, events: readonly GatewayEvent[], onceKeys?: readonly (string | null)[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the outbox is closed; the event was not recorded'));
     if (events.length === 0) return Promise.resolve();
-    return this.batcher.submit({ instanceId, events });
+    return this.batcher.submit({ instanceId, events, onceKeys });
   }
 
   /** Refuses further emits and waits for the ones already accepted to be committed. */
@@ -70,8 +72,9 @@ export class OutboxSink implements EventSink {
     const ids = items.map((i) => i.instanceId);
     let contexts = await this.store.contexts(ids);
     let batch = this.build(items, contexts);
+    let repeated: ReadonlySet<string>;
     try {
-      await this.store.commit(batch.events, batch.deliveries);
+      repeated = await this.store.commit(batch.events, batch.deliveries, batch.once);
     } catch (err) {
       // An instance deleted between reading its context and the commit fails the whole batch on
       // its foreign key: without it, everyone else's events still go in. Anything else is rethrown.
@@ -79,27 +82,31 @@ export class OutboxSink implements EventSink {
       if (fresh.size === contexts.size) throw err;
       contexts = fresh;
       batch = this.build(items, contexts);
-      await this.store.commit(batch.events, batch.deliveries);
+      repeated = await this.store.commit(batch.events, batch.deliveries, batch.once);
     }
-    this.onCommitted(batch.jobs);
+    this.onCommitted(repeated.size === 0 ? batch.jobs : batch.jobs.filter((j) => !repeated.has(j.eventId)));
     return items.map(() => undefined);
   }
 
   /** The rows to commit and the jobs to hand over, for the events that have somewhere to go. */
   private build(items: readonly Emitted[], contexts: ReadonlyMap<string, InstanceDeliveryContext>): Batch {
     const now = this.clock.now();
-    const batch: Batch = { events: [], deliveries: [], jobs: [] };
-    for (const { instanceId, events: emitted } of items) {
+    const batch: Batch = { events: [], deliveries: [], once: [], jobs: [] };
+    for (const { instanceId, events: emitted, onceKeys } of items) {
       // An unknown instance (deleted meanwhile) has nowhere to deliver to.
       const ctx = contexts.get(instanceId);
       if (ctx === undefined) continue;
-      for (const event of emitted) {
+      for (const [i, event] of emitted.entries()) {
         const route = routeOf(event, ctx);
+        const onceKey = onceKeys?.[i] ?? null;
+        // Recorded even when the event goes nowhere now: a webhook set later must not get a replay.
+        if (onceKey !== null && route === null) batch.once.push({ instanceId, messageId: onceKey, eventId: null, at: now });
         if (route === null) continue;
         // The event id is the `webhook-id` (Standard Webhooks style `msg_…`).
         const eventId = timeOrderedId('msg_', now);
         const body = bodyOf(instanceId, event, ctx);
         const id = timeOrderedId('dlv_', now);
+        if (onceKey !== null) batch.once.push({ instanceId, messageId: onceKey, eventId, at: now });
         batch.events.push({ id: eventId, instanceId, type: event.type, body, createdAt: now });
         batch.deliveries.push({ id, eventId, instanceId, kind: route.kind, url: route.url, createdAt: now });
         batch.jobs.push({ id, eventId, instanceId, kind: route.kind, url: route.url, attempts: 0, body, secrets: ctx.secrets });

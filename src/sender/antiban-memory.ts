@@ -1,6 +1,7 @@
 // What one instance's lane remembers for the anti-ban strategy: who is no stranger, when the cold
 // first messages and identical contents went out (the caps look back an hour and a day), and the
 // pause after a restriction. Persistent parts live in the store; this keeps them at hand per lane.
+import { STATUS_TARGET } from '../domain/phone.js';
 import type { Clock } from '../clock.js';
 import type { AntibanSettings } from '../config.js';
 import type { AntibanPause, AntibanRepo } from '../store/antiban-repo.js';
@@ -114,5 +115,5 @@ export class AntibanMemory {
 
 /** A 1:1 address (a number or a @lid): groups are never strangers. */
 export function isContactAddress(phone: string): boolean {
-  return !phone.endsWith('-group');
+  return !phone.endsWith('-group') && phone !== STATUS_TARGET;
 }

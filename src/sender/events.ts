@@ -5,9 +5,10 @@ import type { DeliveryCallback, ReceivedCallback } from '../events/types.js';
 import type { MessageRow } from '../store/schema.js';
 
 /** Z-API's DeliveryCallback: the message left (no `error`) or could not be sent (`error`). */
-export function deliveryEvent(row: MessageRow, momment: number, error?: string): DeliveryCallback {
+export function deliveryEvent(row: Pick<MessageRow, 'phone' | 'zaap_id' | 'message_id'>, momment: number, error?: string, errorCode?: string): DeliveryCallback {
   const event: DeliveryCallback = { type: 'DeliveryCallback', phone: row.phone, zaapId: row.zaap_id, messageId: row.message_id, momment };
   if (error !== undefined) event.error = error;
+  if (error !== undefined && errorCode !== undefined) event.errorCode = errorCode;
   return event;
 }
 

@@ -10,8 +10,11 @@ const REMEMBERED_LIMIT = 50_000;
 
 export function recordingInboundContacts(sink: EventSink, antiban: Pick<AntibanRepo, 'recordInbound'>, clock: Clock): EventSink {
   const recorded = new Set<string>();
+  // Emits of an instance reach the sink in the order they were made, even when one waits for a
+  // number to be recorded: callers hand over events without waiting for their commit.
+  const tails = new Map<string, Promise<unknown>>();
   return {
-    async emit(instanceId: string, events: readonly GatewayEvent[]): Promise<void> {
+    async emit(instanceId: string, events: readonly GatewayEvent[], onceKeys?: readonly (string | null)[]): Promise<void> {
       const phones: string[] = [];
       for (const e of events) {
         if (e.type !== 'ReceivedCallback' || e.fromMe || e.isGroup || e.notification !== undefined || !e.phone) continue;
@@ -19,14 +22,25 @@ export function recordingInboundContacts(sink: EventSink, antiban: Pick<AntibanR
         if (recorded.has(key)) continue;
         phones.push(e.phone);
       }
+      const tail = tails.get(instanceId);
+      if (phones.length === 0 && !tail) return sink.emit(instanceId, events, onceKeys);
       // Recorded before the event is handed on: a reply the user sends on that webhook finds the
       // number already known.
-      if (phones.length > 0) {
+      const record = async (): Promise<void> => {
+        if (phones.length === 0) return;
         await antiban.recordInbound(instanceId, phones, clock.now());
         if (recorded.size + phones.length > REMEMBERED_LIMIT) recorded.clear();
         for (const p of phones) recorded.add(`${instanceId}:${p}`);
-      }
-      await sink.emit(instanceId, events);
+      };
+      const handedOver = (tail ?? Promise.resolve()).then(record);
+      const done = handedOver.then(() => sink.emit(instanceId, events, onceKeys));
+      // Later emits wait for this one to be handed over (not committed).
+      const next = handedOver.catch(() => undefined);
+      tails.set(instanceId, next);
+      void next.then(() => {
+        if (tails.get(instanceId) === next) tails.delete(instanceId);
+      });
+      return done;
     },
   };
 }

@@ -1,20 +1,21 @@
 // One instance's sender: takes the instance's queue from the store in FIFO order and hands each
 // message to the engine after the gaps the pacing rules ask for. Exactly one lane exists per
 // instance; lanes share nothing but the store, so a slow instance never holds up another.
+import { isDiskFull } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { AntibanSettings } from '../config.js';
 import type { OutgoingMessage } from '../domain/outgoing.js';
-import { DomainError } from '../errors.js';
 import type { EventSink } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { MessageTransport, RestrictionSignal } from '../sessions/port.js';
 import type { AntibanRepo } from '../store/antiban-repo.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
-import type { MessagesRepo } from '../store/messages-repo.js';
-import type { MessageRow } from '../store/schema.js';
+import type { MessagesRepo, QueueHead } from '../store/messages-repo.js';
+import type { Semaphore } from '../convert/semaphore.js';
 import { AntibanMemory, type AntibanTraits } from './antiban-memory.js';
 import { antibanPausedEvent, deliveryEvent } from './events.js';
+import { classifyFailure, retryDelayMs } from './failures.js';
 import { contentKey, humanGapMs, typingMs, zapiGapMs, type Random } from './pacing.js';
 
 export interface SenderStore {
@@ -28,9 +29,12 @@ export interface ResolvedSenderOptions {
   readonly pacing: boolean;
   readonly antiban: AntibanSettings;
   readonly random: Random;
-  /** Attempts before a message whose send timed out or failed unexpectedly is given up. */
+  /**
+   * Attempts before a message whose send failed for a reason that may pass is given up. Attempts
+   * are counted when claimed and persisted, so a message that crashes the process is bounded too.
+   */
   readonly maxAttempts: number;
-  /** Protocol ms before retrying after a transient failure (doubles per attempt). */
+  /** Protocol ms before retrying after a transient failure (doubles per attempt, ±20 %). */
   readonly retryMs: number;
 }
 
@@ -42,17 +46,34 @@ export interface LaneDeps {
   readonly log: Logger;
   readonly metrics: Metrics | undefined;
   readonly options: ResolvedSenderOptions;
+  /** Shared by every lane: how many large payloads (data URIs) may be in memory at once. */
+  readonly largePayloads: Semaphore;
+  /** A message that referenced stored media left the queue: its files may be removable now. */
+  readonly mediaReleased?: (() => void) | undefined;
 }
+
+/**
+ * Payloads longer than this (characters of the stored JSON, i.e. a data URI of some size) are not
+ * read with the queue's head: a lane reads one only when it is about to send it, in one of the
+ * sender's `largePayloads` slots, so a hundred instances with 16 MiB data URIs queued do not hold
+ * a hundred of them in memory.
+ */
+export const LARGE_PAYLOAD_CHARS = 256 * 1024;
 
 /** What the lane decided about the message at the head of the queue (drawn once per message). */
 interface Plan extends AntibanTraits {
   seq: number;
   antiban: boolean;
+  /** The message to send; null for a large payload (read at send time) or an unreadable one. */
   message: OutgoingMessage | null;
+  large: boolean;
+  unreadable: boolean;
   /** Protocol ms after the previous send (or the enqueue) before this one may go. */
   gapMs: number;
   typingMs: number;
 }
+
+const UNREADABLE = 'Unable to process request: the queued message is unreadable';
 
 export class InstanceLane {
   private running: Promise<void> | null = null;
@@ -142,7 +163,8 @@ export class InstanceLane {
         return;
       } catch (err) {
         failures++;
-        this.deps.log.error({ err, instanceId: this.instanceId, failures }, 'sender lane failed; retrying');
+        // A full disk is logged once per episode by the store's watcher (main.ts), not per retry.
+        this.deps.log[isDiskFull(err) ? 'debug' : 'error']({ err, instanceId: this.instanceId, failures }, 'sender lane failed; retrying');
         this.deps.metrics?.loggedFailures.inc({ component: 'sender' });
         this.needsLoad = true;
         this.plan = null;
@@ -156,7 +178,7 @@ export class InstanceLane {
     while (!this.stopped) {
       this.dirty = false;
       if (this.needsLoad && !(await this.load())) return;
-      const head = await store.messages.nextToSend(this.instanceId);
+      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS);
       if (!head) {
         if (this.dirty) continue;
         return;
@@ -196,21 +218,29 @@ export class InstanceLane {
     return true;
   }
 
-  private async planFor(head: MessageRow): Promise<Plan> {
+  /** The queued message, or null when it cannot be read (sendOne fails it with a DeliveryCallback error). */
+  private parse(payload: string | null | undefined): OutgoingMessage | null {
+    try {
+      return payload ? (JSON.parse(payload) as OutgoingMessage) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async planFor(head: QueueHead): Promise<Plan> {
     if (this.plan && this.plan.seq === head.seq && this.plan.antiban === this.antiban) return this.plan;
     const { pacing, antiban: s, random } = this.deps.options;
-    let message: OutgoingMessage | null;
-    try {
-      message = JSON.parse(head.payload) as OutgoingMessage;
-    } catch {
-      message = null; // sendOne fails it with a DeliveryCallback error
-    }
+    const large = head.payload === null;
+    // A large payload is read now only when the strategy needs its content, and not kept.
+    const message = large ? (this.antiban ? this.parse(await this.deps.store.messages.payloadOf(head.seq)) : null) : this.parse(head.payload);
     const stranger = this.antiban && (await this.memory.isStranger(head.phone));
     const plan: Plan = {
       seq: head.seq,
       phone: head.phone,
       antiban: this.antiban,
-      message,
+      message: large ? null : message,
+      large,
+      unreadable: !large && message === null,
       gapMs: !pacing ? 0 : this.antiban ? humanGapMs(head.delay_message, s, random) : zapiGapMs(head.delay_message, random),
       typingMs: !pacing
         ? 0
@@ -227,29 +257,49 @@ export class InstanceLane {
     return plan;
   }
 
-  /** Wall-clock ms at which the head may go: the gap since the previous send, then the strategy's limits. */
-  private readyAt(head: MessageRow, plan: Plan, now: number): number {
-    const ready = Math.max(this.lastSentAt, Number(head.created_at)) + this.real(plan.gapMs);
+  /**
+   * Wall-clock ms at which the head may go: the gap since the previous send, the retry time of a
+   * failed attempt, then the strategy's limits.
+   */
+  private readyAt(head: QueueHead, plan: Plan, now: number): number {
+    const gapReady = Math.max(this.lastSentAt, Number(head.created_at)) + this.real(plan.gapMs);
+    const ready = head.next_attempt_at === null ? gapReady : Math.max(gapReady, Number(head.next_attempt_at));
     return plan.antiban ? Math.max(ready, this.memory.readyAt(plan, this.pairedAt, now)) : ready;
   }
 
-  private async sendOne(head: MessageRow, plan: Plan): Promise<void> {
-    const { store, transport, clock } = this.deps;
+  private async sendOne(head: QueueHead, plan: Plan): Promise<void> {
+    const { store, clock } = this.deps;
     // Committed before the engine sees the message: after a crash it is sent again, same id.
     if (!(await store.messages.claim(head.seq, clock.now()))) return; // removed from the queue meanwhile
-    if (!plan.message) return this.fail(head, 'Unable to process request: the queued message is unreadable');
+    if (plan.unreadable) return this.fail(head, UNREADABLE, 'UNKNOWN');
+    // Attempts are counted at each claim: a message whose sending kills the process (and so never
+    // reaches settleFailure) stops being retried once its budget is spent.
+    if (head.attempts >= this.deps.options.maxAttempts) {
+      return this.fail(head, `${head.error ?? 'Unable to process request'} (gave up after ${head.attempts} attempts)`, head.error_code ?? 'UNKNOWN');
+    }
     if (plan.typingMs > 0) {
-      await this.showTyping(head.phone);
+      // A voice note shows "recording audio…" instead of "typing…".
+      await this.showTyping(head.phone, head.kind === 'audio' ? 'recording' : 'composing');
       if (!(await this.sleep(plan.typingMs))) return; // stopping: still in flight, resent at next start
     }
+    if (plan.message) return this.deliver(head, plan, plan.message);
+    // A large payload is read only now, in one of the shared slots, and dropped once settled.
+    return this.deps.largePayloads.run(async () => {
+      const message = this.parse(await store.messages.payloadOf(head.seq));
+      if (!message) return this.fail(head, UNREADABLE, 'UNKNOWN');
+      return this.deliver(head, plan, message);
+    });
+  }
+
+  private async deliver(head: QueueHead, plan: Plan, message: OutgoingMessage): Promise<void> {
     const restrictionsBefore = this.restrictionsSeen;
     try {
-      await transport.sendMessage({
+      await this.deps.transport.sendMessage({
         instanceId: this.instanceId,
         zaapId: head.zaap_id,
         messageId: head.message_id,
         phone: head.phone,
-        message: plan.message,
+        message,
       });
     } catch (err) {
       return this.settleFailure(head, err, restrictionsBefore);
@@ -257,9 +307,9 @@ export class InstanceLane {
     await this.settleSent(head, plan);
   }
 
-  private async showTyping(phone: string): Promise<void> {
+  private async showTyping(phone: string, state: 'composing' | 'recording'): Promise<void> {
     try {
-      await this.deps.transport.sendPresence(this.instanceId, phone, 'composing');
+      await this.deps.transport.sendPresence(this.instanceId, phone, state);
     } catch (err) {
       // Presence is cosmetic: the message still goes (a send failure is handled there).
       this.deps.log.warn({ err, instanceId: this.instanceId }, 'typing presence failed');
@@ -267,7 +317,7 @@ export class InstanceLane {
     }
   }
 
-  private async settleSent(head: MessageRow, plan: Plan): Promise<void> {
+  private async settleSent(head: QueueHead, plan: Plan): Promise<void> {
     const { store, events, clock, metrics } = this.deps;
     const at = clock.now();
     this.lastSentAt = at;
@@ -276,47 +326,56 @@ export class InstanceLane {
     // reports twice, rather than reporting never.
     await events.emit(this.instanceId, [deliveryEvent(head, at)]);
     await store.messages.markSent(head.seq, at);
+    if (head.media_bytes > 0) this.deps.mediaReleased?.();
     metrics?.messagesSent.inc({ result: 'sent' });
   }
 
-  private async settleFailure(head: MessageRow, err: unknown, restrictionsBefore: number): Promise<void> {
-    const { store, clock, metrics, options } = this.deps;
-    if (err instanceof DomainError && err.code === 'not_connected') {
-      await store.messages.requeue(head.seq, clock.now());
-      metrics?.messagesSent.inc({ result: 'requeued' });
-      // The session flapped between the check and the send: do not spin on it.
-      if (this.deps.transport.isConnected(this.instanceId)) await this.wait(this.real(options.retryMs));
-      return;
-    }
-    if (err instanceof DomainError && err.code === 'network_refused') {
-      // The engine may report the restriction just after rejecting the send: let it land first.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.antiban && this.restrictionsSeen > restrictionsBefore) {
+  private async settleFailure(head: QueueHead, err: unknown, restrictionsBefore: number): Promise<void> {
+    const { store, clock, metrics, options, transport } = this.deps;
+    // The engine may report a restriction just after rejecting the send: let it land first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const outcome = classifyFailure(err, {
+      connected: transport.isConnected(this.instanceId),
+      restricted: this.antiban && this.restrictionsSeen > restrictionsBefore,
+    });
+    switch (outcome.kind) {
+      case 'disconnected':
+        // The link is down: not the message's fault. It waits for the link at the head of the
+        // queue, its attempt given back (the loop waits for a connection change).
+        await store.messages.requeue(head.seq, clock.now());
+        metrics?.messagesSent.inc({ result: 'requeued' });
+        return;
+      case 'restricted':
         // Refused because the account is being restricted, not because of this message: it
         // waits out the pause at the head of the queue.
         await store.messages.requeue(head.seq, clock.now());
         metrics?.messagesSent.inc({ result: 'requeued' });
         return;
+      case 'permanent':
+        return this.fail(head, outcome.reason, outcome.code);
+      case 'transient': {
+        // The message may or may not have left: retry with the same id (receivers de-duplicate)
+        // while the budget lasts; attempts and the next attempt's time are on disk.
+        const attempts = head.attempts + 1;
+        this.deps.log.warn({ err, instanceId: this.instanceId, zaapId: head.zaap_id, attempts, code: outcome.code }, 'send failed; will retry');
+        metrics?.loggedFailures.inc({ component: 'sender' });
+        if (attempts >= options.maxAttempts) {
+          return this.fail(head, `${outcome.reason} (gave up after ${attempts} attempts)`, outcome.code);
+        }
+        const now = clock.now();
+        const nextAt = now + this.real(retryDelayMs(attempts, options.retryMs, options.random));
+        await store.messages.retryLater(head.seq, now, Math.ceil(nextAt), outcome.reason, outcome.code);
+        metrics?.messagesSent.inc({ result: 'retry' });
+        return;
       }
-      return this.fail(head, err.detail ?? err.message);
     }
-    // A timeout or an unexpected failure: the message may or may not have left. Retry with the
-    // same id (receivers de-duplicate), up to maxAttempts.
-    const attempts = head.attempts + 1;
-    this.deps.log.warn({ err, instanceId: this.instanceId, zaapId: head.zaap_id, attempts }, 'send failed; will retry');
-    metrics?.loggedFailures.inc({ component: 'sender' });
-    if (attempts >= options.maxAttempts) {
-      return this.fail(head, err instanceof DomainError ? err.message : 'Unable to process request');
-    }
-    await store.messages.requeue(head.seq, clock.now());
-    metrics?.messagesSent.inc({ result: 'requeued' });
-    await this.wait(this.real(options.retryMs * 2 ** (attempts - 1)));
   }
 
-  private async fail(head: MessageRow, reason: string): Promise<void> {
+  private async fail(head: QueueHead, reason: string, code: string): Promise<void> {
     const at = this.deps.clock.now();
-    await this.deps.events.emit(this.instanceId, [deliveryEvent(head, at, reason)]);
-    await this.deps.store.messages.markFailed(head.seq, reason, at);
+    await this.deps.events.emit(this.instanceId, [deliveryEvent(head, at, reason, code)]);
+    await this.deps.store.messages.markFailed(head.seq, reason, at, code);
+    if (head.media_bytes > 0) this.deps.mediaReleased?.();
     this.deps.metrics?.messagesSent.inc({ result: 'failed' });
   }
 

@@ -3,7 +3,7 @@
 // All durations here are protocol milliseconds; the lane converts them with the clock's scale.
 import { createHash } from 'node:crypto';
 import type { AntibanSettings } from '../config.js';
-import type { OutgoingContent } from '../domain/outgoing.js';
+import { sendKindsTypedLength, type OutgoingContent } from '../domain/outgoing.js';
 
 export type Random = () => number;
 
@@ -40,6 +40,16 @@ export function typedLength(c: OutgoingContent): number {
       return c.message.length + c.title.length + c.options.reduce((n, o) => n + o.title.length + o.description.length, 0);
     case 'button-list':
       return c.message.length + c.buttons.reduce((n, b) => n + b.label.length, 0);
+    // Media sends: only a caption is typed.
+    case 'audio':
+    case 'ptv':
+      return 0;
+    case 'video':
+    case 'gif':
+    case 'document':
+      return c.caption?.length ?? 0;
+    default:
+      return sendKindsTypedLength(c);
   }
 }
 

@@ -6,6 +6,7 @@ import type { EventSink } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { MessageTransport, RestrictionSignal } from '../sessions/port.js';
+import { Semaphore } from '../convert/semaphore.js';
 import { InstanceLane, type ResolvedSenderOptions, type SenderStore } from './lane.js';
 import type { Random } from './pacing.js';
 
@@ -19,6 +20,8 @@ export interface SenderOptions {
   retryMs?: number;
   /** Wall-clock ms stop() waits for sends already handed to the engine. */
   stopTimeoutMs?: number;
+  /** Large payloads (data URIs) being sent at once, across every lane. Default 4. */
+  largePayloadSlots?: number;
 }
 
 export interface SenderDeps {
@@ -29,12 +32,15 @@ export interface SenderDeps {
   log: Logger;
   metrics?: Metrics;
   options: SenderOptions;
+  /** A message that referenced stored media was sent or failed (the sweep may remove its files). */
+  mediaReleased?: () => void;
 }
 
 export class Sender {
   private readonly lanes = new Map<string, InstanceLane>();
   private readonly stopping = new AbortController();
   private readonly options: ResolvedSenderOptions;
+  private readonly largePayloads: Semaphore;
   private started = false;
 
   constructor(private readonly deps: SenderDeps) {
@@ -45,6 +51,7 @@ export class Sender {
       maxAttempts: deps.options.maxAttempts ?? 5,
       retryMs: deps.options.retryMs ?? 2_000,
     };
+    this.largePayloads = new Semaphore(Math.max(1, deps.options.largePayloadSlots ?? 4));
     deps.transport.onConnectionChange((instanceId) => {
       if (this.active) this.lane(instanceId).connectionChanged();
     });
@@ -122,6 +129,8 @@ export class Sender {
           log: this.deps.log,
           metrics: this.deps.metrics,
           options: this.options,
+          largePayloads: this.largePayloads,
+          mediaReleased: this.deps.mediaReleased,
         },
         this.stopping.signal,
       );

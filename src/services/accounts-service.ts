@@ -19,6 +19,8 @@ export interface CreatedAccount extends AccountSummary {
 export class AccountsService {
   /** Authenticated accounts by token hash: the hot path must not hit the database per request. */
   private readonly byHash = new Map<string, { account: AccountRow; until: number }>();
+  /** Bumped whenever the cache is dropped for a change. */
+  private epoch = 0;
 
   constructor(
     private readonly store: Store,
@@ -49,15 +51,66 @@ export class AccountsService {
     const account = await this.store.accounts.findById(id);
     if (!account) throw errors.notFound('Account not found');
     const clientToken = newToken();
-    await this.store.accounts.setTokenHash(id, hashToken(clientToken));
+    // Recorded with the change, so running servers (this command may run in another process) drop
+    // the old token at their next poll (watch()).
+    if (!(await this.store.accounts.rotateToken(id, hashToken(clientToken), this.clock.now()))) throw errors.notFound('Account not found');
     this.byHash.clear();
     return { ...summary(account), clientToken };
   }
 
+  /** Deletes the account and its instances; running servers close the instances' sessions (watch()). */
   async delete(id: string): Promise<void> {
-    if (!(await this.store.accounts.delete(id))) throw errors.notFound('Account not found');
+    if (!(await this.store.accounts.deleteRecorded(id, this.clock.now()))) throw errors.notFound('Account not found');
     this.byHash.clear();
   }
+
+  // ─── Account changes made elsewhere take effect at once (hardening #8) ───────────────────────
+  // The CLI changes accounts from another process. The authentication cache stays (it is what keeps
+  // the send-accept path free of a database read per request: bench/enqueue); instead the server
+  // polls the account_changes log every `intervalMs` — one indexed read that finds nothing nearly
+  // always — and drops its cache when anything changed, so a rotated or deleted Client-Token is
+  // refused within one interval.
+  private watcher: NodeJS.Timeout | null = null;
+  private polling: Promise<void> = Promise.resolve();
+  private lastSeq = 0;
+  /** Seqs applied recently: PostgreSQL may commit a lower seq after a higher one, so a window is re-read. */
+  private readonly applied = new Set<number>();
+
+  /** Starts polling; `deleted` is told the instances of each deleted account (to close their sessions). */
+  async watch(deleted: (instanceIds: string[]) => Promise<void>, intervalMs = 100, onError?: (err: unknown) => void): Promise<void> {
+    this.lastSeq = await this.store.accounts.lastChange();
+    let busy = false;
+    this.watcher = setInterval(() => {
+      // One poll at a time: a slow or unreachable database must not pile polls up.
+      if (busy) return;
+      busy = true;
+      this.polling = this.poll(deleted)
+        .catch((err: unknown) => onError?.(err))
+        .finally(() => (busy = false));
+    }, intervalMs);
+    this.watcher.unref();
+  }
+
+  async unwatch(): Promise<void> {
+    if (this.watcher) clearInterval(this.watcher);
+    this.watcher = null;
+    await this.polling;
+  }
+
+  private async poll(deleted: (instanceIds: string[]) => Promise<void>): Promise<void> {
+    const WINDOW = 16;
+    const changes = (await this.store.accounts.changesAfter(Math.max(0, this.lastSeq - WINDOW))).filter((c) => !this.applied.has(c.seq));
+    if (changes.length === 0) return;
+    this.epoch++;
+    this.byHash.clear();
+    for (const c of changes) {
+      this.applied.add(c.seq);
+      this.lastSeq = Math.max(this.lastSeq, c.seq);
+      if (c.kind === 'delete' && c.instanceIds.length > 0) await deleted(c.instanceIds);
+    }
+    for (const seq of this.applied) if (seq <= this.lastSeq - WINDOW) this.applied.delete(seq);
+  }
+  // ─── end of account changes ──────────────────────────────────────────────────────────────────
 
   /**
    * authenticate() without a promise when the token's account is cached, as it is for nearly every
@@ -77,8 +130,11 @@ export class AccountsService {
     const cached = this.byHash.get(tokenHash);
     const now = this.clock.now();
     if (cached && cached.until > now) return cached.account;
+    const epoch = this.epoch;
     const account = await this.store.accounts.findByTokenHash(tokenHash);
     if (!account) throw errors.unauthorizedClient();
+    // A read that raced a change (rotation, deletion) may hold the old row: answer it, never cache it.
+    if (epoch !== this.epoch) return account;
     if (this.byHash.size > 10_000) this.byHash.clear();
     this.byHash.set(tokenHash, { account, until: now + this.cacheTtlMs });
     return account;

@@ -1,28 +1,60 @@
-// Phone checks: validate every number first (a bad one fails the whole call), then ask the network.
+// Phone checks: validate every number first (a bad one fails the whole call), then ask the network,
+// in the request or, for a large batch, as a job the client polls (phone-check-jobs.ts).
 import { DomainError, errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
 import type { PhoneCheck, SessionsPort } from '../sessions/port.js';
+import type { PhoneCheckJobs, PhoneCheckJobView } from './phone-check-jobs.js';
 
 export const MAX_PHONES_PER_BATCH = 50_000;
 
-export class ContactsService {
-  constructor(private readonly sessions: SessionsPort) {}
+/** The answer to a batch: Z-API's array, or the job that will produce it. */
+export type BatchAnswer = { kind: 'now'; results: PhoneCheck[] } | { kind: 'job'; job: PhoneCheckJobView };
 
-  async existsBatch(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]> {
+export class ContactsService {
+  constructor(
+    private readonly sessions: SessionsPort,
+    private readonly jobs?: PhoneCheckJobs,
+    /** Unchecked numbers a request may wait for; more (or `async`) make a job. */
+    private readonly syncMax = Infinity,
+  ) {}
+
+  /**
+   * Answers at once when the network needs asking about at most `syncMax` of the numbers (the
+   * others come from the cache); otherwise, or when the client asks for it, starts a job.
+   */
+  async existsBatchOrJob(instanceId: string, phones: readonly string[], preferAsync: boolean): Promise<BatchAnswer> {
+    this.validate(phones);
+    if (!this.sessions.isConnected(instanceId)) throw errors.notConnected();
+    if (this.jobs) {
+      const unchecked = this.sessions.uncheckedPhones ? await this.sessions.uncheckedPhones(phones.map((p) => parsePhone(p))) : phones.length;
+      if (preferAsync || unchecked > this.syncMax) return { kind: 'job', job: await this.jobs.start(instanceId, phones) };
+    }
+    return { kind: 'now', results: await this.existsBatch(instanceId, phones) };
+  }
+
+  async job(instanceId: string, jobId: string): Promise<PhoneCheckJobView> {
+    if (!this.jobs) throw errors.notFound('Job not found');
+    return this.jobs.get(instanceId, jobId);
+  }
+
+  private validate(phones: readonly string[]): void {
     const bad: string[] = [];
-    const digits = phones.map((p, i) => {
+    phones.forEach((p, i) => {
       try {
-        return parsePhone(p);
+        parsePhone(p);
       } catch {
         if (bad.length < 20) bad.push(`phones[${i}]=${JSON.stringify(p).slice(0, 40)}`);
-        return '';
       }
     });
     if (bad.length > 0) {
       throw new DomainError('invalid_input', 'Invalid request', `phones: not phone numbers with country code: ${bad.join(', ')}`);
     }
+  }
+
+  async existsBatch(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]> {
+    this.validate(phones);
     if (!this.sessions.isConnected(instanceId)) throw errors.notConnected();
-    const results = await this.sessions.checkPhones(instanceId, digits);
+    const results = await this.sessions.checkPhones(instanceId, phones.map((p) => parsePhone(p)));
     // The engine answers by number; report in input order with the caller's own spelling.
     return results.map((r, i) => ({ ...r, inputPhone: phones[i] ?? r.inputPhone }));
   }

@@ -85,7 +85,9 @@ export class GroupsService {
   private async complete(row: PendingGroupRow): Promise<void> {
     const request = JSON.parse(row.request) as CreateGroupRequest;
     try {
-      const created = await this.sessions.createGroup(row.instance_id, request.groupName, request.phones);
+      // The pending id names the request on the network too: a creation resumed after a crash
+      // that already reached the network gets the group it made, not a second one.
+      const created = await this.sessions.createGroup(row.instance_id, request.groupName, request.phones, row.id);
       await this.store.groups.update(row.id, {
         status: 'created',
         group_id: created.groupId,

@@ -1,7 +1,7 @@
 // Instances: creation, lookup with the contract's check order, lifecycle commands and settings.
 import QRCode from 'qrcode';
 import type { Clock } from '../clock.js';
-import { errors } from '../errors.js';
+import { errors, quotaErrors } from '../errors.js';
 import { hashToken, newInstanceId, newToken, tokenMatches } from '../ids.js';
 import { generateWebhookSecret } from '../outbox/signing.js';
 import type { InstanceStatus, SessionsPort } from '../sessions/port.js';
@@ -49,6 +49,8 @@ export interface InstanceSettings {
   disableEnqueueWhenDisconnected?: boolean;
   notifySentByMe?: boolean;
   listMode?: ListMode;
+  /** Closing line of numbered-text lists; '' restores the default. */
+  listReplyHint?: string;
 }
 
 export interface AntibanResult {
@@ -68,7 +70,16 @@ export class InstancesService {
     private readonly sessions: SessionsPort,
     private readonly clock: Clock,
     private readonly cacheTtlMs = 2_000,
+    /** ZAPGATE_MAX_INSTANCES_PER_ACCOUNT (0 = no cap). */
+    private readonly maxPerAccount = 0,
   ) {}
+
+  private readonly deletedListeners: ((instanceId: string) => void)[] = [];
+
+  /** Called after an instance is deleted (its queued messages with it). */
+  onDeleted(listener: (instanceId: string) => void): void {
+    this.deletedListeners.push(listener);
+  }
 
   async create(accountId: string, name: string): Promise<CreatedInstance> {
     const instanceToken = newToken();
@@ -87,18 +98,20 @@ export class InstancesService {
       antiban: 0,
       disable_enqueue_when_disconnected: 0,
       list_mode: 'poll',
+      list_reply_hint: null,
       notify_sent_by_me: 0,
       webhook_secret: generateWebhookSecret(),
       webhook_secret_previous: null,
       created_at: now,
       paired_at: null,
-    });
-    await created.catch(async (err: unknown) => {
+    }, this.maxPerAccount);
+    const inserted = await created.catch(async (err: unknown) => {
       // The account was deleted by another process (`zapgate accounts delete`) while this one still
       // had it cached: its token is no longer valid, and that is a 401, not a failed insert.
       if (!(await this.store.accounts.findById(accountId))) throw errors.unauthorizedClient();
       throw err;
     });
+    if (!inserted) throw quotaErrors.tooManyInstances(this.maxPerAccount);
     return { instanceId: id, instanceToken, name, status: 'disconnected' };
   }
 
@@ -221,6 +234,7 @@ export class InstancesService {
     await this.sessions.remove(instanceId);
     await this.store.instances.delete(instanceId);
     this.invalidate(instanceId);
+    for (const l of this.deletedListeners) l(instanceId);
   }
 
   async rotateToken(instanceId: string): Promise<string> {
@@ -246,6 +260,7 @@ export class InstancesService {
     }
     if (settings.notifySentByMe !== undefined) patch.notify_sent_by_me = settings.notifySentByMe ? 1 : 0;
     if (settings.listMode !== undefined) patch.list_mode = settings.listMode;
+    if (settings.listReplyHint !== undefined) patch.list_reply_hint = settings.listReplyHint || null;
     if (Object.keys(patch).length > 0) await this.patch(instanceId, patch);
   }
 }

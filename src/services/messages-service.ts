@@ -2,11 +2,19 @@
 import type { Clock } from '../clock.js';
 import { DomainError, errors } from '../errors.js';
 import { newWaMessageId, newZaapId } from '../ids.js';
-import { formatTarget, parsePhone, parseTarget, type Target } from '../domain/phone.js';
+import { formatTarget, parsePhone, parseTarget, STATUS_TARGET, type Target } from '../domain/phone.js';
 import type { OutgoingContent, OutgoingMessage } from '../domain/outgoing.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { Store } from '../store/index.js';
 import type { InstanceRow } from '../store/schema.js';
+import { DEFAULT_MEDIA_LIMITS, type MediaLimits } from '../convert/limits.js';
+import { readImageHeader } from '../convert/image.js';
+import { sniff } from '../convert/sniff.js';
+import { SendFailure } from '../domain/send-failure.js';
+import { decodeDataUri } from '../convert/data-uri.js';
+import { mediaRef, type OutgoingMediaStore } from '../media/outgoing-store.js';
+import type { QueuedBytesQuota } from './queued-bytes-quota.js';
+import { createHash } from 'node:crypto';
 
 export interface SendCommon {
   phone: string;
@@ -25,10 +33,19 @@ export interface SendResult {
 
 export interface MessagesServiceOptions {
   queueMaxDisconnected: number;
+  /** Limits a data URI is checked against before it is queued (defaults: src/convert/limits.ts). */
+  media?: MediaLimits;
+  /** Where data URIs go, so the queue holds a reference (hardening #1); none: kept inline (tests). */
+  outgoingMedia?: OutgoingMediaStore;
+  /** ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT. */
+  quota?: QueuedBytesQuota;
+  /** Files were stored for a message that was then not queued (the sweep removes them). */
+  mediaReleased?: () => void;
 }
 
 /** Called after a commit so the sender can pick the message up without polling. */
-export type EnqueuedListener = (instanceId: string) => void;
+/** Told after each durable enqueue: the instance and the content type (text, image, …). */
+export type EnqueuedListener = (instanceId: string, kind: string) => void;
 
 export class MessagesService {
   private readonly listeners: EnqueuedListener[] = [];
@@ -44,11 +61,86 @@ export class MessagesService {
     this.listeners.push(listener);
   }
 
-  async send(instance: InstanceRow, common: SendCommon, content: OutgoingContent): Promise<SendResult> {
-    const target = parseTarget(common.phone);
+  // ---- send-kinds ---------------------------------------------------------------------------
+
+  /**
+   * forward-message: the message must be one this instance remembers (sent or received in the last
+   * 14 days) and be in the chat `messagePhone` names. Answers the chat as stored in the queue.
+   */
+  async assertKnownMessage(instance: InstanceRow, messageId: string, messagePhone: string): Promise<string> {
+    const chat = parseTarget(messagePhone, 'messagePhone');
+    const row = await this.store.waMessages.find(instance.id, messageId);
+    if (!row) {
+      throw errors.networkRefused(`messageId: message ${messageId} is not known to this instance (only messages sent or received in the last 14 days can be forwarded)`);
+    }
+    const stored = chatOf(row.remote_jid);
+    // A chat known only by its LID cannot be compared with a phone number: trust the id then.
+    if (stored !== null && stored !== formatTarget(chat)) {
+      throw errors.invalidInput(`messagePhone: message ${messageId} is in chat ${stored}, not ${formatTarget(chat)}`);
+    }
+    return formatTarget(chat);
+  }
+
+  /** read-message: a read receipt, sent at once (Z-API answers 204; nothing is queued). */
+  async readMessage(instance: InstanceRow, phone: string, messageId: string): Promise<void> {
+    const target = parseTarget(phone);
+    if (!this.sessions.isConnected(instance.id)) throw errors.notConnected();
+    await this.sessions.readMessage(instance.id, { phone: formatTarget(target), messageId });
+  }
+
+  /** A status post (stories): text, an image or a video, shown to the instance's contacts. */
+  sendStatus(instance: InstanceRow, content: OutgoingContent): Promise<SendResult> {
+    return this.send(instance, { phone: STATUS_TARGET }, content, { target: { kind: 'status' } });
+  }
+
+  /** A reply to a contact's status post: a message to the contact that quotes the post. */
+  replyToStatus(instance: InstanceRow, phone: string, statusMessageId: string, content: OutgoingContent): Promise<SendResult> {
+    return this.send(instance, { phone }, content, { statusReplyTo: statusMessageId });
+  }
+
+  async send(instance: InstanceRow, common: SendCommon, content: OutgoingContent, options: { target?: Target; statusReplyTo?: string } = {}): Promise<SendResult> {
+    const target = options.target ?? parseTarget(common.phone);
     const message = buildMessage(target, common, content);
+    if (options.statusReplyTo) message.statusReplyTo = options.statusReplyTo;
+    const decoded = mediaRefsOf(content).length > 0 ? await this.checkInlineMedia(content) : undefined;
     const connected = this.sessions.isConnected(instance.id);
     if (!connected && instance.disable_enqueue_when_disconnected === 1) throw errors.notConnected();
+    // Data URIs leave the message for files; the queue row holds their references.
+    const inline = this.options.outgoingMedia ? collectDataUris(message.content, decoded) : [];
+    const media = inline.map((d) => ({ ...d, sha256: createHash('sha256').update(d.bytes).digest('hex') }));
+    const distinct = [...new Map(media.map((m) => [m.sha256, { sha256: m.sha256, bytes: m.bytes.length }])).values()];
+    // The references are known before anything is written (content address and size), so the
+    // quota is checked on the final payload and a refused message leaves nothing on disk.
+    for (const m of media) m.replace(mediaRef(m.sha256, m.bytes.length));
+    const payload = JSON.stringify(message);
+    const admitted = this.options.quota?.admit(instance.account_id, payload.length, distinct);
+    if (admitted) await admitted;
+    const stored: string[] = [];
+    let queued = false;
+    try {
+      for (const m of media) {
+        if (stored.includes(m.sha256)) continue;
+        await this.options.outgoingMedia!.put(m.bytes, m.sha256);
+        stored.push(m.sha256);
+      }
+      const result = await this.enqueue(instance, target, common, content, payload, connected, distinct.reduce((n, m) => n + m.bytes, 0));
+      queued = true;
+      return result;
+    } finally {
+      for (const sha of stored) this.options.outgoingMedia!.release(sha);
+      if (!queued && stored.length > 0) this.options.mediaReleased?.();
+    }
+  }
+
+  private async enqueue(
+    instance: InstanceRow,
+    target: Target,
+    common: SendCommon,
+    content: OutgoingContent,
+    payload: string,
+    connected: boolean,
+    mediaBytes: number,
+  ): Promise<SendResult> {
     const now = this.clock.now();
     const zaapId = newZaapId();
     const messageId = newWaMessageId();
@@ -59,7 +151,7 @@ export class MessagesService {
         message_id: messageId,
         phone: formatTarget(target),
         kind: content.type,
-        payload: JSON.stringify(message),
+        payload,
         delay_message: common.delayMessage ?? null,
         delay_typing: common.delayTyping ?? null,
         state: 'queued',
@@ -68,6 +160,7 @@ export class MessagesService {
         created_at: now,
         updated_at: now,
         sent_at: null,
+        ...(mediaBytes > 0 ? { media_bytes: mediaBytes } : {}),
       },
       cap: connected ? 0 : this.options.queueMaxDisconnected,
     });
@@ -75,10 +168,111 @@ export class MessagesService {
       if (outcome.reason === 'queue_full') throw errors.queueFull(5);
       throw errors.instanceNotFound();
     }
-    for (const l of this.listeners) l(instance.id);
+    for (const l of this.listeners) l(instance.id, content.type);
     return { zaapId, messageId, id: messageId };
   }
+
+  // ─── Media sends: data URIs are refused up front ───────────────────────────────────────────
+  /**
+   * A data URI is already here: what it really is (its bytes, not its label) and, for images, its
+   * size (from the header, nothing decoded) are checked before it is queued, so bad media is a
+   * 400 now instead of a failed message later. URLs are checked when they are fetched.
+   */
+  private async checkInlineMedia(content: OutgoingContent): Promise<Map<string, Buffer>> {
+    const limits = this.options.media ?? DEFAULT_MEDIA_LIMITS;
+    const decoded = new Map<string, Buffer>();
+    for (const { field, ref, expects } of mediaRefsOf(content)) {
+      const data = decodeDataUri(ref);
+      if (!data) continue;
+      decoded.set(ref, data);
+      if (data.length === 0) throw errors.invalidInput(`${field}: the data URI is empty`);
+      if (data.length > limits.maxBytes) throw errors.invalidInput(`${field}: ${data.length} bytes is more than the limit of ${limits.maxBytes}`);
+      if (expects === 'image') {
+        try {
+          await readImageHeader(data, limits, field);
+        } catch (err) {
+          if (err instanceof SendFailure) throw errors.invalidInput(err.reason);
+          throw err;
+        }
+        continue;
+      }
+      if (expects === 'any') continue;
+      const { family, mimetype } = sniff(data);
+      const ok = expects === 'audio' ? family === 'audio' || family === 'video' : family === 'video' || (expects === 'gif' && mimetype === 'image/gif');
+      if (!ok) {
+        const shown = family === 'other' ? 'unknown data' : mimetype;
+        throw errors.invalidInput(`${field}: the data URI is not ${expects === 'audio' ? 'audio' : 'a video'} (${shown})`);
+      }
+    }
+    return decoded;
+  }
+  // ─── end of media sends ───────────────────────────────────────────────────────────────────
 }
+
+// ─── Media sends: which fields of a content hold media, and what each must be ──────────────
+interface MediaRef {
+  field: string;
+  ref: string;
+  expects: 'image' | 'audio' | 'video' | 'gif' | 'any';
+}
+
+function mediaRefsOf(c: OutgoingContent): MediaRef[] {
+  switch (c.type) {
+    case 'image':
+      return [{ field: 'image', ref: c.image, expects: 'image' }];
+    case 'sticker':
+      return [{ field: 'sticker', ref: c.sticker, expects: 'image' }];
+    case 'button-list':
+      if (c.image) return [{ field: 'buttonList.image', ref: c.image, expects: 'image' }];
+      if (c.video) return [{ field: 'buttonList.video', ref: c.video, expects: 'video' }];
+      return [];
+    case 'audio':
+      return [{ field: 'audio', ref: c.audio, expects: 'audio' }];
+    case 'video':
+      return [{ field: 'video', ref: c.video, expects: 'video' }];
+    case 'ptv':
+      return [{ field: 'video', ref: c.video, expects: 'video' }];
+    case 'gif':
+      return [{ field: 'gif', ref: c.gif, expects: 'gif' }];
+    case 'document':
+      return [{ field: 'document', ref: c.document, expects: 'any' }];
+    default:
+      return [];
+  }
+}
+// ─── end of media sends ─────────────────────────────────────────────────────────────────────
+
+// ─── Outgoing media by reference (hardening #1) ──────────────────────────────────────────────
+interface InlineMedia {
+  uri: string;
+  bytes: Buffer;
+  /** Puts the stored file's reference where the data URI was. */
+  replace(ref: string): void;
+}
+
+/** Every data URI anywhere in the content (media fields, link and card images), decoded. */
+function collectDataUris(content: OutgoingContent, decoded: Map<string, Buffer> | undefined): InlineMedia[] {
+  const out: InlineMedia[] = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      node.forEach((v, i) => (typeof v === 'string' ? check(v, (ref) => (node[i] = ref)) : visit(v)));
+    } else if (node !== null && typeof node === 'object') {
+      const obj = node as Record<string, unknown>;
+      for (const [k, v] of Object.entries(obj)) {
+        if (typeof v === 'string') check(v, (ref) => (obj[k] = ref));
+        else visit(v);
+      }
+    }
+  };
+  const check = (value: string, replace: (ref: string) => void): void => {
+    if (!value.startsWith('data:')) return;
+    const bytes = decoded?.get(value) ?? decodeDataUri(value);
+    if (bytes && bytes.length > 0) out.push({ uri: value, bytes, replace });
+  };
+  visit(content);
+  return out;
+}
+// ─── end of outgoing media by reference ──────────────────────────────────────────────────────
 
 function buildMessage(target: Target, common: SendCommon, content: OutgoingContent): OutgoingMessage {
   if (common.mentionAll && target.kind !== 'group') {
@@ -100,4 +294,13 @@ export function parseDegrees(raw: string | number, field: string, limit: number)
     throw errors.invalidInput(`${field}: must be decimal degrees between -${limit} and ${limit}`);
   }
   return value;
+}
+
+// ---- send-kinds ----
+
+/** `<digits>` or `<digits>-group` for a stored chat jid; null when it is a LID or anything else. */
+function chatOf(jid: string): string | null {
+  const m = /^(\d+)(?::\d+)?@(s\.whatsapp\.net|g\.us)$/.exec(jid);
+  if (!m) return null;
+  return m[2] === 'g.us' ? `${m[1]}-group` : (m[1] ?? null);
 }

@@ -36,7 +36,8 @@ export function classifyClose(code: number | undefined, message: string, ctx: Cl
   if (code === 440) return { kind: 'replaced' };
   if (code === 403) return { kind: 'banned' };
   if (code === 411) return { kind: 're-pair' };
-  if (!ctx.registered) return { kind: 'pairing-ended', reason: `connection lost while pairing (${code ?? 'no code'})` };
+  // The message says why (e.g. the instance's proxy refused the connection).
+  if (!ctx.registered) return { kind: 'pairing-ended', reason: `connection lost while pairing (${code ?? 'no code'})${message ? `: ${message}` : ''}` };
   return { kind: 'backoff' };
 }
 

@@ -1,11 +1,13 @@
 // Addresses between the API's spelling (digits, `<digits>-group`, `<digits>@lid`) and the
 // network's jids. Everything reported outside the engine is a phone number or a group id.
 import { errors } from '../errors.js';
+import { STATUS_TARGET } from '../domain/phone.js';
 
 export const PN_SERVER = 's.whatsapp.net';
 
 /** The jid of a queued or requested target. */
 export function targetJid(phone: string): string {
+  if (phone === STATUS_TARGET) return STATUS_TARGET;
   const group = /^(\d+(?:-\d+)?)-group$/.exec(phone);
   if (group) return `${group[1]}@g.us`;
   if (/^\d+@lid$/.test(phone)) return phone;

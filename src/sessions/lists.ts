@@ -19,7 +19,9 @@ const MAX_POLL_VALUE = 100;
 
 export function optionListMeta(options: readonly ListOption[], mode: ListMode): ListMeta {
   const effective = mode === 'poll' && options.length > MAX_POLL_OPTIONS ? 'text' : mode;
-  return { kind: 'option-list', mode: effective, options: withValues(options.map((o) => ({ id: o.id, title: o.title }))) };
+  // A poll option cannot show a description below its title: it goes on the same line.
+  const title = (o: ListOption) => (effective === 'poll' && o.description ? `${o.title} — ${o.description}` : o.title);
+  return { kind: 'option-list', mode: effective, options: withValues(options.map((o) => ({ id: o.id, title: o.title, value: title(o) }))) };
 }
 
 export function buttonListMeta(buttons: readonly ListButton[], mode: ListMode): ListMeta {
@@ -28,10 +30,10 @@ export function buttonListMeta(buttons: readonly ListButton[], mode: ListMode): 
 }
 
 /** Poll options must be distinct: a repeated title gets a counter so each vote stays unambiguous. */
-function withValues(items: { id: string; title: string }[]): ListMeta['options'] {
+function withValues(items: { id: string; title: string; value?: string }[]): ListMeta['options'] {
   const seen = new Map<string, number>();
-  return items.map(({ id, title }) => {
-    let value = title.slice(0, MAX_POLL_VALUE);
+  return items.map(({ id, title, value: shown }) => {
+    let value = (shown ?? title).slice(0, MAX_POLL_VALUE);
     const n = (seen.get(value) ?? 0) + 1;
     seen.set(value, n);
     if (n > 1) value = `${value.slice(0, MAX_POLL_VALUE - 5)} (${n})`;
@@ -39,19 +41,40 @@ function withValues(items: { id: string; title: string }[]): ListMeta['options']
   });
 }
 
-/** The poll question: the list title (when any) above the message. */
-export function pollName(message: string, title?: string): string {
-  return title && title !== message ? `${title}\n\n${message}` : message;
+/** The poll question: the list title (when any) above the message, and the list's button label below it. */
+export function pollName(message: string, title?: string, buttonLabel?: string): string {
+  const head = title && title !== message ? `${title}\n\n${message}` : message;
+  return buttonLabel && buttonLabel !== title && buttonLabel !== message ? `${head}\n\n${buttonLabel}` : head;
+}
+
+/** What numbered text ends with unless the instance chose its own wording (`update-list-reply-hint`). */
+export const DEFAULT_REPLY_HINT = 'Reply with the number of your choice.';
+
+/** How the instance renders lists: the delivery mode and the numbered-text wording. */
+export interface ListSettings {
+  mode: ListMode;
+  /** The closing line of numbered text; null or empty: DEFAULT_REPLY_HINT. */
+  replyHint: string | null;
+}
+
+export interface NumberedTextOptions {
+  title?: string;
+  descriptions?: readonly string[];
+  /** Shown above the numbered lines (the list's button label). */
+  label?: string;
+  /** The closing line (the instance's wording); DEFAULT_REPLY_HINT when absent. */
+  hint?: string | null;
 }
 
 /** Numbered text for `list_mode='text'`: one line per option, answered by its number. */
-export function numberedText(message: string, meta: ListMeta, title?: string, descriptions?: readonly string[]): string {
+export function numberedText(message: string, meta: ListMeta, opts: NumberedTextOptions = {}): string {
   const lines = meta.options.map((o, i) => {
-    const d = descriptions?.[i];
+    const d = opts.descriptions?.[i];
     return `${i + 1}. ${o.title}${d ? ` — ${d}` : ''}`;
   });
-  const head = title && title !== message ? `*${title}*\n${message}` : message;
-  return `${head}\n\n${lines.join('\n')}\n\n_Reply with the number of your choice._`;
+  const head = opts.title && opts.title !== message ? `*${opts.title}*\n${message}` : message;
+  const label = opts.label && opts.label !== opts.title && opts.label !== message ? `*${opts.label}*\n` : '';
+  return `${head}\n\n${label}${lines.join('\n')}\n\n_${opts.hint || DEFAULT_REPLY_HINT}_`;
 }
 
 /** The option a numbered reply ("2", " 2. ") designates, if any. */

@@ -1,24 +1,29 @@
 // The engine behind every operation: one Session per instance with a live or scheduled link,
 // lifecycle commands serialised per instance (so two sockets never share credentials), restore
 // of every paired instance at start, and the SessionsPort / MessageTransport the rest uses.
+import type { Agent as HttpAgent } from 'node:http';
 import type { Agent } from 'node:https';
 import type { Clock } from '../clock.js';
-import { errors } from '../errors.js';
+import { isDiskFull, errors } from '../errors.js';
 import type { EventSink } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { AddressGuard } from '../net/address-guard.js';
+import { ProxyAgent, proxyInUse } from '../net/proxy.js';
 import type { Store } from '../store/index.js';
+import type { InstanceRow } from '../store/schema.js';
 import { deserialize } from './auth-state.js';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './close-policy.js';
 import type { ListMode } from './lists.js';
-import { mediaLoader } from './media.js';
+import { mediaPipeline, type StoredMediaReader } from './media.js';
+import type { MediaLimits } from '../convert/limits.js';
 import { MESSAGE_RETENTION_MS } from './message-memory.js';
 import * as ops from './operations.js';
 import { checkPhones, DEFAULT_PHONE_CHECKS, type PhoneCheckOptions } from './phone-checks.js';
 import type {
   CreatedGroup,
   DeleteMessageRequest,
+  ReadMessageRequest,
   GroupInfo,
   GroupSettingsChange,
   MessageTransport,
@@ -28,6 +33,10 @@ import type {
   SessionsPort,
 } from './port.js';
 import { Session } from './session.js';
+import type { SessionReactions } from './account-reactions.js';
+import { InboundMedia, type InboundMediaSettings } from './inbound-media.js';
+import type { MediaStore } from '../media/store.js';
+import type { MediaUrlSigner } from '../media/signed-urls.js';
 import { applyNetworkRoot, createSharedCaches, type SharedCaches } from './socket-config.js';
 import { useKeyPairPool } from './keypair-pool.js';
 import { useNativeVerify } from './xeddsa.js';
@@ -37,6 +46,8 @@ export interface EngineSettings {
   waRootKey?: string | undefined;
   timeScale: number;
   commandTimeoutMs: number;
+  /** Limits of outgoing media (ZAPGATE_MEDIA_*); the defaults of src/convert/limits.ts otherwise. */
+  media?: MediaLimits | undefined;
 }
 
 export interface SessionManagerDeps {
@@ -55,9 +66,29 @@ export interface SessionManagerDeps {
   /** Protocol ms a link must stay up before its backoff counter resets. */
   stableMs?: number;
   phoneChecks?: Partial<Omit<PhoneCheckOptions, 'commandTimeoutMs'>>;
+  /** Where received media goes and how its links are made. */
+  media: { store: MediaStore; signer: MediaUrlSigner; settings: InboundMediaSettings };
+  /** Wall ms a delivery receipt may wait for its event's commit (default 10 s). */
+  receiptHoldMs?: number;
+  /** Files queued messages reference (`zapgate-media:…`), read when they are sent. */
+  outgoingMedia?: StoredMediaReader;
+  /** Auto-read and call rejection (account-reactions.ts). */
+  reactions?: SessionReactions;
+  /** How long the stored copy keeps messages, and how many per chat (0 = no limit). */
+  chatRetention?: ChatRetentionSettings;
+}
+
+export interface ChatRetentionSettings {
+  maxAgeMs: number;
+  maxPerChat: number;
 }
 
 const PRUNE_EVERY_MS = 6 * 60 * 60_000;
+/**
+ * Contacts a status post is shown to at most: the most recent the instance talked with. Each is
+ * one more encryption (and device query) per post; WhatsApp's own clients post to a few hundred.
+ */
+const STATUS_AUDIENCE_MAX = 1_000;
 
 export class SessionManager implements SessionsPort, MessageTransport {
   private readonly sessions = new Map<string, Session>();
@@ -70,6 +101,8 @@ export class SessionManager implements SessionsPort, MessageTransport {
   private closed = false;
   private cancelPrune: (() => void) | null = null;
   private restoring: Promise<void> | null = null;
+  /** Received media: registered by sessions, downloaded in the background, served by the API. */
+  readonly media: InboundMedia;
 
   constructor(private readonly deps: SessionManagerDeps) {
     applyNetworkRoot(deps.settings.waRootKey);
@@ -78,10 +111,27 @@ export class SessionManager implements SessionsPort, MessageTransport {
     this.log = deps.log.child({ component: 'sessions' });
     this.caches = createSharedCaches(() => deps.clock.now());
     this.opDeps = {
-      media: mediaLoader(deps.guard),
+      media: mediaPipeline(deps.guard, deps.settings.media, deps.outgoingMedia),
       commandTimeoutMs: deps.settings.commandTimeoutMs,
-      listMode: async (id) => ((await deps.store.instances.findById(id))?.list_mode as ListMode | undefined) ?? 'poll',
+      listSettings: async (id) => {
+        const row = await deps.store.instances.findById(id);
+        return { mode: (row?.list_mode as ListMode | undefined) ?? 'poll', replyHint: row?.list_reply_hint ?? null };
+      },
+      statusAudience: (id) => deps.store.antiban.contactsOf(id, STATUS_AUDIENCE_MAX),
     };
+    this.media = new InboundMedia({
+      repo: deps.store.media,
+      store: deps.media.store,
+      signer: deps.media.signer,
+      guard: deps.guard,
+      agent: deps.mediaAgent,
+      clock: deps.clock,
+      log: this.deps.log.child({ component: 'media' }),
+      metrics: deps.metrics,
+      settings: deps.media.settings,
+      network: (id) => this.sessions.get(id)?.mediaNetwork() ?? null,
+      proxyOf: (id) => this.proxyOf(id),
+    });
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------
@@ -132,10 +182,22 @@ export class SessionManager implements SessionsPort, MessageTransport {
       this.deps.store.waMessages
         .pruneOlderThan(this.deps.clock.now() - MESSAGE_RETENTION_MS)
         .catch((err: unknown) => this.failed(err, 'prune remembered messages'))
+        .then(() => this.pruneChatCopy())
+        .catch((err: unknown) => this.failed(err, 'prune stored chat messages'))
         .finally(() => {
           if (!this.closed) this.schedulePrune(PRUNE_EVERY_MS);
         });
     });
+  }
+
+  /** Applies the retention settings to the stored copy of messages; returns how many went. */
+  async pruneChatCopy(): Promise<number> {
+    const r = this.deps.chatRetention;
+    if (!r) return 0;
+    await this.deps.store.chats.drain();
+    let n = r.maxAgeMs > 0 ? await this.deps.store.chats.pruneOlderThan(this.deps.clock.now() - r.maxAgeMs) : 0;
+    if (r.maxPerChat > 0) n += await this.deps.store.chats.prunePerChat(r.maxPerChat);
+    return n;
   }
 
   /** Closes every socket WITHOUT logging out: the devices stay linked for the next start. */
@@ -146,6 +208,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
     this.sessions.clear();
     await this.deps.store.auth.drain();
     await this.deps.store.waMessages.drain();
+    await this.deps.store.chats.drain();
   }
 
   /** Runs lifecycle work for one instance after any already queued for it. */
@@ -170,23 +233,29 @@ export class SessionManager implements SessionsPort, MessageTransport {
       this.sessions.delete(instanceId);
     }
     if (fresh) await this.deps.store.auth.wipe(instanceId);
+    const proxy = this.proxyAgent(await this.deps.store.instances.findById(instanceId));
     const session: Session = new Session({
       instanceId,
       store: this.deps.store,
       clock: this.deps.clock,
       log: this.log,
+      engineLog: this.deps.log,
       metrics: this.deps.metrics,
       events: this.deps.events,
       net: {
         waUrl: this.deps.settings.waUrl,
         waRootKey: this.deps.settings.waRootKey,
         mediaAgent: this.deps.mediaAgent,
+        proxy,
         timeScale: this.deps.clock.timeScale,
         queryTimeoutMs: this.deps.settings.commandTimeoutMs,
       },
       caches: this.caches,
       backoff: this.deps.backoff ?? DEFAULT_BACKOFF,
       stableMs: this.deps.stableMs ?? 60_000,
+      media: this.media,
+      receiptHoldMs: this.deps.receiptHoldMs ?? 10_000,
+      reactions: this.deps.reactions,
       onConnection: (connected) => this.connectionChanged(instanceId, connected),
       onRestriction: (reason, fatal) => this.restricted({ instanceId, reason, fatal }),
       onEnded: () => {
@@ -198,9 +267,40 @@ export class SessionManager implements SessionsPort, MessageTransport {
     return session;
   }
 
+  /**
+   * Credentials of a completed pairing that no session uses (a restore that has not reached the
+   * instance yet, or a crash during the pairing's own restart): the network lists that device on
+   * the phone. Wiping them for a new QR would leave it there, linked and unused; the session logs
+   * in with them instead. Not for a device another client took over or a banned account: asking
+   * for a QR then means a new device, on purpose.
+   */
+  private async holdsLinkedDevice(instanceId: string, status: string): Promise<boolean> {
+    return status !== 'replaced' && status !== 'banned' && (await this.isPaired(instanceId));
+  }
+
+  /** The instance's proxy (issue 13 item 3): its live session's, else one made from its setting. */
+  private async proxyOf(instanceId: string): Promise<HttpAgent | undefined> {
+    const live = this.sessions.get(instanceId);
+    if (live) return live.proxy;
+    return this.proxyAgent(await this.deps.store.instances.findById(instanceId));
+  }
+
+  private proxyAgent(row: InstanceRow | undefined): ProxyAgent | undefined {
+    const url = row ? proxyInUse(row.proxy_url, row.proxy_enabled === 1) : null;
+    if (!url) return undefined;
+    // The far end's TLS trusts what the media agent trusts (a test network's CA).
+    const ca = this.deps.mediaAgent?.options.ca;
+    return new ProxyAgent(url, { guard: this.deps.guard, tls: ca === undefined ? undefined : { ca }, timeoutMs: this.deps.settings.commandTimeoutMs });
+  }
+
   private async isPaired(instanceId: string): Promise<boolean> {
     const text = await this.deps.store.auth.readCreds(instanceId);
     return !!text && !!deserialize<{ account?: unknown }>(text).account;
+  }
+
+  /** The instance's session, live or not (account-engine.ts runs the account operations on it). */
+  sessionOf(instanceId: string): Session | undefined {
+    return this.sessions.get(instanceId);
   }
 
   isConnected(instanceId: string): boolean {
@@ -219,13 +319,14 @@ export class SessionManager implements SessionsPort, MessageTransport {
     if (current?.isRegistered) return null;
     const row = await this.deps.store.instances.findById(instanceId);
     if (!row) throw errors.instanceNotFound();
-    if (!current && row.paired_at !== null && ['connected', 'connecting'].includes(row.status) && (await this.isPaired(instanceId))) return null;
     const session = await this.serialise(instanceId, async () => {
       const s = this.sessions.get(instanceId);
       if (s) return s;
+      if (await this.holdsLinkedDevice(instanceId, row.status)) return this.startSession(instanceId, 'resuming a completed pairing');
       // A replaced or banned device may still hold credentials: a new QR means a new device.
       return this.startSession(instanceId, 'pairing requested', true);
     });
+    if (session.isRegistered) return null;
     const deadline = Date.now() + waitMs;
     while (!session.qr && !session.open && this.sessions.get(instanceId) === session && Date.now() < deadline) {
       await session.waitForChange(deadline - Date.now());
@@ -237,6 +338,11 @@ export class SessionManager implements SessionsPort, MessageTransport {
     return this.serialise(instanceId, async () => {
       const current = this.sessions.get(instanceId);
       if (current?.open || current?.isRegistered) throw errors.conflict('You are already connected.');
+      const row = await this.deps.store.instances.findById(instanceId);
+      if (!current && row && (await this.holdsLinkedDevice(instanceId, row.status))) {
+        await this.startSession(instanceId, 'resuming a completed pairing');
+        throw errors.conflict('You are already connected.');
+      }
       // Baileys writes `me` when asked for a code: each attempt starts from clean credentials.
       const session = await this.startSession(instanceId, 'pairing code requested', true);
       const deadline = Date.now() + this.deps.settings.commandTimeoutMs;
@@ -285,9 +391,14 @@ export class SessionManager implements SessionsPort, MessageTransport {
     await this.serialise(instanceId, async () => {
       const current = this.sessions.get(instanceId);
       if (!current) return;
-      if (current.open) await current.logout();
-      else await current.stop();
-      this.sessions.delete(instanceId);
+      try {
+        if (current.open) await current.logout();
+        else await current.stop();
+      } finally {
+        // Also when the instance's rows are already gone (`zapgate accounts delete` in another
+        // process): the device is unlinked and the socket closed before the logout's own writes fail.
+        this.sessions.delete(instanceId);
+      }
     });
   }
 
@@ -308,8 +419,15 @@ export class SessionManager implements SessionsPort, MessageTransport {
     });
   }
 
-  createGroup(instanceId: string, subject: string, phones: readonly string[]): Promise<CreatedGroup> {
-    return ops.createGroup(ops.openSocket(this.sessions.get(instanceId)).session, subject, phones, this.opDeps);
+  async uncheckedPhones(phones: readonly string[]): Promise<number> {
+    const unique = [...new Set(phones)];
+    const ttlMs = this.deps.phoneChecks?.ttlMs ?? DEFAULT_PHONE_CHECKS.ttlMs;
+    const known = await this.deps.store.phoneChecks.findFresh(unique, this.deps.clock.now() - ttlMs);
+    return unique.length - known.size;
+  }
+
+  createGroup(instanceId: string, subject: string, phones: readonly string[], requestId: string): Promise<CreatedGroup> {
+    return ops.createGroup(ops.openSocket(this.sessions.get(instanceId)).session, { subject, phones, requestId }, this.opDeps);
   }
 
   updateGroupSettings(instanceId: string, groupId: string, change: GroupSettingsChange): Promise<void> {
@@ -328,11 +446,15 @@ export class SessionManager implements SessionsPort, MessageTransport {
     return ops.deleteMessage(ops.openSocket(this.sessions.get(instanceId)).session, request, this.opDeps);
   }
 
+  readMessage(instanceId: string, request: ReadMessageRequest): Promise<void> {
+    return ops.readMessage(ops.openSocket(this.sessions.get(instanceId)).session, request, this.opDeps);
+  }
+
   async sendMessage(message: OutboundMessage): Promise<void> {
     await ops.sendOutbound(ops.openSocket(this.sessions.get(message.instanceId)).session, message, this.opDeps);
   }
 
-  async sendPresence(instanceId: string, phone: string, state: 'composing' | 'paused'): Promise<void> {
+  async sendPresence(instanceId: string, phone: string, state: 'composing' | 'recording' | 'paused'): Promise<void> {
     await ops.sendPresence(ops.openSocket(this.sessions.get(instanceId)).session, phone, state, this.opDeps);
   }
 
@@ -358,6 +480,13 @@ export class SessionManager implements SessionsPort, MessageTransport {
       pendingGroupId: pendingId,
     };
     await this.deps.events.emit(instanceId, [event]);
+  }
+
+  /** Live sessions by status (zapgate_sessions). */
+  sessionCounts(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const s of this.sessions.values()) out.set(s.state, (out.get(s.state) ?? 0) + 1);
+    return out;
   }
 
   onConnectionChange(listener: (instanceId: string, connected: boolean) => void): void {
@@ -390,6 +519,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
 
   private failed(err: unknown, what: string): void {
     this.deps.metrics.loggedFailures.inc({ component: 'sessions' });
-    this.log.error({ err }, `${what} failed`);
+    // A full disk is logged once per episode by the store's watcher (main.ts), not per failure.
+    this.log[isDiskFull(err) ? 'debug' : 'error']({ err }, `${what} failed`);
   }
 }

@@ -1,73 +1,110 @@
 // Media for outgoing messages: data URIs decoded, URLs fetched under the address guard with the
-// contract's size limit, stickers converted to the 512×512 WebP WhatsApp requires.
-import sharp from 'sharp';
-import { errors } from '../errors.js';
-import { GuardedFetchError, guardedFetch, type AddressGuard } from '../net/address-guard.js';
+// size and time limits, every payload sniffed and converted through src/convert (bounded in
+// pixels, seconds, memory and concurrency). Every failure is a classified SendFailure, so the
+// sender knows whether retrying can help.
+import { DEFAULT_MEDIA_LIMITS, type MediaLimits } from '../convert/limits.js';
+import { prepareImage, prepareSticker, type PreparedImage } from '../convert/image.js';
+import { prepareVideo, prepareVoiceNote, type PreparedAudio, type PreparedVideo, type VideoMode } from '../convert/av.js';
+import { Semaphore } from '../convert/semaphore.js';
+import { decodeDataUri } from '../convert/data-uri.js';
+import { SendFailure, sendFailures } from '../domain/send-failure.js';
+import { AddressRefusedError, ResponseTooLargeError, TooManyRedirectsError, guardedFetch, type AddressGuard } from '../net/address-guard.js';
 
-export interface LoadedMedia {
-  data: Buffer;
-  mimetype: string;
+export interface MediaPipeline {
+  readonly limits: MediaLimits;
+  /**
+   * Runs a whole media send (download, conversion, upload) in one of a bounded number of slots,
+   * so the payloads in memory at once are bounded across every instance.
+   */
+  hold<T>(fn: () => Promise<T>): Promise<T>;
+  /** The payload's bytes as sent (documents: byte for byte). */
+  load(ref: string, what: string): Promise<Buffer>;
+  image(ref: string, what?: string): Promise<PreparedImage>;
+  sticker(ref: string): Promise<Buffer>;
+  voiceNote(ref: string): Promise<PreparedAudio>;
+  video(ref: string, mode: VideoMode): Promise<PreparedVideo>;
 }
 
-export interface MediaLoader {
-  load(ref: string): Promise<LoadedMedia>;
+/** Files stored at enqueue for the data URIs of queued messages (src/media/outgoing-store.ts). */
+export interface StoredMediaReader {
+  read(sha256: string): Promise<Buffer | null>;
 }
 
-export const MAX_MEDIA_BYTES = 16 * 1024 * 1024;
-const DATA_URI = /^data:([a-z]+\/[a-z0-9.+-]+);base64,(.*)$/is;
+/** `zapgate-media:<sha256>:<bytes>`: a data URI the gateway stored when the message was queued. */
+const STORED_REF = /^zapgate-media:([0-9a-f]{64}):\d+$/;
 
-export function mediaLoader(guard: AddressGuard, maxBytes = MAX_MEDIA_BYTES, timeoutMs = 30_000): MediaLoader {
+/** HTTP statuses after which the same URL may answer later. */
+const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+const UNTRUSTED_CODE = /^(CERT_|UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO|ERR_TLS_CERT)/;
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_)/;
+
+function errorCode(err: unknown): string {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return '';
+}
+
+/** A failed download, classified: what the URL said, or what the connection did. */
+function downloadFailure(what: string, err: unknown): SendFailure {
+  if (err instanceof SendFailure) return err;
+  if (err instanceof ResponseTooLargeError) return sendFailures.tooLarge(`${what}: ${err.reason}`);
+  if (err instanceof AddressRefusedError || err instanceof TooManyRedirectsError) {
+    return sendFailures.downloadFailed(`${what}: download refused: ${err.reason}`, true, err);
+  }
+  const code = errorCode(err);
+  const name = err instanceof Error ? err.name : '';
+  if (name === 'TimeoutError' || name === 'AbortError' || /TIMEOUT/.test(code)) {
+    return sendFailures.downloadFailed(`${what}: the download timed out`, false, err);
+  }
+  if (UNTRUSTED_CODE.test(code)) return sendFailures.downloadFailed(`${what}: download failed: TLS certificate not trusted (${code})`, true, err);
+  if (TLS_CODE.test(code)) return sendFailures.downloadFailed(`${what}: download failed: TLS handshake failed (${code})`, true, err);
+  if (code === 'ENOTFOUND') return sendFailures.downloadFailed(`${what}: download failed: unknown host`, true, err);
+  return sendFailures.downloadFailed(`${what}: download failed${code ? ` (${code})` : ''}`, false, err);
+}
+
+export function mediaPipeline(guard: AddressGuard, limits: MediaLimits = DEFAULT_MEDIA_LIMITS, stored?: StoredMediaReader): MediaPipeline {
+  const conversions = Math.max(1, limits.concurrentConversions);
+  // Conversions running at once (CPU and decoder memory)…
+  const slots = new Semaphore(conversions);
+  // …and media sends in progress (downloading, converting, uploading): without this, a hundred
+  // lanes each sending the largest payload would hold a hundred of them in memory.
+  const held = new Semaphore(conversions * 4);
+
+  async function load(ref: string, what: string): Promise<Buffer> {
+    const address = STORED_REF.exec(ref)?.[1];
+    if (address) {
+      const bytes = stored ? await stored.read(address) : null;
+      if (!bytes) throw sendFailures.invalidMedia(`${what}: the queued media file is no longer stored`);
+      if (bytes.length > limits.maxBytes) throw sendFailures.tooLarge(`${what}: ${bytes.length} bytes is more than the limit of ${limits.maxBytes}`);
+      return bytes;
+    }
+    const inline = decodeDataUri(ref);
+    if (inline) {
+      if (inline.length === 0) throw sendFailures.invalidMedia(`${what}: empty data URI`);
+      if (inline.length > limits.maxBytes) throw sendFailures.tooLarge(`${what}: ${inline.length} bytes is more than the limit of ${limits.maxBytes}`);
+      return inline;
+    }
+    try {
+      const res = await guardedFetch(guard, ref, { maxBytes: limits.maxBytes, timeoutMs: limits.fetchTimeoutMs });
+      if (res.status < 200 || res.status > 299) {
+        throw sendFailures.downloadFailed(`${what}: download failed: HTTP ${res.status}`, !RETRYABLE_STATUS.has(res.status));
+      }
+      if (res.body.length === 0) throw sendFailures.invalidMedia(`${what}: the URL returned no content`);
+      return res.body;
+    } catch (err) {
+      throw downloadFailure(what, err);
+    }
+  }
+
   return {
-    async load(ref) {
-      const inline = DATA_URI.exec(ref);
-      if (inline) {
-        const data = Buffer.from(inline[2] ?? '', 'base64');
-        if (data.length === 0) throw errors.networkRefused('media: empty data URI');
-        if (data.length > maxBytes) throw errors.networkRefused(`media: larger than ${maxBytes} bytes`);
-        return { data, mimetype: (inline[1] ?? 'application/octet-stream').toLowerCase() };
-      }
-      try {
-        const res = await guardedFetch(guard, ref, { maxBytes, timeoutMs });
-        if (res.status < 200 || res.status > 299) throw errors.networkRefused(`media download failed: HTTP ${res.status}`);
-        const type = res.headers['content-type'];
-        const mimetype = (Array.isArray(type) ? type[0] : type)?.split(';')[0]?.trim().toLowerCase() || (await sniff(res.body));
-        return { data: res.body, mimetype };
-      } catch (err) {
-        if (err instanceof GuardedFetchError) throw errors.networkRefused(`media: ${err.reason}`, err);
-        if (err instanceof Error && err.name !== 'DomainError') throw errors.networkRefused(`media download failed: ${err.message}`, err);
-        throw err;
-      }
-    },
+    limits,
+    hold: (fn) => held.run(fn),
+    load,
+    image: async (ref, what = 'image') => prepareImage(await load(ref, what), limits, slots, what),
+    sticker: async (ref) => prepareSticker(await load(ref, 'sticker'), limits, slots),
+    voiceNote: async (ref) => prepareVoiceNote(await load(ref, 'audio'), limits, slots),
+    video: async (ref, mode) => prepareVideo(await load(ref, mode === 'video' ? 'video' : mode), mode, limits, slots),
   };
-}
-
-async function sniff(data: Buffer): Promise<string> {
-  try {
-    const { format } = await sharp(data).metadata();
-    return format ? `image/${format === 'jpg' ? 'jpeg' : format}` : 'application/octet-stream';
-  } catch {
-    return 'application/octet-stream';
-  }
-}
-
-/** Any image → 512×512 WebP, letterboxed on transparency (WhatsApp rejects other sticker sizes). */
-export async function toSticker(data: Buffer): Promise<Buffer> {
-  try {
-    return await sharp(data, { animated: false })
-      .resize(512, 512, { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 0 } })
-      .webp({ quality: 80 })
-      .toBuffer();
-  } catch (err) {
-    throw errors.networkRefused('sticker: not a readable image', err);
-  }
-}
-
-/** Images WhatsApp shows inline; anything else is converted to JPEG first. */
-export async function toSendableImage(media: LoadedMedia): Promise<LoadedMedia> {
-  if (media.mimetype === 'image/jpeg' || media.mimetype === 'image/png') return media;
-  try {
-    return { data: await sharp(media.data).jpeg({ quality: 90 }).toBuffer(), mimetype: 'image/jpeg' };
-  } catch (err) {
-    throw errors.networkRefused('image: not a readable image', err);
-  }
 }

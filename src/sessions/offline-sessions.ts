@@ -21,5 +21,6 @@ export function offlineSessions(): SessionsPort {
     groupInvitationMetadata: refuse,
     groupMetadata: refuse,
     deleteMessage: refuse,
+    readMessage: refuse,
   };
 }

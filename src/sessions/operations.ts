@@ -1,22 +1,35 @@
 // The network operations of one connected session: sending (with the server ack), presence,
 // groups and deletions. Baileys' failures become domain errors here: a closed link is "not
 // connected", a refusal carries the network's reason, a silent query is a command timeout.
-import { generateWAMessageFromContent, type GroupMetadata, type WAMessage } from 'baileys';
+import { createHash } from 'node:crypto';
+import { generateWAMessageFromContent, prepareWAMessageMedia, type AnyMediaMessageContent, type BinaryNode, type GroupMetadata, type WAMessage, type proto } from 'baileys';
+// Not re-exported by the package root: the parser Baileys' own groupCreate applies to the answer.
+import { extractGroupMetadata } from 'baileys/lib/Socket/groups.js';
 import { DomainError, errors } from '../errors.js';
-import type { OutboundMessage, CreatedGroup, DeleteMessageRequest, GroupInfo, GroupSettingsChange } from './port.js';
+import { STATUS_TARGET } from '../domain/phone.js';
+import type { OutboundMessage, CreatedGroup, DeleteMessageRequest, GroupInfo, GroupSettingsChange, ReadMessageRequest } from './port.js';
 import { groupIdOf, groupJid, isGroup, targetJid, userOf, phoneJid } from './jids.js';
-import { buildParts, quotedOption } from './outgoing.js';
-import type { ListMode } from './lists.js';
-import type { MediaLoader } from './media.js';
+import { asSendFailure, buildParts, carriesMedia, quotedOption } from './outgoing.js';
+import type { ListSettings } from './lists.js';
+import type { MediaPipeline } from './media.js';
+import type { ImageContent } from './outgoing-kinds.js';
 import type { Session } from './session.js';
 import { rememberGroup, type WASocket } from './socket-config.js';
 
 export interface OperationDeps {
-  media: MediaLoader;
+  media: MediaPipeline;
   /** Wall-clock ms a command may take before the caller gets "Worker command timeout". */
   commandTimeoutMs: number;
-  listMode(instanceId: string): Promise<ListMode>;
+  /** The instance's list mode and numbered-text wording (one store read). */
+  listSettings(instanceId: string): Promise<ListSettings>;
+  /** Who sees the instance's status posts: the numbers it has talked to (digits), bounded. */
+  statusAudience(instanceId: string): Promise<string[]>;
 }
+
+/** Kinds rendered by the instance's list settings: lists, buttons and the interactive send-kinds. */
+const LIST_RENDERED = new Set(['option-list', 'button-list', 'button-actions', 'button-otp', 'button-pix', 'carousel']);
+/** What WhatsApp wants beside a poll creation (Baileys adds it only on its own poll path). */
+const POLL_NODES: BinaryNode[] = [{ tag: 'meta', attrs: { polltype: 'creation' } }];
 
 /** Status codes with which the network refuses a request, as opposed to a link that failed. */
 const LINK_CODES = new Set([408, 428, 440, 500, 503, 515]);
@@ -69,29 +82,49 @@ export function openSocket(session: Session | undefined): { session: Session; so
 // ---- sending --------------------------------------------------------------------------------
 
 export async function sendOutbound(session: Session, message: OutboundMessage, deps: OperationDeps): Promise<void> {
+  // A media send holds one of the pipeline's bounded slots from download to upload.
+  if (carriesMedia(message.message.content)) return deps.media.hold(() => sendParts(session, message, deps));
+  return sendParts(session, message, deps);
+}
+
+async function sendParts(session: Session, message: OutboundMessage, deps: OperationDeps): Promise<void> {
   const { sock } = openSocket(session);
   const jid = targetJid(message.phone);
-  // Only lists and buttons depend on the instance's list mode (a store read, skipped otherwise).
+  // Only lists and buttons depend on the instance's list settings (a store read, skipped otherwise).
   const { type } = message.message.content;
+  const list: ListSettings = LIST_RENDERED.has(type) ? await deps.listSettings(session.id) : { mode: 'poll', replyHint: null };
   const parts = await buildParts(message.message, message.messageId, {
     media: deps.media,
-    listMode: type === 'option-list' || type === 'button-list' ? await deps.listMode(session.id) : 'poll',
+    listMode: list.mode,
+    replyHint: list.replyHint,
     quoted: (id) => session.memory.quoted(id),
     jid,
+    uploadImage: (image) => uploadImage(sock, image),
+    uploadLinkThumbnail: (image) => uploadImage(sock, image, 'thumbnail-link'),
   });
-  const quoted = await quotedOption(message.message, { media: deps.media, listMode: 'poll', quoted: (id) => session.memory.quoted(id), jid });
+  const quoted = message.message.statusReplyTo
+    ? { quoted: await statusPost(session, message.message.statusReplyTo, jid) }
+    : await quotedOption(message.message, { media: deps.media, listMode: 'poll', quoted: (id) => session.memory.quoted(id), jid });
+  // A status post goes to the contacts listed with it (the network has no list of its own).
+  const broadcast = jid === STATUS_TARGET ? { statusJidList: (await deps.statusAudience(session.id)).map(phoneJid), broadcast: true } : {};
   for (const part of parts) {
     const acked = session.tracker.expectAck(part.messageId);
+    // What Baileys threw, before withTimeout turns it into a domain error: a failed media upload
+    // looks like a closed link there, and must be reported as what it is (asSendFailure).
+    let engineError: unknown;
     try {
       await withTimeout(deps.commandTimeoutMs, async () => {
         let sent: WAMessage;
+        const isMain = part.messageId === message.messageId;
         if ('raw' in part) {
           const me = session.me?.pn ?? '';
-          sent = generateWAMessageFromContent(jid, part.raw, { userJid: me, messageId: part.messageId });
-          await sock.relayMessage(jid, sent.message!, { messageId: part.messageId });
+          sent = generateWAMessageFromContent(jid, part.raw, { userJid: me, messageId: part.messageId, ...(isMain ? quoted : {}) });
+          await sock.relayMessage(jid, sent.message!, { messageId: part.messageId, ...broadcast, ...(part.poll ? { additionalNodes: POLL_NODES } : {}) });
         } else {
-          const isMain = part.messageId === message.messageId;
-          const result = await sock.sendMessage(jid, part.content, { messageId: part.messageId, ...(isMain ? quoted : {}) });
+          const result = await sock.sendMessage(jid, part.content, { messageId: part.messageId, ...broadcast, ...(isMain ? quoted : {}) }).catch((e: unknown) => {
+            engineError = e;
+            throw e;
+          });
           if (!result) throw errors.networkRefused('the message could not be built');
           sent = result;
         }
@@ -102,22 +135,63 @@ export async function sendOutbound(session: Session, message: OutboundMessage, d
       session.tracker.forget(part.messageId);
       // The ack promise may still reject later (socket closed): nobody is waiting for it anymore.
       acked.catch(() => {});
-      throw err;
+      const failure = asSendFailure(engineError);
+      throw failure !== engineError ? failure : err;
     }
   }
 }
 
-export async function sendPresence(session: Session, phone: string, state: 'composing' | 'paused', deps: OperationDeps): Promise<void> {
+/**
+ * The contact's status post a reply quotes: as received when the instance remembers it, else its
+ * key alone (the contact's phone shows the reply under the post either way).
+ */
+async function statusPost(session: Session, id: string, contactJid: string): Promise<WAMessage> {
+  const known = await session.memory.quoted(id);
+  if (known) return known;
+  return { key: { remoteJid: STATUS_TARGET, fromMe: false, id, participant: contactJid }, message: { conversation: '' } } as WAMessage;
+}
+
+export async function sendPresence(session: Session, phone: string, state: 'composing' | 'recording' | 'paused', deps: OperationDeps): Promise<void> {
   const { sock } = openSocket(session);
   await withTimeout(deps.commandTimeoutMs, () => sock.sendPresenceUpdate(state, targetJid(phone)));
 }
 
 // ---- groups ---------------------------------------------------------------------------------
 
-export async function createGroup(session: Session, subject: string, phones: readonly string[], deps: OperationDeps): Promise<CreatedGroup> {
+export interface GroupCreation {
+  subject: string;
+  phones: readonly string[];
+  /** Names the request: the same id always sends the same create key. */
+  requestId: string;
+}
+
+/**
+ * The `key` of a group's create query, derived from the request (Baileys' groupCreate draws a
+ * random one). WhatsApp makes one group per creator and key, and answers a repeated create with
+ * the group it already made: a creation retried after a crash cannot make a second group.
+ * Shaped like the ids WhatsApp Web sends: 3EB0 and 18 uppercase hex digits.
+ */
+export function groupCreateKey(requestId: string): string {
+  return `3EB0${createHash('sha256').update(requestId).digest('hex').slice(0, 18).toUpperCase()}`;
+}
+
+export async function createGroup(session: Session, creation: GroupCreation, deps: OperationDeps): Promise<CreatedGroup> {
   const { sock } = openSocket(session);
+  const { subject, phones } = creation;
   return withTimeout(deps.commandTimeoutMs, async () => {
-    const created = await sock.groupCreate(subject, phones.map(phoneJid));
+    // Baileys' groupCreate, with the request's key instead of a random one.
+    const answer = await sock.query({
+      tag: 'iq',
+      attrs: { type: 'set', xmlns: 'w:g2', to: '@g.us' },
+      content: [
+        {
+          tag: 'create',
+          attrs: { subject, key: groupCreateKey(creation.requestId) },
+          content: phones.map((p) => ({ tag: 'participant', attrs: { jid: phoneJid(p) } })),
+        },
+      ],
+    });
+    const created = extractGroupMetadata(answer);
     // The create answer lists refused participants too (with an error attribute Baileys drops):
     // only a fresh read tells who is actually in the group.
     const meta = await sock.groupMetadata(created.id);
@@ -230,4 +304,30 @@ export async function deleteMessage(session: Session, req: DeleteMessageRequest,
     const timestamp = Math.floor((stored?.created_at ?? Date.now()) / 1000);
     await sock.chatModify({ deleteForMe: { key: { remoteJid, fromMe, id: req.messageId }, timestamp, deleteMedia: false } }, remoteJid);
   });
+}
+
+// ---- send-kinds: image upload for native headers, reading ---------------------------------------
+
+/** Uploads image content to the media host and returns the imageMessage that references it (native headers, large link previews). */
+async function uploadImage(sock: WASocket, image: ImageContent, as?: 'thumbnail-link'): Promise<proto.Message.IImageMessage> {
+  const m = await prepareWAMessageMedia(image as AnyMediaMessageContent, { upload: sock.waUploadToServer, ...(as ? { mediaTypeOverride: as } : {}) });
+  if (!m.imageMessage) throw errors.networkRefused('image: upload failed');
+  return m.imageMessage;
+}
+
+/**
+ * Marks a received message read (a read receipt to its sender), as Z-API's read-message does, at
+ * once rather than through the queue. In groups the receipt names the sender, so the message must
+ * be one the instance remembers (received in the last 14 days).
+ */
+export async function readMessage(session: Session, req: ReadMessageRequest, deps: OperationDeps): Promise<void> {
+  const { sock } = openSocket(session);
+  const jid = targetJid(req.phone);
+  const stored = await session.memory.row(req.messageId);
+  if (stored?.from_me === 1) throw errors.networkRefused('messageId: this is a message the instance sent; only received messages can be marked read');
+  if (isGroup(jid) && !stored?.participant) {
+    throw errors.networkRefused('messageId: unknown message; in a group its sender is needed to mark it read (messages are kept 14 days)');
+  }
+  const key = { remoteJid: stored?.remote_jid ?? jid, fromMe: false, id: req.messageId, ...(stored?.participant ? { participant: stored.participant } : {}) };
+  await withTimeout(deps.commandTimeoutMs, () => sock.readMessages([key]));
 }

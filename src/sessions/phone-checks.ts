@@ -44,14 +44,15 @@ export async function checkPhones(
   const known = await cache.findFresh(unique, clock.now() - options.ttlMs);
   const missing = unique.filter((p) => !known.has(p));
   for (let i = 0; i < missing.length; i += options.chunkSize) {
-    if (i > 0) await clock.sleep(options.chunkGapMs);
     const chunk = missing.slice(i, i + options.chunkSize);
-    const { sock } = openSocket(session);
-    const found = await withTimeout(options.commandTimeoutMs, async () => {
-      const r = await sock.onWhatsApp(...chunk.map(phoneJid));
-      // Baileys answers `undefined` when the query times out: that is not "nobody exists".
-      if (r === undefined) throw errors.commandTimeout();
-      return r;
+    const found = await paced(session, clock, options.chunkGapMs, () => {
+      const { sock } = openSocket(session);
+      return withTimeout(options.commandTimeoutMs, async () => {
+        const r = await sock.onWhatsApp(...chunk.map(phoneJid));
+        // Baileys answers `undefined` when the query times out: that is not "nobody exists".
+        if (r === undefined) throw errors.commandTimeout();
+        return r;
+      });
     });
     const existing = new Map<string, string>();
     for (const f of found) if (f.exists) existing.set(userOf(f.jid), f.jid);
@@ -69,8 +70,23 @@ export async function checkPhones(
   return phones.map((p) => {
     const row = known.get(p);
     const exists = row?.exists === 1;
-    return { inputPhone: p, exists, outputPhone: exists ? (row?.output_phone ?? p) : p, lid: exists ? (row?.lid ?? null) : null };
+    // Z-API answers the LID as an address (`<digits>@lid`); the cache keeps the digits.
+    const lid = exists && row?.lid ? `${row.lid}@lid` : null;
+    return { inputPhone: p, exists, outputPhone: exists ? (row?.output_phone ?? p) : p, lid };
   });
+}
+
+/**
+ * The network sees one chunk query at a time per instance, `gapMs` apart, whoever asks: a batch in a
+ * request, a job's slices, another batch at the same moment.
+ */
+const pacers = new WeakMap<Session, Promise<void>>();
+function paced<T>(session: Session, clock: Clock, gapMs: number, query: () => Promise<T>): Promise<T> {
+  const turn = pacers.get(session) ?? Promise.resolve();
+  const run = turn.then(query);
+  const rest = () => clock.sleep(gapMs);
+  pacers.set(session, run.then(rest, rest));
+  return run;
 }
 
 async function lidOf(session: Session, jid: string): Promise<string | null> {

@@ -64,6 +64,12 @@ export interface DeleteMessageRequest {
   owner: boolean;
 }
 
+/** send-kinds: mark a received message read (Z-API read-message). */
+export interface ReadMessageRequest {
+  phone: string;
+  messageId: string;
+}
+
 export interface SessionsPort {
   /** True when the instance has an open socket to the network. */
   isConnected(instanceId: string): boolean;
@@ -78,11 +84,19 @@ export interface SessionsPort {
   /** Applies the anti-ban setting to a running session; false when no session is running. */
   applyAntiban(instanceId: string, enabled: boolean): boolean;
   checkPhones(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]>;
-  createGroup(instanceId: string, subject: string, phones: readonly string[]): Promise<CreatedGroup>;
+  /** How many of these numbers have no fresh answer in the cache (would be asked of the network). */
+  uncheckedPhones?(phones: readonly string[]): Promise<number>;
+  /**
+   * Creates a group. `requestId` names the request: asked again with the same id (a retry after a
+   * crash), the network answers with the group it already made instead of making another.
+   */
+  createGroup(instanceId: string, subject: string, phones: readonly string[], requestId: string): Promise<CreatedGroup>;
   updateGroupSettings(instanceId: string, groupId: string, change: GroupSettingsChange): Promise<void>;
   groupInvitationMetadata(instanceId: string, code: string): Promise<GroupInfo>;
   groupMetadata(instanceId: string, groupId: string): Promise<GroupInfo>;
   deleteMessage(instanceId: string, request: DeleteMessageRequest): Promise<void>;
+  /** Sends a read receipt for a received message. */
+  readMessage(instanceId: string, request: ReadMessageRequest): Promise<void>;
 }
 
 /** One queued message handed by the sender to the engine. */
@@ -107,13 +121,15 @@ export interface RestrictionSignal {
 /**
  * What the sender needs from the engine. Implemented by the session manager.
  * `sendMessage` resolves once the network has the stanza (server ack where available) and
- * rejects with a DomainError: `not_connected` (try again later), `network_refused` (fail the message).
+ * rejects with a DomainError (`not_connected`: try again later; `network_refused`: fail the message;
+ * `command_timeout`) or a SendFailure (media: permanent or transient, with its code); the sender's
+ * failures.ts classifies them.
  */
 export interface MessageTransport {
   isConnected(instanceId: string): boolean;
   sendMessage(message: OutboundMessage): Promise<void>;
-  /** Shows "typing…" (composing) to `phone` for the next send, or clears it (paused). */
-  sendPresence(instanceId: string, phone: string, state: 'composing' | 'paused'): Promise<void>;
+  /** Shows "typing…" (composing) or "recording audio…" (recording) to `phone` for the next send, or clears it (paused). */
+  sendPresence(instanceId: string, phone: string, state: 'composing' | 'recording' | 'paused'): Promise<void>;
   /** Called whenever an instance's connection opens or closes. */
   onConnectionChange(listener: (instanceId: string, connected: boolean) => void): void;
   onRestriction(listener: (signal: RestrictionSignal) => void): void;

@@ -1,7 +1,9 @@
 // One instance's link to the network: at most one Baileys socket at a time, the CONTRACT §4 states
 // it moves through (recorded with reasons), and the reconnect policy applied when a socket closes.
 // The manager serialises lifecycle calls per instance; this class never opens two sockets.
-import type { BinaryNode, WAMessage } from 'baileys';
+import { isDiskFull } from '../errors.js';
+import type { AuthenticationCreds, BinaryNode, WAMessage } from 'baileys';
+import type { SessionReactions } from './account-reactions.js';
 import type { Clock } from '../clock.js';
 import type { EventSink, GatewayEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
@@ -10,20 +12,31 @@ import type { Store } from '../store/index.js';
 import type { InstancePatch } from '../store/schema.js';
 import { loadAuthState, type StoredAuthState } from './auth-state.js';
 import { backoffDelay, classifyClose, type BackoffPolicy, type CloseAction } from './close-policy.js';
+import { mediaFileId, type InboundMedia, type MediaNetwork, type MediaPart } from './inbound-media.js';
+import { sourceOf } from './incoming-media.js';
 import { toReceivedCallback, type IncomingContext } from './incoming.js';
-import { isLid, normalJid, userOf } from './jids.js';
+import type { MediaSource } from './media-download.js';
+import { callNotificationOf, notificationOf, type CallInfo } from './notifications.js';
+import { ReceiptGate } from './receipt-gate.js';
+import { installSendWriteAhead } from './send-write-ahead.js';
+import { oneKeyTransactionAtATime } from './key-transactions.js';
+import { engineLogger } from './engine-logger.js';
+import { groupIdOf, isGroup, isLid, normalJid, userOf } from './jids.js';
 import { prewarmKeyPairs } from './keypair-pool.js';
 import { MessageMemory } from './message-memory.js';
 import type { BoomLike } from './operations.js';
 import type { InstanceStatus } from './port.js';
 import { createSocket, forgetGroup, rememberGroup, cachedGroup, type NetworkSettings, type SharedCaches, type WASocket } from './socket-config.js';
 import { StatusTracker } from './status-tracker.js';
+import { ChatRecorder, type RecordedMessage } from './chat-recorder.js';
 
 export interface SessionDeps {
   instanceId: string;
   store: Store;
   clock: Clock;
   log: Logger;
+  /** The root logger (no `component` binding) the engine's own logger is made from. */
+  engineLog: Logger;
   metrics: Metrics;
   events: EventSink;
   net: NetworkSettings;
@@ -31,10 +44,16 @@ export interface SessionDeps {
   backoff: BackoffPolicy;
   /** Protocol ms a link must stay open before the backoff counter resets (no storm on flapping). */
   stableMs: number;
+  /** Received media: files recorded before their event, downloaded after it. */
+  media: Pick<InboundMedia, 'register' | 'prefetch'>;
+  /** Wall ms a delivery receipt may wait for its event's commit before it goes anyway. */
+  receiptHoldMs: number;
   onConnection(connected: boolean): void;
   onRestriction(reason: string, fatal: boolean): void;
   /** The session reached a state with no socket and nothing scheduled: the manager forgets it. */
   onEnded(): void;
+  /** Per-instance reactions to committed messages and to calls (auto-read, call rejection). */
+  reactions?: SessionReactions | undefined;
 }
 
 type Waiter = { resolve(): void };
@@ -46,6 +65,8 @@ export class Session {
   open = false;
   readonly memory: MessageMemory;
   readonly tracker: StatusTracker;
+  /** Feeds the stored copy of the account (chats, contacts, messages). */
+  readonly chats: ChatRecorder;
   /** Reconnect attempts since the link was last stable. */
   attempts = 0;
   /** Sockets created over the session's life (tests check there is no reconnect storm). */
@@ -60,15 +81,37 @@ export class Session {
   private closeWaiters: Waiter[] = [];
   private changeWaiters: Waiter[] = [];
   private writes: Promise<void> = Promise.resolve();
-  private credsQueued = false;
+  /** The creds write queued and not started yet: updates made meanwhile ride on it. */
+  private credsSave: Promise<void> | null = null;
+  private credsHolds = 0;
+  /** The instance row says paired (paired_at) for the creds this session holds. */
+  private pairingRecorded = false;
   private generation = 0;
+  private gate: ReceiptGate | null = null;
+  /** Received messages are reported one upsert after the other: per chat order is kept. */
+  private incoming: Promise<void> = Promise.resolve();
+  /** The commit of the latest upsert handed to the outbox (stop() waits for it). */
+  private commits: Promise<void> = Promise.resolve();
+  /** Calls answered on the phone (so their end is CALL_ENDED, not a missed call); bounded. */
+  private answeredCalls = new Set<string>();
   readonly log: Logger;
 
   constructor(private readonly deps: SessionDeps) {
     this.log = deps.log.child({ instanceId: deps.instanceId });
     this.memory = new MessageMemory(deps.store.waMessages, deps.instanceId, () => deps.clock.now());
+    this.chats = new ChatRecorder({
+      instanceId: deps.instanceId,
+      sink: deps.store.chats,
+      now: () => deps.clock.now(),
+      phoneOf: (jid) => this.phoneOf(jid),
+      failed: (err, what) => this.failed(err, what),
+    });
     this.tracker = new StatusTracker({
-      advance: (ids, status, at) => deps.store.messages.advanceWaStatus(deps.instanceId, ids, status, at),
+      advance: async (ids, status, at) => {
+        const advanced = await deps.store.messages.advanceWaStatus(deps.instanceId, ids, status, at);
+        this.chats.statuses(ids, status);
+        return advanced;
+      },
       recordError: async (id, reason, at) => {
         await deps.store.messages.recordNetworkError(deps.instanceId, id, reason, at);
       },
@@ -98,6 +141,16 @@ export class Session {
     return { pn: normalJid(me.id), lid: me.lid ? normalJid(me.lid) : null };
   }
 
+  /** The instance's proxy agent, when it has one (its media downloads go through it too). */
+  get proxy(): NetworkSettings['proxy'] {
+    return this.deps.net.proxy;
+  }
+
+  /** The credentials as Baileys keeps them (push name, platform, device), once loaded. */
+  get creds(): AuthenticationCreds | null {
+    return this.auth?.state.creds ?? null;
+  }
+
   /** Opens a socket with the stored credentials (or fresh ones for pairing). */
   async start(reason: string): Promise<void> {
     this.ended = false;
@@ -115,58 +168,89 @@ export class Session {
     // an unfinished pairing and be wiped.
     await this.writes;
     if (this.closing || this.ended) return;
-    let auth = await loadAuthState(store.auth, instanceId, () => this.deps.clock.now());
+    let sockRef: WASocket | null = null;
+    const gate = new ReceiptGate(this.deps.receiptHoldMs, {
+      flushState: () => auth.flushDeferredKeys(),
+      failed: (err) => {
+        // Signal state not on disk: the held receipts must not go. A new link gets the messages again.
+        this.failed(err, 'commit Signal state');
+        gate.close();
+        sockRef?.end(err instanceof Error ? err : new Error(String(err)));
+      },
+      heldTooLong: () => {
+        this.deps.metrics.receiptsHeldTooLong.inc();
+        this.log.warn('held frames went out before what they wait for was committed (the commit is slow)');
+      },
+    });
+    let auth = await loadAuthState(store.auth, instanceId, () => this.deps.clock.now(), gate);
     if (auth.restored && !auth.state.creds.account) {
       // Credentials of a pairing that never completed are useless (and a pairing code attempt
       // leaves `me` set, which would make Baileys try to log in): start clean.
       await store.auth.wipe(instanceId);
-      auth = await loadAuthState(store.auth, instanceId, () => this.deps.clock.now());
+      auth = await loadAuthState(store.auth, instanceId, () => this.deps.clock.now(), gate);
     }
     this.auth = auth;
     this.registered = !!auth.state.creds.account;
+    this.pairingRecorded = this.registered;
     // A pairing's first login makes hundreds of keys: have them made off the event loop meanwhile.
     if (!this.registered) prewarmKeyPairs();
     await this.setState(this.registered ? 'connecting' : this.state === 'pairing' ? 'pairing' : 'connecting', reason);
     const generation = ++this.generation;
-    const sock = createSocket(this.deps.net, this.deps.caches, {
+    const { sock, keyTransactions } = createSocket(this.deps.net, this.deps.caches, {
       instanceId,
       auth: auth.state,
-      logger: this.baileysLogger(),
+      logger: engineLogger(this.deps.engineLog, { instanceId }),
       getMessage: async (key) => (key.id ? this.memory.message(key.id) : undefined),
     });
+    // What an encryption advanced is on disk before the message it made can leave.
+    installSendWriteAhead(sock.signalRepository, keyTransactions, (mutations) => auth.writeAhead(mutations));
+    // A send and a decryption must not commit over each other's Signal state (see the module).
+    oneKeyTransactionAtATime(sock.authState.keys);
     this.sock = sock;
+    sockRef = sock;
     this.socketsOpened++;
+    gate.install(sock);
+    this.gate = gate;
+    // Messages are taken as Baileys emits them, not after its event buffer (which holds them for
+    // 100 ms, or for a whole offline catch-up): their receipts are held until they are committed.
+    const emit = sock.ev.emit.bind(sock.ev);
+    (sock.ev as { emit: (event: string, data: unknown) => boolean }).emit = (event, data) => {
+      if (event === 'creds.update' && generation === this.generation) {
+        // Baileys applies the update to the creds as it emits (the event is never buffered).
+        const listened = emit(event, data as never);
+        this.holdUntilCredsSaved(auth, gate, sock);
+        return listened;
+      }
+      if (event !== 'messages.upsert' || generation !== this.generation) return emit(event as 'messages.upsert', data as never);
+      const upsert = data as { messages: WAMessage[]; type: 'append' | 'notify' };
+      this.takeUpsert(upsert.messages, upsert.type, gate, sock);
+      return true;
+    };
     sock.ws.on('CB:ack,class:message', (node: BinaryNode) => {
       if (generation === this.generation) this.tracker.onAck(node);
     });
     sock.ev.process(async (events) => {
       if (generation !== this.generation) return;
       try {
-        if (events['creds.update']) {
-          if (auth.state.creds.account) this.registered = true;
-          this.saveCreds(auth);
-        }
+        if (events['creds.update'] && auth.state.creds.account) this.registered = true;
         const update = events['connection.update'];
         if (update) await this.onConnectionUpdate(update);
-        if (events['messages.upsert']) await this.onUpsert(events['messages.upsert'].messages, events['messages.upsert'].type);
-        if (events['messages.update']) this.tracker.onUpdates(events['messages.update']);
+        if (events['messages.update']) {
+          this.tracker.onUpdates(events['messages.update']);
+          await this.onReadByMe(events['messages.update']);
+        }
+        if (events.call) await this.onCalls(events.call);
+        if (events['presence.update']) await this.onPresence(events['presence.update']);
         if (events['message-receipt.update']) this.tracker.onReceipts(events['message-receipt.update']);
         for (const g of events['groups.update'] ?? []) if (g.id) forgetGroup(this.deps.caches, instanceId, g.id);
         const participants = events['group-participants.update'];
         if (participants) forgetGroup(this.deps.caches, instanceId, participants.id);
         for (const g of events['groups.upsert'] ?? []) rememberGroup(this.deps.caches, instanceId, g);
+        if (events['chats.upsert'] || events['chats.update'] || events['contacts.upsert'] || events['contacts.update']) await this.chats.engineEvents(events);
       } catch (err) {
         this.failed(err, 'handle engine events');
       }
     });
-  }
-
-  private baileysLogger(): Logger {
-    // Baileys logs every routine reconnect at info; the gateway reports those as states instead.
-    const child = this.log.child({ component: 'baileys' });
-    const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
-    if (levels.indexOf(child.level) < levels.indexOf('warn')) child.level = 'warn';
-    return child;
   }
 
   private async onConnectionUpdate(u: Partial<import('baileys').ConnectionState>): Promise<void> {
@@ -204,6 +288,9 @@ export class Session {
     const wasOpen = this.open;
     this.open = false;
     this.sock = null;
+    // Receipts still held never go: the network delivers those messages again on the next link.
+    this.gate?.close();
+    this.gate = null;
     this.qr = null;
     this.generation++;
     this.cancelStable?.();
@@ -300,6 +387,8 @@ export class Session {
       await closed;
     }
     await this.writes;
+    await this.incoming;
+    await this.commits;
     await this.tracker.idle();
   }
 
@@ -373,13 +462,55 @@ export class Session {
    * A login emits creds.update several times in a row; one write of the latest creds per queued
    * slot is enough (each commit costs an fsync, and a restoring fleet logs in all at once).
    */
-  private saveCreds(auth: StoredAuthState): void {
-    if (this.credsQueued) return;
-    this.credsQueued = true;
-    void this.persist(async () => {
-      this.credsQueued = false;
-      await auth.saveCreds();
-    }, 'save creds');
+  /**
+   * Nothing leaves the device before the creds it just changed are on disk. The pairing's reply
+   * (which makes the network link the device) and a pre-key upload (which publishes key ids the
+   * creds count from) both follow a creds update at once: sent ahead of it, a crash leaves a linked
+   * device the gateway cannot log in as, or pre-key ids handed out twice with different keys.
+   */
+  private holdUntilCredsSaved(auth: StoredAuthState, gate: ReceiptGate, sock: WASocket): void {
+    const id = `creds:${++this.credsHolds}`;
+    gate.hold(id);
+    this.saveCreds(auth).then(
+      () => gate.settle(id),
+      (err: unknown) => {
+        gate.close();
+        sock.end(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  }
+
+  private saveCreds(auth: StoredAuthState): Promise<void> {
+    if (this.credsSave) return this.credsSave;
+    const save = new Promise<void>((resolve, reject) => {
+      void this.persist(async () => {
+        this.credsSave = null;
+        try {
+          await auth.saveCreds();
+          await this.recordPairing(auth);
+          resolve();
+        } catch (err) {
+          reject(err instanceof Error ? err : new Error(String(err)));
+          throw err;
+        }
+      }, 'save creds');
+    });
+    // persist() logs a failure; only callers that wait on the write need to see it.
+    save.catch(() => undefined);
+    this.credsSave = save;
+    return save;
+  }
+
+  /**
+   * The first creds that carry the account are the pairing's (pair-success): the instance is paired
+   * from here on, before the answer that makes the network link the device leaves. Killed after
+   * that, the gateway restores the instance at start and logs in as that device, rather than
+   * offering a new QR and leaving the linked device behind on the phone.
+   */
+  private async recordPairing(auth: StoredAuthState): Promise<void> {
+    if (this.pairingRecorded || !auth.state.creds.account) return;
+    await this.deps.store.instances.update(this.id, { paired_at: this.deps.clock.now() });
+    this.pairingRecorded = true;
   }
 
   private persist(write: () => Promise<void>, what: string): Promise<void> {
@@ -398,24 +529,166 @@ export class Session {
 
   failed(err: unknown, what: string): void {
     this.deps.metrics.loggedFailures.inc({ component: 'sessions' });
-    this.log.error({ err }, `${what} failed`);
+    // A full disk is logged once per episode by the store's watcher (main.ts), not per failure.
+    this.log[isDiskFull(err) ? 'debug' : 'error']({ err }, `${what} failed`);
   }
 
   // ---- incoming ---------------------------------------------------------------------------
 
-  private async onUpsert(messages: readonly WAMessage[], type: 'append' | 'notify'): Promise<void> {
+  /** Queues an upsert for reporting; network messages and notifications hold their receipts. */
+  private takeUpsert(messages: readonly WAMessage[], type: 'append' | 'notify', gate: ReceiptGate, sock: WASocket): void {
+    const fromNetwork = messages.map((m) => {
+      const id = m.key.id ?? '';
+      // Stub messages come from notifications, acked when this returns: hold now.
+      if (m.messageStubType && id) gate.hold(id);
+      return type === 'notify' || !!m.messageStubType || gate.isHeld(id);
+    });
+    this.incoming = this.incoming.then(() => this.onUpsert(messages, fromNetwork, gate, sock));
+  }
+
+  /**
+   * Builds the upsert's events and hands them to the outbox; resolves once they are handed over
+   * (not committed), so the next upsert is built while this one commits: emits keep their order,
+   * and commits of many messages share one transaction. Receipts are released per commit.
+   */
+  private async onUpsert(messages: readonly WAMessage[], fromNetwork: readonly boolean[], gate: ReceiptGate, sock: WASocket): Promise<void> {
     const ctx = this.incomingContext();
     const events: GatewayEvent[] = [];
-    for (const msg of messages) {
-      if (msg.key.fromMe) this.foldedReceipts(msg);
-      if (!msg.message || msg.key.remoteJid === 'status@broadcast') continue;
-      // Our own API sends are remembered by the send path (with list metadata); remember the rest.
-      if (!(type === 'append' && msg.key.fromMe)) await this.memory.remember(msg).catch((err: unknown) => this.failed(err, 'remember message'));
-      if (type !== 'notify') continue;
-      const event = await toReceivedCallback(msg, ctx);
-      if (event) events.push(event);
+    const keys: (string | null)[] = [];
+    const settle: string[] = [];
+    const media: string[] = [];
+    const recorded: RecordedMessage[] = [];
+    try {
+      for (const [i, msg] of messages.entries()) {
+        const id = msg.key.id;
+        const network = fromNetwork[i]!;
+        if (id && network) settle.push(id);
+        if (msg.key.fromMe) this.foldedReceipts(msg);
+        if (msg.key.remoteJid === 'status@broadcast') continue;
+        if (msg.messageStubType) {
+          const note = await notificationOf(msg, ctx);
+          // A group the API created is reported by the API path, with its pending id.
+          if (note && !(note.notification === 'GROUP_CREATE' && note.fromMe)) {
+            events.push(note);
+            keys.push(id ? `${id}:stub` : null);
+          }
+          continue;
+        }
+        if (!msg.message || !id) continue;
+        // Our own API sends are remembered by the send path (with list metadata); remember the rest.
+        if (network) void this.memory.remember(msg).catch((err: unknown) => this.failed(err, 'remember message'));
+        const event = await toReceivedCallback(msg, network ? { ...ctx, media: this.mediaFor(media) } : ctx, { fromApi: !network });
+        if (!event) continue;
+        events.push(event);
+        keys.push(network ? id : null);
+        recorded.push({ event, msg, network });
+      }
+    } catch (err) {
+      return this.notRecorded(err, gate, sock);
+    }
+    const committed = events.length > 0 ? this.deps.events.emit(this.id, events, keys) : Promise.resolve();
+    this.commits = committed.then(
+      () => {
+        for (const id of settle) gate.settle(id);
+        if (media.length > 0) this.deps.media.prefetch(media);
+        // The stored copy is written after the commit, in its own batches: never ahead of a receipt.
+        this.chats.messages(recorded);
+        // Read receipts (auto-read) only for what is recorded: a lost event is never marked read.
+        this.deps.reactions?.received(this, messages.filter((m, i) => fromNetwork[i] && !m.key.fromMe));
+      },
+      (err: unknown) => this.notRecorded(err, gate, sock),
+    );
+  }
+
+  /** Not recorded: the receipts must not go. Dropping the link makes the network deliver again. */
+  private notRecorded(err: unknown, gate: ReceiptGate, sock: WASocket): void {
+    this.failed(err, 'record received messages');
+    gate.close();
+    sock.end(err instanceof Error ? err : new Error(String(err)));
+  }
+
+  /** The media hook of the incoming context: records files, remembers their ids for prefetching. */
+  private mediaFor(collected: string[]): IncomingContext['media'] {
+    return async (messageId: string, parts: readonly MediaPart[]) => {
+      const links = await this.deps.media.register(this.id, messageId, parts);
+      for (const p of parts) if (!('inline' in p.source)) collected.push(mediaFileId(this.id, messageId, p.part));
+      return links;
+    };
+  }
+
+  /** The account's own phone read messages this instance received: Z-API's READ_BY_ME. */
+  private async onReadByMe(updates: readonly { key: WAMessage['key']; update: { status?: number | null } }[]): Promise<void> {
+    const byChat = new Map<string, string[]>();
+    for (const { key, update } of updates) {
+      if (key.fromMe || !key.id || !key.remoteJid || update.status !== 4) continue;
+      byChat.set(key.remoteJid, [...(byChat.get(key.remoteJid) ?? []), key.id]);
+    }
+    const events: GatewayEvent[] = [];
+    for (const [chat, ids] of byChat) {
+      events.push({
+        type: 'MessageStatusCallback',
+        status: 'READ_BY_ME',
+        ids,
+        momment: this.deps.clock.now(),
+        phone: isGroup(chat) ? groupIdOf(chat) : await this.phoneOf(chat),
+        isGroup: isGroup(chat),
+        phoneDevice: 0,
+      });
     }
     await this.emit(events);
+  }
+
+  private async onCalls(calls: readonly CallInfo[]): Promise<void> {
+    this.deps.reactions?.calls(this, calls);
+    const ctx = this.incomingContext();
+    const events: GatewayEvent[] = [];
+    const keys: string[] = [];
+    for (const call of calls) {
+      if (call.status === 'accept') {
+        if (this.answeredCalls.size > 1000) this.answeredCalls.clear();
+        this.answeredCalls.add(call.id);
+      }
+      const event = await callNotificationOf(call, this.answeredCalls.has(call.id), ctx);
+      if (call.status === 'terminate') this.answeredCalls.delete(call.id);
+      if (!event) continue;
+      events.push(event);
+      keys.push(`${call.id}:${String(event.notification)}`);
+    }
+    if (events.length > 0) await this.deps.events.emit(this.id, events, keys).catch((err: unknown) => this.failed(err, 'record calls'));
+  }
+
+  private async onPresence(update: { id: string; presences: Record<string, { lastKnownPresence: string; lastSeen?: number }> }): Promise<void> {
+    if (isGroup(update.id)) return;
+    const events: GatewayEvent[] = [];
+    for (const [jid, p] of Object.entries(update.presences)) {
+      const status = p.lastKnownPresence.toUpperCase();
+      if (status !== 'AVAILABLE' && status !== 'UNAVAILABLE' && status !== 'COMPOSING' && status !== 'PAUSED' && status !== 'RECORDING') continue;
+      events.push({ type: 'PresenceChatCallback', phone: await this.phoneOf(jid), status, lastSeen: p.lastSeen ? p.lastSeen * 1000 : null, momment: this.deps.clock.now() });
+    }
+    await this.emit(events);
+  }
+
+  /** The live link's media access, or null while there is none. */
+  mediaNetwork(): MediaNetwork | null {
+    const sock = this.sock;
+    if (!sock || !this.open) return null;
+    return {
+      mediaHost: async () => {
+        const conn = await sock.refreshMediaConn(false);
+        const host = conn.hosts[0]?.hostname;
+        if (!host) throw new Error('the network named no media host');
+        return host;
+      },
+      reupload: async (messageId: string, source: MediaSource) => {
+        const stored = await this.memory.quoted(messageId);
+        if (!stored) throw new Error('the message is no longer known: its media cannot be asked for again');
+        const updated = await sock.updateMediaMessage(stored);
+        const content = updated.message ? Object.values(updated.message).find((v) => (v as { directPath?: string } | null)?.directPath) : undefined;
+        const fresh = content ? sourceOf(content as Parameters<typeof sourceOf>[0], source.mediaType) : null;
+        if (!fresh) throw new Error('the sender\'s phone did not upload the file again');
+        return fresh;
+      },
+    };
   }
 
   /**
@@ -433,7 +706,7 @@ export class Session {
     const me = this.me ?? { pn: '', lid: null };
     return {
       me,
-      phoneOf: (jid, alt) => this.phoneOf(jid, alt),
+      phoneOf: (jid, alt, group) => this.phoneOf(jid, alt, group),
       senderJids: async (jid, alt) => {
         const out = new Set<string>();
         for (const j of [jid, alt]) if (j) out.add(normalJid(j));
@@ -446,16 +719,41 @@ export class Session {
       chatName: async (jid) => cachedGroup(this.deps.caches, this.id, jid)?.subject ?? '',
       listById: (id) => this.memory.listById(id),
       latestList: (chat) => this.memory.latestList(chat),
+      stored: (id) => this.memory.message(id),
+      // Messages the API sent carry no links: the files are the ones the client sent.
+      media: async () => new Map(),
     };
   }
 
-  /** A person's phone number (digits); the LID address only when the network never told us the number. */
-  async phoneOf(jid: string | null | undefined, alt?: string | null): Promise<string> {
+
+  /**
+   * A person's phone number (digits); the LID address only when the network never told us the
+   * number. In a group (`group`), members' numbers are in its metadata: the network names the
+   * author of a group change by LID only.
+   */
+  async phoneOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<string> {
     if (!jid) return '';
     if (!isLid(jid)) return userOf(jid);
     if (alt && !isLid(alt)) return userOf(alt);
-    const pn = await this.counterpart(normalJid(jid));
+    const lid = normalJid(jid);
+    const pn = (await this.counterpart(lid)) ?? (group ? await this.phoneInGroup(group, lid) : null);
     return pn ? userOf(pn) : `${userOf(jid)}@lid`;
+  }
+
+  /** A member's phone from the group's metadata (cached; read once from the network on a miss). */
+  private async phoneInGroup(group: string, lid: string): Promise<string | null> {
+    const sock = this.sock;
+    let meta = cachedGroup(this.deps.caches, this.id, group);
+    if (!meta?.participants.some((p) => p.id === lid) && sock && this.open) {
+      meta = await sock.groupMetadata(group).catch(() => undefined);
+      if (meta) rememberGroup(this.deps.caches, this.id, meta);
+    }
+    const member = meta?.participants.find((p) => p.id === lid || p.lid === lid);
+    const pn = member?.phoneNumber ?? (member && !isLid(member.id) ? member.id : undefined);
+    if (!pn) return null;
+    // Remembered, so the next message or change by this member needs no lookup.
+    await this.sock?.signalRepository.lidMapping.storeLIDPNMappings([{ lid, pn: normalJid(pn) }]).catch(() => undefined);
+    return normalJid(pn);
   }
 
   private async counterpart(jid: string): Promise<string | null> {

@@ -1,11 +1,13 @@
 // How every Baileys socket is configured: which network (ZAPGATE_WA_URL / ZAPGATE_WA_ROOT_KEY),
 // protocol timers on the scaled clock, and caches shared by the whole process instead of
 // allocated per socket (the memory budget is ~2 MB per connected instance).
+import type { Agent as HttpAgent } from 'node:http';
 import type { Agent } from 'node:https';
 import makeWASocket, { DEFAULT_CONNECTION_CONFIG, WA_CERT_DETAILS, proto, type AuthenticationState, type GroupMetadata, type WAMessageKey } from 'baileys';
-import type { Logger } from '../logger.js';
+import type { EngineLogger } from './engine-logger.js';
 import { BoundedCache } from './bounded-cache.js';
 import { withScopedStorage } from './tx-storage.js';
+import type { TransactionScope } from './send-write-ahead.js';
 
 export type WASocket = ReturnType<typeof makeWASocket>;
 
@@ -16,6 +18,11 @@ export interface NetworkSettings {
   waRootKey?: string | undefined;
   /** Agent for media uploads (trusting a test network's CA); NODE_EXTRA_CA_CERTS works too. */
   mediaAgent?: Agent | undefined;
+  /**
+   * The instance's proxy (src/net/proxy.ts), when it has one: the WebSocket and media uploads
+   * tunnel through it (it carries mediaAgent's CA for the media host's TLS).
+   */
+  proxy?: HttpAgent | undefined;
   /** ZAPGATE_TIME_SCALE: protocol timers (keep-alive, QR lifetime) run on the same scale. */
   timeScale: number;
   /** Upper bound of any single network query (config.commandTimeoutMs). */
@@ -55,18 +62,25 @@ export function createSharedCaches(now: () => number = Date.now): SharedCaches {
 export interface SocketHooks {
   instanceId: string;
   auth: AuthenticationState;
-  logger: Logger;
+  logger: EngineLogger;
   getMessage(key: WAMessageKey): Promise<proto.IMessage | undefined>;
 }
 
-export function createSocket(net: NetworkSettings, caches: SharedCaches, hooks: SocketHooks): WASocket {
+export interface CreatedSocket {
+  sock: WASocket;
+  /** Where the socket's key-store transactions run (see send-write-ahead.ts). */
+  keyTransactions: TransactionScope;
+}
+
+export function createSocket(net: NetworkSettings, caches: SharedCaches, hooks: SocketHooks): CreatedSocket {
   const config = socketConfig(net, caches, hooks);
   // Made with the process-wide transaction storage: one per socket would pile up for good.
   const { result: sock, storages } = withScopedStorage(() => makeWASocket(config));
-  if (storages !== 1) {
-    warnOnce(hooks.logger, `Baileys asked for ${storages} transaction storages per socket (expected 1): check tx-storage.ts against this Baileys version`);
+  if (storages.length !== 1) {
+    warnOnce(hooks.logger, `Baileys asked for ${storages.length} transaction storages per socket (expected 1): check tx-storage.ts against this Baileys version`);
   }
-  return sock;
+  // With none (a Baileys that changed), nothing is ever seen in a transaction: no write-ahead.
+  return { sock, keyTransactions: storages[0] ?? { getStore: () => undefined } };
 }
 
 function socketConfig(net: NetworkSettings, caches: SharedCaches, hooks: SocketHooks): Parameters<typeof makeWASocket>[0] {
@@ -84,15 +98,17 @@ function socketConfig(net: NetworkSettings, caches: SharedCaches, hooks: SocketH
     shouldSyncHistoryMessage: ({ syncType }) => syncType !== proto.HistorySync.HistorySyncType.RECENT && syncType !== proto.HistorySync.HistorySyncType.FULL,
     fireInitQueries: true,
     emitOwnEvents: true,
-    // Retries are answered from the store (getMessage), so Baileys' per-socket copy is redundant.
-    enableRecentMessageCache: false,
+    // Baileys' retry manager is where it reports each decrypted message before writing its receipt:
+    // the receipt gate hooks in there (and keeps no copy: retries are answered from the store).
+    enableRecentMessageCache: true,
     generateHighQualityLinkPreview: false,
     keepAliveIntervalMs: scaled(DEFAULT_CONNECTION_CONFIG.keepAliveIntervalMs, 250),
     connectTimeoutMs: scaled(DEFAULT_CONNECTION_CONFIG.connectTimeoutMs, 2_000),
     defaultQueryTimeoutMs: net.queryTimeoutMs,
     // Baileys shows the first QR 60 s and later ones 20 s; a scaled clock shortens both alike.
     ...(net.timeScale === 1 ? {} : { qrTimeout: scaled(20_000, 1_000) }),
-    ...(net.mediaAgent ? { fetchAgent: net.mediaAgent } : {}),
+    // Baileys types both as https.Agent; ws and https.request take any http.Agent.
+    ...(net.proxy ? { agent: net.proxy as Agent, fetchAgent: net.proxy as Agent } : net.mediaAgent ? { fetchAgent: net.mediaAgent } : {}),
     getMessage: hooks.getMessage,
     cachedGroupMetadata: async (jid: string) => caches.groups.get<GroupMetadata>(`${scope}\u0000${jid}`),
     msgRetryCounterCache: caches.misc.view(`${scope}:retry`),
@@ -103,7 +119,7 @@ function socketConfig(net: NetworkSettings, caches: SharedCaches, hooks: SocketH
 }
 
 let warned = false;
-function warnOnce(logger: Logger, message: string): void {
+function warnOnce(logger: EngineLogger, message: string): void {
   if (warned) return;
   warned = true;
   logger.warn(message);

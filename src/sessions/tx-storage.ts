@@ -59,16 +59,17 @@ const asyncHooks = createRequire(import.meta.url)('node:async_hooks') as { Async
 
 /**
  * Runs `create` (synchronous: makeWASocket) with `new AsyncLocalStorage()` answering a
- * ScopedStorage; returns its result and how many storages it asked for (1 for Baileys 7 rc14; the
- * caller notices if an upgrade changes that).
+ * ScopedStorage; returns its result and the storages it asked for (1 for Baileys 7 rc14, its
+ * key-store transactions; the caller notices if an upgrade changes that).
  */
-export function withScopedStorage<R>(create: () => R): { result: R; storages: number } {
-  let storages = 0;
+export function withScopedStorage<R>(create: () => R): { result: R; storages: ScopedStorage<unknown>[] } {
+  const storages: ScopedStorage<unknown>[] = [];
   const original = asyncHooks.AsyncLocalStorage;
   // A constructor that returns an object makes `new` return that object.
   asyncHooks.AsyncLocalStorage = function ScopedAsyncLocalStorage() {
-    storages++;
-    return new ScopedStorage();
+    const storage = new ScopedStorage();
+    storages.push(storage);
+    return storage;
   };
   syncBuiltinESMExports();
   try {

@@ -2,6 +2,15 @@
 import type { Kysely } from 'kysely';
 import type { AccountRow, DB } from './schema.js';
 
+/** A rotation or deletion recorded for running servers (008-quotas). */
+export interface AccountChange {
+  seq: number;
+  accountId: string;
+  kind: 'rotate' | 'delete';
+  /** delete: the account's instances, whose rows went with it. */
+  instanceIds: string[];
+}
+
 export class AccountsRepo {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -35,4 +44,53 @@ export class AccountsRepo {
     const r = await this.db.deleteFrom('accounts').where('id', '=', id).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
+
+  // ─── Changes other processes must see at once (hardening #8) ─────────────────────────────────
+  /** Replaces the token hash and records the change, in one transaction; false for an unknown id. */
+  rotateToken(id: string, tokenHash: string, at: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx.updateTable('accounts').set({ token_hash: tokenHash }).where('id', '=', id).executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
+      await trx.insertInto('account_changes').values({ account_id: id, kind: 'rotate', instance_ids: null, at }).execute();
+      return true;
+    });
+  }
+
+  /** Deletes the account (its instances and everything theirs with it) and records which instances went. */
+  deleteRecorded(id: string, at: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const instances = await trx.selectFrom('instances').select('id').where('account_id', '=', id).execute();
+      const r = await trx.deleteFrom('accounts').where('id', '=', id).executeTakeFirst();
+      if (Number(r.numDeletedRows) === 0) return false;
+      await trx
+        .insertInto('account_changes')
+        .values({ account_id: id, kind: 'delete', instance_ids: JSON.stringify(instances.map((i) => i.id)), at })
+        .execute();
+      return true;
+    });
+  }
+
+  /** The newest change's seq (0 when none). */
+  async lastChange(): Promise<number> {
+    const r = await this.db.selectFrom('account_changes').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+    return Number(r?.seq ?? 0);
+  }
+
+  /** Changes with seq above `after`, oldest first (a few rows at most: they are made by hand). */
+  async changesAfter(after: number, limit = 100): Promise<AccountChange[]> {
+    const rows = await this.db
+      .selectFrom('account_changes')
+      .select(['seq', 'account_id', 'kind', 'instance_ids'])
+      .where('seq', '>', after)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      seq: Number(r.seq),
+      accountId: r.account_id,
+      kind: r.kind === 'delete' ? 'delete' : 'rotate',
+      instanceIds: r.instance_ids ? (JSON.parse(r.instance_ids) as string[]) : [],
+    }));
+  }
+  // ─── end of changes ───────────────────────────────────────────────────────────────────────────
 }

@@ -68,6 +68,19 @@ export class AntibanRepo {
     return items.map(() => undefined);
   }
 
+  /** The numbers the instance talked with (either way), newest acquaintances first, at most `limit`. */
+  async contactsOf(instanceId: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('instance_contacts')
+      .select('phone')
+      .where('instance_id', '=', instanceId)
+      .where((eb) => eb.or([eb('inbound_at', 'is not', null), eb('outbound_at', 'is not', null)]))
+      .orderBy((eb) => eb.fn.coalesce('inbound_at', 'outbound_at'), 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.phone);
+  }
+
   /** True when the number never wrote to the instance and was never written to by it. */
   async isStranger(instanceId: string, phone: string): Promise<boolean> {
     const row = await this.db

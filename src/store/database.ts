@@ -6,11 +6,17 @@ import { openSqlite, type SqliteThread } from './dialects/sqlite.js';
 import type { DialectCapabilities } from './dialects/types.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
+import { guardDialect } from './guarded-dialect.js';
+import { StorageHealth } from './storage-health.js';
 
 export interface Database {
   readonly db: Kysely<DB>;
   readonly capabilities: DialectCapabilities;
+  /** Whether writes are failing for want of space (an episode ends with the next committed write). */
+  readonly storage: StorageHealth;
   ping(): Promise<void>;
+  /** A small committed write, to learn whether space has come back while nothing else writes. */
+  probeWrite(): Promise<void>;
   /**
    * Runs one statement once per parameter list, all in one transaction (one commit), and returns
    * each run's rows in order; nothing else runs on the connection meanwhile. The enqueue path uses
@@ -36,7 +42,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const opened = options.databaseUrl
     ? openPostgres(withSearchPath(options.databaseUrl, options.pgSchema))
     : openSqlite(options.sqliteFile ?? join(options.dataDir, 'zapgate.db'), options.sqliteThread);
-  const db = new Kysely<DB>({ dialect: opened.dialect });
+  const storage = new StorageHealth();
+  const guarded = guardDialect(opened.dialect, storage, opened.errors);
+  const db = new Kysely<DB>({ dialect: guarded.dialect });
   if (options.databaseUrl && options.pgSchema) {
     await sql`create schema if not exists ${sql.id(options.pgSchema)}`.execute(db);
   }
@@ -44,12 +52,29 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return {
     db,
     capabilities: opened.capabilities,
+    storage,
     async ping() {
       await sql`select 1`.execute(db);
     },
+    async probeWrite() {
+      // Rewrites one row with its own value: a real committed write (a page in SQLite's WAL, a row
+      // version in PostgreSQL) that changes nothing.
+      await db.transaction().execute(async (trx) => {
+        await sql`update zapgate_migrations set applied_at = applied_at where name = (select min(name) from zapgate_migrations)`.execute(trx);
+      });
+    },
     async runBatch<R>(text: string, lists: readonly (readonly unknown[])[]): Promise<R[][]> {
       const native = opened.runBatch;
-      if (native) return (await db.connection().execute(() => native(text, lists))) as R[][];
+      if (native) {
+        const rows = await db
+          .connection()
+          .execute(() => native(text, lists))
+          .catch((err: unknown) => {
+            throw guarded.translate(err);
+          });
+        if (storage.full && !/^\s*select\b/i.test(text)) storage.writeSucceeded();
+        return rows as R[][];
+      }
       return db.transaction().execute(async (trx) => {
         const out: R[][] = [];
         for (const parameters of lists) out.push((await trx.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows as R[]);
@@ -62,7 +87,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   };
 }
 
-function withSearchPath(url: string, schema: string | undefined): string {
+/** The connection string with `schema` as its search_path (the store's own, and its owner lock's). */
+export function withSearchPath(url: string, schema: string | undefined): string {
   if (!schema) return url;
   const u = new URL(url);
   u.searchParams.set('options', `-c search_path=${schema}`);

@@ -26,6 +26,15 @@ export interface NewOutboxEvent {
   createdAt: number;
 }
 
+/** A network message id an event reports (at most one event per id and instance, ever). */
+export interface OnceKey {
+  instanceId: string;
+  messageId: string;
+  /** The event reporting it, or null when the event went nowhere (no webhook for its kind). */
+  eventId: string | null;
+  at: number;
+}
+
 export interface NewDelivery {
   id: string;
   eventId: string;
@@ -118,17 +127,42 @@ export class DeliveriesRepo {
     return out;
   }
 
-  /** Commits events and their deliveries in one transaction (one fsync for the whole batch). */
-  async commit(events: readonly NewOutboxEvent[], deliveries: readonly NewDelivery[]): Promise<void> {
-    if (events.length === 0) return;
+  /**
+   * Commits events and their deliveries in one transaction (one fsync for the whole batch). Events
+   * whose once-key an earlier commit (or an earlier row of this one) recorded are left out with
+   * their deliveries; their ids are returned.
+   */
+  async commit(events: readonly NewOutboxEvent[], deliveries: readonly NewDelivery[], once: readonly OnceKey[] = []): Promise<ReadonlySet<string>> {
+    const repeated = new Set<string>();
+    if (events.length === 0 && once.length === 0) return repeated;
     await this.db.transaction().execute(async (trx) => {
-      for (const part of chunks(events)) {
+      if (once.length > 0) {
+        const fresh = new Set<string>();
+        for (const part of chunks(once)) {
+          const rows = await trx
+            .insertInto('inbound_messages')
+            .values(part.map((k) => ({ instance_id: k.instanceId, message_id: k.messageId, received_at: k.at })))
+            .onConflict((oc) => oc.columns(['instance_id', 'message_id']).doNothing())
+            .returning(['instance_id', 'message_id'])
+            .execute();
+          for (const r of rows) fresh.add(`${r.instance_id}\u0000${r.message_id}`);
+        }
+        for (const k of once) {
+          const key = `${k.instanceId}\u0000${k.messageId}`;
+          // The first occurrence takes the fresh row; a second one in the same batch is a repeat too.
+          if (fresh.delete(key)) continue;
+          if (k.eventId !== null) repeated.add(k.eventId);
+        }
+      }
+      const kept = repeated.size === 0 ? events : events.filter((e) => !repeated.has(e.id));
+      const keptDeliveries = repeated.size === 0 ? deliveries : deliveries.filter((d) => !repeated.has(d.eventId));
+      for (const part of chunks(kept)) {
         await trx
           .insertInto('events')
           .values(part.map((e) => ({ id: e.id, instance_id: e.instanceId, kind: e.type, payload: e.body, created_at: e.createdAt })))
           .execute();
       }
-      for (const part of chunks(deliveries)) {
+      for (const part of chunks(keptDeliveries)) {
         await trx
           .insertInto('webhook_deliveries')
           .values(
@@ -150,6 +184,19 @@ export class DeliveriesRepo {
           .execute();
       }
     });
+    return repeated;
+  }
+
+  /** Forgets reported message ids older than `before` (the network redelivers nothing that old); returns how many. */
+  async pruneOnceKeys(before: number, limit: number): Promise<number> {
+    const rows = await this.db.selectFrom('inbound_messages').select(['instance_id', 'message_id']).where('received_at', '<', before).limit(limit).execute();
+    if (rows.length === 0) return 0;
+    await this.db.transaction().execute(async (trx) => {
+      for (const r of rows) {
+        await trx.deleteFrom('inbound_messages').where('instance_id', '=', r.instance_id).where('message_id', '=', r.message_id).execute();
+      }
+    });
+    return rows.length;
   }
 
   /** Every lane with a delivery still to attempt, and when its earliest one is due. */

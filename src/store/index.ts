@@ -2,13 +2,16 @@
 import { AccountsRepo } from './accounts-repo.js';
 import { AntibanRepo } from './antiban-repo.js';
 import { AuthRepo } from './auth-repo.js';
+import { ChatsRepo } from './chats-repo.js';
 import type { Database } from './database.js';
 import { DeliveriesRepo } from './deliveries-repo.js';
 import { EventsRepo } from './events-repo.js';
 import { GroupsRepo } from './groups-repo.js';
 import { InstancesRepo } from './instances-repo.js';
+import { GatewaySecretsRepo, MediaRepo } from './media-repo.js';
 import { MessagesRepo } from './messages-repo.js';
 import { PhoneChecksRepo } from './phone-checks-repo.js';
+import { PhoneCheckJobsRepo } from './phone-check-jobs-repo.js';
 import { WaMessagesRepo } from './wa-messages-repo.js';
 import { WebhooksRepo } from './webhooks-repo.js';
 
@@ -24,7 +27,12 @@ export interface Store {
   readonly auth: AuthRepo;
   readonly waMessages: WaMessagesRepo;
   readonly phoneChecks: PhoneChecksRepo;
+  readonly phoneCheckJobs: PhoneCheckJobsRepo;
   readonly deliveries: DeliveriesRepo;
+  readonly media: MediaRepo;
+  readonly secrets: GatewaySecretsRepo;
+  /** The stored copy of the account: chats, contacts, recent messages (010). */
+  readonly chats: ChatsRepo;
 }
 
 export function createStore(database: Database): Store {
@@ -41,6 +49,10 @@ export function createStore(database: Database): Store {
     auth: new AuthRepo(db),
     waMessages: new WaMessagesRepo(db),
     phoneChecks: new PhoneChecksRepo(db),
+    phoneCheckJobs: new PhoneCheckJobsRepo(db),
     deliveries: new DeliveriesRepo(db),
+    media: new MediaRepo(db),
+    secrets: new GatewaySecretsRepo(db),
+    chats: new ChatsRepo(db),
   };
 }

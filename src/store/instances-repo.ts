@@ -27,13 +27,24 @@ export class InstancesRepo {
     this.statuses = new WriteBatcher((writes) => this.flushStatuses(writes));
   }
 
-  async create(row: NewInstanceRow): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+  /**
+   * Inserts the instance; false (nothing written) when its account already has `cap` instances
+   * (0 = no cap). The account's row is locked first (a no-op update), so concurrent creations for
+   * one account are counted one after another on PostgreSQL too.
+   */
+  async create(row: NewInstanceRow, cap = 0): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (cap > 0) {
+        await trx.updateTable('accounts').set((eb) => ({ name: eb.ref('name') })).where('id', '=', row.account_id).execute();
+        const r = await trx.selectFrom('instances').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', row.account_id).executeTakeFirstOrThrow();
+        if (Number(r.n) >= cap) return false;
+      }
       await trx.insertInto('instances').values(row).execute();
       await trx
         .insertInto('instance_status_history')
         .values({ instance_id: row.id, status: row.status, reason: row.status_reason ?? null, at: row.status_since })
         .execute();
+      return true;
     });
   }
 

@@ -1,6 +1,6 @@
 // The per-instance message queue and the record of sent messages (one table: a message moves
 // queued → in_flight → sent | failed, keeping its seq, zaapId and WhatsApp messageId).
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 import { WriteBatcher } from './write-batcher.js';
 import type { DB, MessageRow, NewMessageRow } from './schema.js';
@@ -8,6 +8,19 @@ import type { DB, MessageRow, NewMessageRow } from './schema.js';
 /** The network's view of a sent message, in the only order it may move. */
 export const WA_STATUS_ORDER = ['SENT', 'RECEIVED', 'READ', 'PLAYED'] as const;
 export type WaStatus = (typeof WA_STATUS_ORDER)[number];
+
+/**
+ * The head of an instance's queue without its payload (which may hold a 16 MiB data URI), and the
+ * payload's length: the sender reads a large payload only when it is about to send it.
+ */
+export type QueueHead = Omit<MessageRow, 'payload'> & { payload: string | null; payload_chars: number };
+
+/** Every column but the payload; compiles only while it lists them all. */
+const HEAD_COLUMNS = [
+  'seq', 'zaap_id', 'instance_id', 'message_id', 'phone', 'kind', 'delay_message', 'delay_typing', 'state', 'wa_status',
+  'error', 'attempts', 'created_at', 'updated_at', 'sent_at', 'next_attempt_at', 'error_code', 'media_bytes',
+] as const satisfies readonly Exclude<keyof MessageRow, 'payload'>[];
+const everyHeadColumn: Exclude<keyof MessageRow, 'payload' | (typeof HEAD_COLUMNS)[number]> extends never ? true : never = true;
 
 export type EnqueueOutcome = { ok: true; seq: number } | { ok: false; reason: 'queue_full' | 'instance_gone' };
 
@@ -17,8 +30,11 @@ export interface EnqueueRequest {
   cap: number;
 }
 
+/** A listed message: its payload is null when it was too large to list inline. */
+export type ListedMessage = Omit<MessageRow, 'payload'> & { payload: string | null };
+
 export interface QueuePage {
-  messages: MessageRow[];
+  messages: ListedMessage[];
   /** Opaque cursor for the next page, null at the end. */
   pagingState: string | null;
 }
@@ -36,6 +52,12 @@ export interface SenderTransition {
   to: 'in_flight' | 'sent' | 'failed' | 'queued';
   at: number;
   error: string | null;
+  /** failed, or queued for a retry: the machine-readable code of the failure. */
+  errorCode?: string | null;
+  /** queued for a retry: not tried again before this time (ms). */
+  nextAttemptAt?: number | null;
+  /** queued: the attempt did not count (the link was down, not the message's fault). */
+  refund?: boolean;
 }
 
 /** Every column an enqueue sets, in the order of the prepared insert's parameters. */
@@ -54,15 +76,21 @@ const ENQUEUE_COLUMNS = [
   'created_at',
   'updated_at',
   'sent_at',
+  'media_bytes',
 ] as const satisfies readonly (keyof NewMessageRow)[];
 
 /** A row's values in ENQUEUE_COLUMNS order: the parameters of the compiled one-row insert. */
 function insertParameters(row: NewMessageRow): unknown[] {
-  return ENQUEUE_COLUMNS.map((c) => row[c] ?? null);
+  return ENQUEUE_COLUMNS.map((c) => row[c] ?? (c === 'media_bytes' ? 0 : null));
 }
 
-/** Compiles only while ENQUEUE_COLUMNS lists every column without a default (seq, attempts). */
-const everyColumnListed: Exclude<keyof NewMessageRow, (typeof ENQUEUE_COLUMNS)[number] | 'seq' | 'attempts'> extends never ? true : never = true;
+/** Compiles only while ENQUEUE_COLUMNS lists every column without a default (seq, attempts, the retry columns). */
+const everyColumnListed: Exclude<
+  keyof NewMessageRow,
+  (typeof ENQUEUE_COLUMNS)[number] | 'seq' | 'attempts' | 'next_attempt_at' | 'error_code'
+> extends never
+  ? true
+  : never = true;
 
 export class MessagesRepo {
   private readonly batcher: WriteBatcher<EnqueueRequest, EnqueueOutcome>;
@@ -80,6 +108,7 @@ export class MessagesRepo {
     const template = Object.fromEntries(ENQUEUE_COLUMNS.map((c) => [c, null])) as unknown as NewMessageRow;
     this.insertOne = db.insertInto('messages').values(template).returning('seq').compile().sql;
     void everyColumnListed;
+    void everyHeadColumn;
   }
 
   /** Durably queues a message; resolves after the commit that contains it. */
@@ -157,24 +186,73 @@ export class MessagesRepo {
     return countWaiting(this.db, instanceId);
   }
 
-  async listWaiting(instanceId: string, pageSize: number, pagingState: string | null): Promise<QueuePage> {
+  /**
+   * Queued and in-flight messages (or those in `states`, e.g. the failed ones), oldest first,
+   * paged. A page also ends (with a pagingState) once its payloads reach `budgetChars` — it always
+   * holds at least one message — so a listing is bounded in bytes as well as rows. With
+   * `inlineChars`, a payload longer than that comes back null (read it with payloadOf).
+   */
+  async listWaiting(
+    instanceId: string,
+    pageSize: number,
+    pagingState: string | null,
+    states: readonly string[] = ['queued', 'in_flight'],
+    inlineChars?: number,
+    budgetChars = Number.POSITIVE_INFINITY,
+  ): Promise<QueuePage> {
     const after = pagingState ? Number(Buffer.from(pagingState, 'base64url').toString('utf8')) : 0;
-    const rows = await this.db
+    // The heads and their payloads' lengths first: the payloads are read only for the rows that fit.
+    const heads = await this.db
       .selectFrom('messages')
-      .selectAll()
+      .select([...HEAD_COLUMNS, sql<number>`length(payload)`.as('payload_chars')])
       .where('instance_id', '=', instanceId)
-      .where('state', 'in', ['queued', 'in_flight'])
+      .where('state', 'in', [...states])
       .where('seq', '>', Number.isFinite(after) ? after : 0)
       .orderBy('seq')
       .limit(pageSize + 1)
       .execute();
-    const page = rows.slice(0, pageSize);
+    const page: typeof heads = [];
+    let total = 0;
+    for (const h of heads.slice(0, pageSize)) {
+      const chars = Number(h.payload_chars);
+      if (page.length > 0 && total + chars > budgetChars) break;
+      total += chars;
+      page.push(h);
+    }
+    const inline = page.filter((h) => inlineChars === undefined || Number(h.payload_chars) <= inlineChars).map((h) => h.seq);
+    const payloads = new Map<number, string>();
+    for (let i = 0; i < inline.length; i += 500) {
+      const rows = await this.db.selectFrom('messages').select(['seq', 'payload']).where('seq', 'in', inline.slice(i, i + 500)).execute();
+      for (const r of rows) payloads.set(r.seq, r.payload);
+    }
     const last = page[page.length - 1];
     return {
-      messages: page,
-      pagingState: rows.length > pageSize && last ? Buffer.from(String(last.seq)).toString('base64url') : null,
+      messages: page.map(({ payload_chars: _chars, ...h }) => ({ ...h, payload: payloads.get(h.seq) ?? null })),
+      pagingState: heads.length > page.length && last ? Buffer.from(String(last.seq)).toString('base64url') : null,
     };
   }
+
+  // ─── Outgoing media by reference and queued bytes (hardening #1) ─────────────────────────────
+  /** Payloads of the waiting messages that reference stored media (of one account, or of all). */
+  async waitingMediaPayloads(accountId?: string): Promise<string[]> {
+    let q = this.db.selectFrom('messages').select('payload').where('state', 'in', ['queued', 'in_flight']).where('media_bytes', '>', 0);
+    if (accountId !== undefined) {
+      q = q.where('instance_id', 'in', (eb) => eb.selectFrom('instances').select('id').where('account_id', '=', accountId));
+    }
+    return (await q.execute()).map((r) => r.payload);
+  }
+
+  /** Characters of the payloads waiting for the account's instances (media files not included). */
+  async waitingPayloadChars(accountId: string): Promise<number> {
+    const r = await this.db
+      .selectFrom('messages')
+      .select(sql<number | null>`sum(length(payload))`.as('n'))
+      .where('instance_id', 'in', (eb) => eb.selectFrom('instances').select('id').where('account_id', '=', accountId))
+      .where('state', 'in', ['queued', 'in_flight'])
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
+  }
+  // ─── end of outgoing media by reference ──────────────────────────────────────────────────────
 
   /** Removes every message that has not started sending; returns how many. */
   async clearWaiting(instanceId: string): Promise<number> {
@@ -281,6 +359,32 @@ export class MessagesRepo {
       .executeTakeFirst();
   }
 
+  /**
+   * nextToSend with the payload only when it is at most `inlineChars` long (null otherwise), and
+   * its length: a lane reads a large payload (a data URI) only when it is about to send it.
+   */
+  async nextHead(instanceId: string, inlineChars: number): Promise<QueueHead | undefined> {
+    const row = await this.db
+      .selectFrom('messages')
+      .select([
+        ...HEAD_COLUMNS,
+        sql<number>`length(payload)`.as('payload_chars'),
+        sql<string | null>`case when length(payload) <= ${inlineChars} then payload else null end`.as('payload'),
+      ])
+      .where('instance_id', '=', instanceId)
+      .where('state', 'in', ['queued', 'in_flight'])
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { ...row, payload_chars: Number(row.payload_chars) };
+  }
+
+  /** The payload of one message (the sender's deferred read of a large one). */
+  async payloadOf(seq: number): Promise<string | undefined> {
+    const row = await this.db.selectFrom('messages').select('payload').where('seq', '=', seq).executeTakeFirst();
+    return row?.payload;
+  }
+
   /** Instances with messages still to send: the sender starts a lane for each. */
   async instancesWithWaiting(): Promise<string[]> {
     const rows = await this.db
@@ -305,14 +409,25 @@ export class MessagesRepo {
     return this.transitions.submit({ seq, to: 'sent', at, error: null });
   }
 
-  /** in_flight → failed, with the reason reported in the DeliveryCallback. */
-  markFailed(seq: number, error: string, at: number): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'failed', at, error });
+  /** in_flight → failed, with the reason (and its code) reported in the DeliveryCallback. */
+  markFailed(seq: number, error: string, at: number, errorCode: string | null = null): Promise<boolean> {
+    return this.transitions.submit({ seq, to: 'failed', at, error, errorCode });
   }
 
-  /** in_flight → queued (the network was not reachable); it keeps its seq, so it stays first. */
+  /**
+   * in_flight → queued (the network was not reachable); it keeps its seq, so it stays first. The
+   * attempt the claim counted is given back: a link that is down is not the message's fault.
+   */
   requeue(seq: number, at: number): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'queued', at, error: null });
+    return this.transitions.submit({ seq, to: 'queued', at, error: null, refund: true });
+  }
+
+  /**
+   * in_flight → queued after a failure that may pass: the attempt stays counted, and the message
+   * is not tried again before `nextAttemptAt`. Both survive a restart (the retry budget).
+   */
+  retryLater(seq: number, at: number, nextAttemptAt: number, error: string, errorCode: string | null): Promise<boolean> {
+    return this.transitions.submit({ seq, to: 'queued', at, error, errorCode, nextAttemptAt });
   }
 
   private async applyTransitions(items: readonly SenderTransition[]): Promise<boolean[]> {
@@ -324,8 +439,12 @@ export class MessagesRepo {
           q = q.set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('state', 'in', ['queued', 'in_flight']);
         } else {
           q = q.where('state', '=', 'in_flight');
-          if (t.to === 'sent') q = q.set({ sent_at: t.at, error: null });
-          if (t.to === 'failed') q = q.set({ error: t.error });
+          if (t.to === 'sent') q = q.set({ sent_at: t.at, error: null, error_code: null, next_attempt_at: null });
+          if (t.to === 'failed') q = q.set({ error: t.error, error_code: t.errorCode ?? null, next_attempt_at: null });
+          if (t.to === 'queued' && t.refund) q = q.set((eb) => ({ attempts: eb('attempts', '-', 1) }));
+          if (t.to === 'queued' && t.nextAttemptAt != null) {
+            q = q.set({ next_attempt_at: t.nextAttemptAt, error: t.error, error_code: t.errorCode ?? null });
+          }
         }
         const r = await q.executeTakeFirst();
         out.push(Number(r.numUpdatedRows) > 0);

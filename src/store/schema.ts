@@ -24,11 +24,25 @@ export interface InstancesTable {
   antiban: Flag;
   disable_enqueue_when_disconnected: Flag;
   list_mode: string;
+  /** send-kinds (007): closing line of numbered-text lists; null = the default wording. */
+  list_reply_hint: string | null;
   notify_sent_by_me: Flag;
   webhook_secret: string;
   webhook_secret_previous: string | null;
   created_at: number;
   paired_at: number | null;
+  /** 009: mark received messages read once committed (update-auto-read-message). */
+  auto_read_message: Generated<Flag>;
+  /** 009: also status posts (update-auto-read-status; needs auto_read_message). */
+  auto_read_status: Generated<Flag>;
+  /** 009: reject incoming calls (update-call-reject-auto). */
+  call_reject_auto: Generated<Flag>;
+  /** 009: sent to a caller whose call was rejected; null = nothing sent. */
+  call_reject_message: string | null;
+  /** 011: the instance's proxy (src/net/proxy.ts), credentials included; null = none. */
+  proxy_url: string | null;
+  /** 011: use proxy_url (Z-API's `enable`); without a URL it has no effect. */
+  proxy_enabled: Generated<Flag>;
 }
 
 export interface InstanceStatusHistoryTable {
@@ -79,6 +93,22 @@ export interface MessagesTable {
   created_at: number;
   updated_at: number;
   sent_at: number | null;
+  /** While a failed attempt waits for its retry: not before this time (006-sending). */
+  next_attempt_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Machine-readable code of the last failure, reported with `error` (006-sending). */
+  error_code: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Bytes of the stored outgoing media files the message references (008-quotas); 0 for none. */
+  media_bytes: ColumnType<number, number | undefined, number>;
+}
+
+/** A Client-Token rotation or an account deletion, for running servers to apply (008-quotas). */
+export interface AccountChangesTable {
+  seq: Generated<number>;
+  account_id: string;
+  kind: string;
+  /** delete: JSON array of the account's instance ids. */
+  instance_ids: string | null;
+  at: number;
 }
 
 export interface PendingGroupsTable {
@@ -132,6 +162,22 @@ export interface PhoneChecksTable {
   checked_at: number;
 }
 
+/** phone-exists-batch jobs too large to answer in the request's time (012-phone-check-jobs). */
+export interface PhoneCheckJobsTable {
+  id: string;
+  instance_id: string;
+  status: 'running' | 'done' | 'failed';
+  /** JSON array of the request's numbers, in input order. */
+  phones: string;
+  total: number;
+  done: Generated<number>;
+  /** JSON array of the answers, once done. */
+  results: string | null;
+  error: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
 /** Recent messages an instance sent or received, as the engine needs them again (002-engine). */
 export interface WaMessagesTable {
   instance_id: string;
@@ -165,6 +211,92 @@ export interface AntibanStateTable {
   updated_at: number;
 }
 
+/** A network message an instance has reported as an event: at most one event per id (005-receiving). */
+export interface InboundMessagesTable {
+  instance_id: string;
+  message_id: string;
+  received_at: number;
+}
+
+export type MediaFileStatus = 'pending' | 'stored' | 'failed';
+
+/** A media file a received message carries (005-receiving). */
+export interface MediaFilesTable {
+  id: string;
+  instance_id: string;
+  message_id: string;
+  kind: string;
+  mimetype: string;
+  file_name: string | null;
+  status: MediaFileStatus;
+  sha256: string | null;
+  size: number | null;
+  error: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  source: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Secrets the gateway makes for itself (the media link key), shared by every node (005-receiving). */
+export interface GatewaySecretsTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
+/** A conversation as the account sees it (010-chats). */
+export interface ChatsTable {
+  instance_id: string;
+  /** `<digits>`, `<digits>-group` or `<digits>@lid`. */
+  chat_id: string;
+  jid: string;
+  is_group: Flag;
+  name: string | null;
+  /** ms; 0 while no message is known. */
+  last_message_at: number;
+  last_message_id: string | null;
+  last_message_from_me: Flag;
+  /** Received since last read; -1 = marked unread. */
+  unread: number;
+  archived: Flag;
+  /** ms when pinned; 0 = not pinned. */
+  pinned_at: number;
+  /** ms until which the chat is muted; -1 = for ever; null = not muted. */
+  muted_until: number | null;
+  ephemeral: number | null;
+  updated_at: number;
+}
+
+/** A person the instance has seen (010-chats). */
+export interface ContactsTable {
+  instance_id: string;
+  phone: string;
+  lid: string | null;
+  name: string | null;
+  short: string | null;
+  notify: string | null;
+  vname: string | null;
+  img_url: string | null;
+  img_fetched_at: number | null;
+  blocked: Flag;
+  updated_at: number;
+}
+
+/** A recent message of a chat, bounded (010-chats). */
+export interface ChatMessagesTable {
+  instance_id: string;
+  chat_id: string;
+  message_id: string;
+  from_me: Flag;
+  sender: string | null;
+  at: number;
+  type: string;
+  body: string | null;
+  media_id: string | null;
+  status: string;
+}
+
 export interface DB {
   accounts: AccountsTable;
   instances: InstancesTable;
@@ -173,13 +305,21 @@ export interface DB {
   auth_creds: AuthCredsTable;
   auth_keys: AuthKeysTable;
   messages: MessagesTable;
+  account_changes: AccountChangesTable;
   pending_groups: PendingGroupsTable;
   events: EventsTable;
   instance_contacts: InstanceContactsTable;
   antiban_state: AntibanStateTable;
   webhook_deliveries: WebhookDeliveriesTable;
   phone_checks: PhoneChecksTable;
+  phone_check_jobs: PhoneCheckJobsTable;
   wa_messages: WaMessagesTable;
+  inbound_messages: InboundMessagesTable;
+  media_files: MediaFilesTable;
+  gateway_secrets: GatewaySecretsTable;
+  chats: ChatsTable;
+  contacts: ContactsTable;
+  chat_messages: ChatMessagesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -192,5 +332,10 @@ export type PendingGroupRow = Selectable<PendingGroupsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WaMessageRow = Selectable<WaMessagesTable>;
+export type MediaFileRow = Selectable<MediaFilesTable>;
 export type PhoneCheckRow = Selectable<PhoneChecksTable>;
+export type PhoneCheckJobRow = Selectable<PhoneCheckJobsTable>;
 export type AntibanStateRow = Selectable<AntibanStateTable>;
+export type ChatRow = Selectable<ChatsTable>;
+export type ContactRow = Selectable<ContactsTable>;
+export type ChatMessageRow = Selectable<ChatMessagesTable>;

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
-export const WEBHOOK_KINDS = ['received', 'message_status', 'delivery', 'connected', 'disconnected'] as const;
+export const WEBHOOK_KINDS = ['received', 'message_status', 'delivery', 'connected', 'disconnected', 'chat_presence'] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
 export interface WebhookTarget {

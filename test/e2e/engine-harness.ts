@@ -82,6 +82,18 @@ export class WebhookReceiver {
   }
 }
 
+/** Polls `read` until `done` holds (bounded), failing with `what` and the last value read. */
+export async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (!done(last)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last ${JSON.stringify(last).slice(0, 500)}`);
+    await sleep(50);
+    last = await read();
+  }
+  return last;
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -103,12 +115,16 @@ export interface Harness {
   waitForStatus(inst: Instance, status: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** A new gateway over the same database (a restart); the old one is closed first. */
   restartGateway(): Promise<void>;
+  /** Closes the gateway (as on SIGTERM); startGateway() brings a new one up on the same data. */
+  stopGateway(): Promise<void>;
+  startGateway(): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface HarnessOptions {
   simnet?: SimnetOptions;
   engine?: GatewayOverrides['engine'];
+  phoneCheckJobs?: GatewayOverrides['phoneCheckJobs'];
   env?: Record<string, string>;
 }
 
@@ -143,6 +159,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       sqliteFile: join(dataDir, 'zapgate.db'),
       collectProcessMetrics: false,
       engine: { mediaAgent, ...options.engine },
+      ...(options.phoneCheckJobs ? { phoneCheckJobs: options.phoneCheckJobs } : {}),
     });
     if (!clientToken) clientToken = (await gateway.accounts.create('e2e')).clientToken;
     url = await gateway.listen();
@@ -225,6 +242,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async restartGateway() {
       await gateway.close();
+      await boot();
+    },
+    async stopGateway() {
+      await gateway.close();
+    },
+    async startGateway() {
       await boot();
     },
     async close() {

@@ -52,12 +52,16 @@ describe('engine lifecycle (gateway + Baileys + simnet)', () => {
 
     const loc = await h.admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'location', latitude: -23.55, longitude: -46.63, name: 'Sé' });
     const l = await h.webhooks.waitFor((w) => w.body.messageId === loc.messageId, 15_000, 'incoming location');
-    assert.deepEqual(l.body.location, { latitude: -23.55, longitude: -46.63, name: 'Sé' });
+    assert.deepEqual(l.body.location, { latitude: -23.55, longitude: -46.63, name: 'Sé', url: 'https://maps.google.com/maps?q=-23.55,-46.63' });
 
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
     const img = await h.admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'image', imageBase64: png.toString('base64'), mimetype: 'image/png', caption: 'a dot' });
     const i = await h.webhooks.waitFor((w) => w.body.messageId === img.messageId, 15_000, 'incoming image');
-    assert.deepEqual(i.body.image, { caption: 'a dot', mimeType: 'image/png' });
+    const image = i.body.image as Record<string, unknown>;
+    assert.equal(image.caption, 'a dot');
+    assert.equal(image.mimeType, 'image/png');
+    assert.equal(image.viewOnce, false);
+    assert.match(String(image.imageUrl), /^http:\/\/127\.0\.0\.1:\d+\/media\/[^?]+\?exp=\d+&sig=/);
 
     const reply = await h.admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'reply', text: 'about that', quotedId: text.messageId });
     const r = await h.webhooks.waitFor((w) => w.body.messageId === reply.messageId, 15_000, 'incoming reply');
@@ -72,10 +76,10 @@ describe('engine lifecycle (gateway + Baileys + simnet)', () => {
     assert.deepEqual(list.map((x) => [x.inputPhone, x.exists]), [[CONTACT, true], ['+49 30 1234567', false], ['5511977770003', true]]);
     assert.equal(list[0]!.outputPhone, CONTACT);
     const { lid } = await h.admin.user(CONTACT);
-    assert.equal(list[0]!.lid, lid.split('@')[0]);
+    assert.equal(list[0]!.lid, `${lid.split('@')[0]}@lid`, 'the LID as Z-API answers it: an address');
     assert.equal(list[1]!.lid, null);
     const one = await h.call('GET', `${inst.prefix}/phone-exists/${CONTACT}`);
-    assert.deepEqual(one.json, { exists: true, phone: CONTACT, lid: lid.split('@')[0] });
+    assert.deepEqual(one.json, { exists: true, phone: CONTACT, lid: `${lid.split('@')[0]}@lid` });
   });
 
   test('a received message can be deleted for me', async () => {

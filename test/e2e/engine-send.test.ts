@@ -131,8 +131,9 @@ describe('engine sends (gateway + sender + Baileys + simnet)', () => {
     });
     const got = await receivedBy(CARLA, id);
     assert.equal(got.type, 'poll');
-    assert.deepEqual(got.poll, { name: 'Plans\n\nWhich plan?', options: ['Basic', 'Pro'], selectableCount: 1 });
-    const vote = await h.admin.sendAsContact({ from: CARLA, to: OWNER, type: 'pollVote', pollId: id, options: ['Pro'] });
+    // The button label closes the question; a description rides on its option's line.
+    assert.deepEqual(got.poll, { name: 'Plans\n\nWhich plan?\n\nSee plans', options: ['Basic', 'Pro — best'], selectableCount: 1 });
+    const vote = await h.admin.sendAsContact({ from: CARLA, to: OWNER, type: 'pollVote', pollId: id, options: ['Pro — best'] });
     const answer = await h.webhooks.waitFor((w) => w.body.messageId === vote.messageId, 15_000, 'poll vote');
     assert.deepEqual(answer.body.listResponseMessage, { message: 'Pro', title: 'Pro', selectedRowId: 'pro' });
     assert.equal(answer.body.referenceMessageId, id);

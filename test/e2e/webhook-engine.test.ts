@@ -138,7 +138,7 @@ describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
 
     const loc = await admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'location', latitude: -23.55, longitude: -46.63, name: 'Sé', address: 'Praça da Sé' });
     const l = await waitAt('/received', (p) => p.messageId === loc.messageId, 'incoming location');
-    assert.deepEqual(l.location, { latitude: -23.55, longitude: -46.63, name: 'Sé', address: 'Praça da Sé' });
+    assert.deepEqual(l.location, { latitude: -23.55, longitude: -46.63, name: 'Sé', address: 'Praça da Sé', url: 'https://maps.google.com/maps?q=-23.55,-46.63' });
 
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
     const img = await admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'image', imageBase64: png, mimetype: 'image/png', caption: 'a dot' });

@@ -44,6 +44,8 @@ export interface SpawnOptions {
   cwd?: string;
   /** Extra node flags, e.g. ['--cpu-prof']. */
   nodeArgs?: string[];
+  /** false: return at once, without waiting for /readyz (for a process expected to refuse to start). */
+  waitReady?: boolean;
 }
 
 export async function spawnGateway(options: SpawnOptions): Promise<GatewayProcess> {
@@ -91,6 +93,7 @@ export async function spawnGateway(options: SpawnOptions): Promise<GatewayProces
       if (!done) await proc.kill9();
     },
   };
+  if (options.waitReady === false) return proc;
   try {
     await waitReady(proc, 60_000);
   } catch (e) {

@@ -75,8 +75,8 @@ export function scriptedSessions(): ScriptedSessions {
         return { inputPhone: p, exists, outputPhone: p, lid: exists ? `${p.slice(-6)}99@lid` : null };
       });
     },
-    async createGroup(id, subject, phones): Promise<CreatedGroup> {
-      calls.push({ op: 'createGroup', instanceId: id, args: { subject, phones } });
+    async createGroup(id, subject, phones, requestId): Promise<CreatedGroup> {
+      calls.push({ op: 'createGroup', instanceId: id, args: { subject, phones, requestId } });
       if (self.failCreateGroup) throw errors.networkRefused(self.failCreateGroup);
       return { groupId: SAMPLE_GROUP.phone, inviteLink: SAMPLE_GROUP.invitationLink, phonesNotAdded: phones.slice(1) };
     },
@@ -95,6 +95,10 @@ export function scriptedSessions(): ScriptedSessions {
     },
     async deleteMessage(id, request: DeleteMessageRequest) {
       calls.push({ op: 'deleteMessage', instanceId: id, args: request });
+    },
+    async readMessage(id, request) {
+      calls.push({ op: 'readMessage', instanceId: id, args: request });
+      if (!connected.has(id)) throw errors.notConnected();
     },
   };
   return self;

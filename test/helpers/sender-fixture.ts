@@ -32,7 +32,7 @@ export interface SentRecord {
 export interface PresenceRecord {
   instanceId: string;
   phone: string;
-  state: 'composing' | 'paused';
+  state: 'composing' | 'recording' | 'paused';
   at: number;
 }
 
@@ -88,7 +88,7 @@ export class ScriptedTransport implements MessageTransport {
     this.check();
   }
 
-  async sendPresence(instanceId: string, phone: string, state: 'composing' | 'paused'): Promise<void> {
+  async sendPresence(instanceId: string, phone: string, state: 'composing' | 'recording' | 'paused'): Promise<void> {
     this.presences.push({ instanceId, phone, state, at: this.clock.now() });
   }
 

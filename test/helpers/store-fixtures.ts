@@ -41,11 +41,16 @@ export function instanceRow(accountId: string, overrides: Partial<NewInstanceRow
     antiban: 0,
     disable_enqueue_when_disconnected: 0,
     list_mode: 'poll',
+    list_reply_hint: null,
     notify_sent_by_me: 0,
     webhook_secret: `whsec_${randomBytes(32).toString('base64')}`,
     webhook_secret_previous: null,
     created_at: 1_700_000_000_000,
     paired_at: null,
+    auto_read_message: 0,
+    auto_read_status: 0,
+    call_reject_auto: 0,
+    call_reject_message: null,
     ...overrides,
   };
 }

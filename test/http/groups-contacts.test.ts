@@ -118,9 +118,9 @@ describe('groups and contacts with a scripted session', () => {
       inviteLink: SAMPLE_GROUP.invitationLink,
       phonesNotAdded: ['5511988887777'],
     });
-    // The engine got normalised numbers.
+    // The engine got normalised numbers, and the pending id as the request's name on the network.
     const call = sessions.calls.find((c) => c.op === 'createGroup');
-    assert.deepEqual(call?.args, { subject: 'Family', phones: ['5511999990000', '5511988887777'] });
+    assert.deepEqual(call?.args, { subject: 'Family', phones: ['5511999990000', '5511988887777'], requestId: r.json.groupId });
     // Every group operation accepts the pending id once created.
     const s = await g.request('POST', `${inst.prefix}/update-group-settings`, { body: { phone: r.json.groupId, adminOnlyMessage: true } });
     assert.deepEqual(s.body, { value: true });

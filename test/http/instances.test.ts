@@ -175,8 +175,9 @@ describe('framework-level answers', () => {
   test('JSON body over 1 MiB → 413; a media route takes up to 16 MiB', async () => {
     const big = { phone: '5511999990000', message: 'x'.repeat(1024 * 1024 + 10) };
     expectError(await g.request('POST', `${inst.prefix}/send-text`, { body: big }), 413, 'Payload Too Large');
-    // 2 MiB of data URI passes the size check on a media route (and is queued).
-    const image = `data:image/png;base64,${'A'.repeat(2 * 1024 * 1024)}`;
+    // 2 MiB of data URI (a real PNG, padded) passes the size check on a media route (and is queued).
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    const image = `data:image/png;base64,${Buffer.concat([png, Buffer.alloc(1536 * 1024)]).toString('base64')}`;
     const ok = await g.request('POST', `${inst.prefix}/send-image`, { body: { phone: '5511999990000', image } });
     assert.equal(ok.status, 200, ok.text.slice(0, 200));
     const huge = `data:image/png;base64,${'A'.repeat(16 * 1024 * 1024 + 16)}`;

@@ -24,6 +24,11 @@ const KIND: Record<string, string> = {
   'send-location': 'location',
   'send-option-list': 'option-list',
   'send-button-list': 'button-list',
+  'send-audio': 'audio',
+  'send-video': 'video',
+  'send-ptv': 'ptv',
+  'send-gif': 'gif',
+  'send-document/pdf': 'document',
 };
 
 describe('send operations', () => {

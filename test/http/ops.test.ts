@@ -41,8 +41,17 @@ describe('operations endpoints', () => {
     assert.match(r.text, /zapgate_http_requests_total\{method="GET",route="\/instances\/:instanceId\/token\/:instanceToken\/status",status="200"\} 1/);
     assert.match(r.text, /zapgate_http_requests_total\{method="GET",route="\/instances",status="401"\} 1/);
     assert.match(r.text, /zapgate_http_request_duration_seconds_bucket/);
-    assert.ok(!r.text.includes(inst.instanceToken));
+    assert.ok(!r.text.includes(inst.instanceToken), 'no token in the metrics');
     assert.ok(!r.text.includes(inst.instanceId), 'routes are labelled by pattern, not by instance');
+  });
+
+  test('GET /metrics counts durable enqueues by content type', async () => {
+    const inst = await g.createInstance('enqueued');
+    for (let i = 0; i < 3; i++) assert.equal((await g.request('POST', `${inst.prefix}/send-text`, { body: { phone: '5511999990000', message: `m${i}` } })).status, 200);
+    await g.request('POST', `${inst.prefix}/send-location`, { body: { phone: '5511999990000', latitude: '-23.5', longitude: '-46.6' } });
+    const r = await g.request('GET', '/metrics', { token: null });
+    assert.match(r.text, /zapgate_messages_enqueued_total\{kind="text"\} 3/);
+    assert.match(r.text, /zapgate_messages_enqueued_total\{kind="location"\} 1/);
   });
 
   test('GET /openapi.json is OpenAPI 3.1 and lists every registered route', async () => {

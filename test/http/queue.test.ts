@@ -44,6 +44,22 @@ describe('queue listing and removal', () => {
     assert.deepEqual(seen.map((m) => [m.zaapId, m.messageId]), sent.map((m) => [m.zaapId, m.messageId]));
   });
 
+  test("each item carries Z-API's field names beside zapgate's", async () => {
+    const r = await g.request('GET', `${inst.prefix}/queue?pageSize=1`);
+    const [item] = (r.body as { messages: Record<string, unknown>[] }).messages;
+    assert.ok(item, 'one item');
+    assert.equal(item._id, sent[0]!.zaapId);
+    assert.equal(item.ZaapId, sent[0]!.zaapId);
+    assert.equal(item.MessageId, sent[0]!.messageId);
+    assert.equal(item.InstanceId, inst.instanceId);
+    assert.equal(item.Phone, PHONE);
+    assert.equal(item.Message, 'm0', 'the text');
+    assert.equal(item.DelayMessage, -1, 'no delay asked: -1 as Z-API');
+    assert.equal(item.DelayTyping, 0);
+    assert.equal(item.IsTrial, false);
+    assert.equal(typeof item.Created, 'number');
+  });
+
   test('POST /queue pages the same way; body optional', async () => {
     const first = await g.request('POST', `${inst.prefix}/queue`, { body: { pageSize: 5 } });
     assert.equal(first.status, 200);
@@ -54,6 +70,8 @@ describe('queue listing and removal', () => {
     const p2 = second.body as Page;
     assert.equal(p2.messages.length, 2);
     assert.equal(p2.pagingState, null);
+    assert.equal((p1 as Page & { hasMore: boolean }).hasMore, true, 'hasMore while a page follows');
+    assert.equal((p2 as Page & { hasMore: boolean }).hasMore, false, 'and not on the last page');
     assert.deepEqual([...p1.messages, ...p2.messages].map((m) => m.zaapId), sent.map((m) => m.zaapId));
     const noBody = await g.request('POST', `${inst.prefix}/queue`);
     assert.equal(noBody.status, 200, noBody.text);
@@ -99,7 +117,7 @@ describe('queue listing and removal', () => {
     const r = await g.request('DELETE', `${inst.prefix}/queue`);
     assert.deepEqual(r.body, { value: true });
     assert.deepEqual((await g.request('GET', `${inst.prefix}/queue/count`)).body, { count: 0 });
-    assert.deepEqual((await g.request('GET', `${inst.prefix}/queue`)).body, { messages: [], pagingState: null });
+    assert.deepEqual((await g.request('GET', `${inst.prefix}/queue`)).body, { messages: [], pagingState: null, hasMore: false });
   });
 });
 

@@ -92,7 +92,7 @@ describe('webhook delivery to an HTTPS receiver', () => {
 
     const received: ReceivedCallback[] = [
       text('hello'),
-      text('', { text: undefined, image: { imageUrl: 'https://files.example/img.jpg', caption: 'a cat', mimeType: 'image/jpeg' } }),
+      text('', { text: undefined, image: { imageUrl: 'https://files.example/img.jpg', caption: 'a cat', mimeType: 'image/jpeg', viewOnce: false } }),
       text('', { text: undefined, location: { latitude: -23.55, longitude: -46.63, name: 'Praça da Sé', address: 'São Paulo' } }),
       text('', { text: undefined, sticker: { stickerUrl: 'https://files.example/s.webp', mimeType: 'image/webp' } }),
       text('', { text: undefined, listResponseMessage: { message: 'Pick one', title: 'Option 2', selectedRowId: '2' }, referenceMessageId: '3EB0AAAAAAAAAAAAAAAAAA' }),

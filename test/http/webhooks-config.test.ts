@@ -10,6 +10,7 @@ const ROUTES: [string, string][] = [
   ['update-webhook-delivery', 'delivery'],
   ['update-webhook-connected', 'connected'],
   ['update-webhook-disconnected', 'disconnected'],
+  ['update-webhook-chat-presence', 'chat_presence'],
 ];
 const GOOD = 'https://hooks.example.com/zapgate';
 
@@ -103,7 +104,7 @@ describe('webhook URLs (default policy)', () => {
     assert.deepEqual(await hooks(g, own), { delivery: GOOD });
   });
 
-  test('update-every-webhooks sets all five; notifySentByMe is stored; "" clears all', async () => {
+  test('update-every-webhooks sets all six; notifySentByMe is stored; "" clears all', async () => {
     const own = await g.createInstance('every');
     const r = await g.request('PUT', `${own.prefix}/update-every-webhooks`, { body: { value: GOOD, notifySentByMe: true } });
     assert.deepEqual(r.body, { value: true });

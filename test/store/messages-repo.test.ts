@@ -12,8 +12,10 @@ storeTest('messages: enqueue stores the row as given and returns its seq', async
   assert.ok(stored && out.ok);
   assert.equal(stored.seq, out.seq);
   assert.equal(typeof stored.seq, 'number');
-  const { seq: _seq, attempts, ...rest } = stored;
+  const { seq: _seq, attempts, next_attempt_at, error_code, media_bytes, ...rest } = stored;
   assert.equal(attempts, 0);
+  // The retry columns (006-sending) start empty.
+  assert.deepEqual([next_attempt_at, error_code, Number(media_bytes)], [null, null, 0]);
   assert.deepEqual(rest, row);
 });
 

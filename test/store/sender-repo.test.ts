@@ -91,3 +91,42 @@ storeTest('the anti-ban pause is kept per instance and overwritten', async (stor
   await store.antiban.savePause(id, { pausedUntil: 9000, reason: 'nack 475', restrictions: 2, lastRestrictionAt: 2000 }, 2000);
   assert.deepEqual(await store.antiban.pause(id), { pausedUntil: 9000, reason: 'nack 475', restrictions: 2, lastRestrictionAt: 2000 });
 });
+
+storeTest('a retry keeps the attempt counted and stores when and why; a requeue gives the attempt back', async (store) => {
+  const id = await setup(store);
+  const [a] = (await enqueue(store, id, 1)) as [number];
+  assert.equal(await store.messages.claim(a, 1), true);
+  assert.equal(await store.messages.retryLater(a, 2, 5_000, 'image: download failed: HTTP 503', 'MEDIA_DOWNLOAD_FAILED'), true);
+  await store.messages.drain();
+  let head = await store.messages.nextToSend(id);
+  assert.deepEqual([head?.state, head?.attempts, Number(head?.next_attempt_at), head?.error, head?.error_code], [
+    'queued', 1, 5_000, 'image: download failed: HTTP 503', 'MEDIA_DOWNLOAD_FAILED',
+  ]);
+  assert.equal(await store.messages.claim(a, 6_000), true);
+  assert.equal(await store.messages.requeue(a, 6_001), true);
+  await store.messages.drain();
+  head = await store.messages.nextToSend(id);
+  assert.equal(head?.attempts, 1, 'the link was down: that attempt does not count');
+  assert.equal(await store.messages.claim(a, 7_000), true);
+  assert.equal(await store.messages.markFailed(a, 'gave up', 7_001, 'MEDIA_DOWNLOAD_FAILED'), true);
+  await store.messages.drain();
+  const failed = await store.messages.findByZaapId(id, head!.zaap_id);
+  assert.deepEqual([failed?.state, failed?.attempts, failed?.next_attempt_at, failed?.error_code], ['failed', 2, null, 'MEDIA_DOWNLOAD_FAILED']);
+});
+
+storeTest('the head carries its payload only up to a size; a larger one is read on its own', async (store) => {
+  const id = await setup(store);
+  const small = messageRow(id);
+  const large = messageRow(id, { payload: JSON.stringify({ content: { type: 'document', document: 'x'.repeat(5_000), extension: 'pdf' } }) });
+  const a = await store.messages.enqueue({ row: small, cap: 0 });
+  const b = await store.messages.enqueue({ row: large, cap: 0 });
+  assert.ok(a.ok && b.ok);
+  const first = await store.messages.nextHead(id, 1_000);
+  assert.deepEqual([first?.seq, first?.payload, first?.payload_chars], [a.seq, small.payload, small.payload.length]);
+  assert.equal(await store.messages.claim(a.seq, 1), true);
+  assert.equal(await store.messages.markSent(a.seq, 2), true);
+  await store.messages.drain();
+  const second = await store.messages.nextHead(id, 1_000);
+  assert.deepEqual([second?.seq, second?.payload, second?.payload_chars], [b.seq, null, large.payload.length]);
+  assert.equal(await store.messages.payloadOf(b.seq), large.payload);
+});

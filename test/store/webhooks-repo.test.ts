@@ -29,7 +29,7 @@ storeTest('webhooks: an empty URL clears those kinds only', async (store) => {
   const { instanceId } = await seedInstance(store);
   await store.webhooks.set(instanceId, WEBHOOK_KINDS, URL_A, 1);
   await store.webhooks.set(instanceId, ['received', 'delivery'], '', 2);
-  assert.deepEqual(Object.keys(byKind(await store.webhooks.list(instanceId))).sort(), ['connected', 'disconnected', 'message_status']);
+  assert.deepEqual(Object.keys(byKind(await store.webhooks.list(instanceId))).sort(), ['chat_presence', 'connected', 'disconnected', 'message_status']);
   await store.webhooks.set(instanceId, WEBHOOK_KINDS, '', 3);
   assert.deepEqual(await store.webhooks.list(instanceId), []);
 });

@@ -134,3 +134,20 @@ test('an invalid secret variable is named but its value is never echoed', () => 
     );
   }
 });
+
+describe('loadConfig: HTTP connection limits', () => {
+  test('defaults: headers 10 s, body 60 s, request 120 s, keep-alive 5 s, 1024 connections, 128 per address', () => {
+    assert.deepEqual(
+      { ...loadConfig({}).http },
+      { headersTimeoutMs: 10_000, bodyTimeoutMs: 60_000, requestTimeoutMs: 120_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024, maxConnectionsPerAddress: 128 },
+    );
+  });
+
+  test('a headers timeout longer than the body timeout is refused, naming the variable', () => {
+    assert.throws(
+      () => loadConfig({ ZAPGATE_HTTP_HEADERS_TIMEOUT_MS: '90000', ZAPGATE_HTTP_BODY_TIMEOUT_MS: '60000' }),
+      (err: unknown) => err instanceof ConfigError && err.variable === 'ZAPGATE_HTTP_HEADERS_TIMEOUT_MS',
+    );
+    assert.throws(() => loadConfig({ ZAPGATE_HTTP_MAX_CONNECTIONS: '0' }), (err: unknown) => err instanceof ConfigError && err.variable === 'ZAPGATE_HTTP_MAX_CONNECTIONS');
+  });
+});

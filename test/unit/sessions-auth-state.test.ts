@@ -101,3 +101,36 @@ for (const d of dialects) {
     });
   });
 }
+
+for (const d of dialects) {
+  test(`${d.name}: a read while a write is still committing sees the write (a send and a decryption share session records)`, async () => {
+    await withInstance(d.open, async (store, id) => {
+      // The store's commit takes a while (group commit, fsync): hold it open here.
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const slow = {
+        ...store.auth,
+        readCreds: store.auth.readCreds.bind(store.auth),
+        writeCreds: store.auth.writeCreds.bind(store.auth),
+        readKeys: store.auth.readKeys.bind(store.auth),
+        wipe: store.auth.wipe.bind(store.auth),
+        async writeKeys(i: string, w: Parameters<typeof store.auth.writeKeys>[1]) {
+          await gate;
+          return store.auth.writeKeys(i, w);
+        },
+      };
+      const { state } = await loadAuthState(store.auth, id, () => 1);
+      await state.keys.set({ session: { s1: Buffer.from('v1'), s2: Buffer.from('gone soon') } });
+      const { state: racing } = await loadAuthState(slow, id, () => 1);
+      const writing = racing.keys.set({ session: { s1: Buffer.from('v2'), s2: null } });
+      const during = await racing.keys.get('session', ['s1', 's2']);
+      assert.deepEqual(Buffer.from(during.s1!), Buffer.from('v2'), 'the value being written, not the one the store still holds');
+      assert.equal(during.s2, undefined, 'a deletion being written reads as absent');
+      release();
+      await writing;
+      const after = await racing.keys.get('session', ['s1', 's2']);
+      assert.deepEqual(Buffer.from(after.s1!), Buffer.from('v2'), 'and from the store once committed');
+      assert.equal(after.s2, undefined, 'the deletion is committed');
+    });
+  });
+}

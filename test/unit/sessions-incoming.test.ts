@@ -22,6 +22,8 @@ function context(lists: StoredList[] = []): IncomingContext {
     chatName: async () => 'Family',
     listById: async (id) => lists.find((l) => l.messageId === id),
     latestList: async () => lists[lists.length - 1],
+    stored: async () => undefined,
+    media: async (messageId, parts) => new Map(parts.map((p) => [p.part, `https://gw.test/media/${messageId}.${p.part}`])),
   };
 }
 
@@ -51,11 +53,20 @@ test('a reply carries referenceMessageId; a group message names its participant 
 
 test('location, image, sticker and reaction each map to their content key', async () => {
   const loc = await toReceivedCallback(msg({ locationMessage: { degreesLatitude: -23.5, degreesLongitude: -46.6, name: 'SP' } }), context());
-  assert.deepEqual(loc?.location, { latitude: -23.5, longitude: -46.6, name: 'SP' });
-  const img = await toReceivedCallback(msg({ imageMessage: { caption: 'cat', mimetype: 'image/png' } }), context());
-  assert.deepEqual(img?.image, { caption: 'cat', mimeType: 'image/png' });
-  const st = await toReceivedCallback(msg({ stickerMessage: { mimetype: 'image/webp' } }), context());
-  assert.deepEqual(st?.sticker, { mimeType: 'image/webp' });
+  assert.deepEqual(loc?.location, { latitude: -23.5, longitude: -46.6, name: 'SP', url: 'https://maps.google.com/maps?q=-23.5,-46.6' });
+  const file = { directPath: '/v/t62/x.enc', mediaKey: Buffer.alloc(32, 1) };
+  const img = await toReceivedCallback(msg({ imageMessage: { ...file, caption: 'cat', mimetype: 'image/png', width: 10, height: 20, jpegThumbnail: Buffer.from([1, 2]) } }), context());
+  assert.deepEqual(img?.image, {
+    imageUrl: 'https://gw.test/media/MSG1.file',
+    thumbnailUrl: 'https://gw.test/media/MSG1.thumbnail',
+    caption: 'cat',
+    mimeType: 'image/png',
+    width: 10,
+    height: 20,
+    viewOnce: false,
+  });
+  const st = await toReceivedCallback(msg({ stickerMessage: { ...file, mimetype: 'image/webp' } }), context());
+  assert.deepEqual(st?.sticker, { stickerUrl: 'https://gw.test/media/MSG1.file', mimeType: 'image/webp' });
   const re = await toReceivedCallback(msg({ reactionMessage: { key: { id: 'TARGET', fromMe: true, remoteJid: '222000@lid' }, text: '👍', senderTimestampMs: 5 } }), context());
   assert.equal(re?.reaction?.value, '👍');
   assert.equal(re?.reaction?.referencedMessage.messageId, 'TARGET');

@@ -27,7 +27,7 @@ test('lists longer than a poll can hold fall back to numbered text', () => {
 
 test('a numbered reply maps to its option; anything else does not', () => {
   const meta = optionListMeta(options, 'text');
-  const text = numberedText('Lunch?', meta, 'Menu', options.map((o) => o.description));
+  const text = numberedText('Lunch?', meta, { title: 'Menu', descriptions: options.map((o) => o.description) });
   assert.match(text, /1\. Pizza — cheese\n2\. Sushi\n3\. Pizza — again/);
   assert.equal(optionForNumber(meta, ' 2 ')?.id, 'opt-b');
   assert.equal(optionForNumber(meta, '3.')?.id, 'opt-c');

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { buildParts, derivedMessageId, type OutgoingContext } from '../../src/sessions/outgoing.js';
-import { mediaLoader } from '../../src/sessions/media.js';
+import { mediaPipeline } from '../../src/sessions/media.js';
+import { SendFailure } from '../../src/domain/send-failure.js';
 import { createAddressGuard } from '../../src/net/address-guard.js';
 import type { OutgoingMessage } from '../../src/domain/outgoing.js';
 
@@ -16,7 +17,7 @@ async function pngDataUri(w: number, h: number): Promise<string> {
 }
 
 function ctx(listMode: OutgoingContext['listMode'] = 'poll'): OutgoingContext {
-  return { media: mediaLoader(guard), listMode, quoted: async () => undefined, jid: '5511988887777@s.whatsapp.net' };
+  return { media: mediaPipeline(guard), listMode, quoted: async () => undefined, jid: '5511988887777@s.whatsapp.net' };
 }
 
 const ID = '3EB0AAAAAAAAAAAAAAAAAA';
@@ -51,11 +52,17 @@ test('an option list is a single-choice poll by default, numbered text in text m
   const content = { type: 'option-list' as const, message: 'Pick one', title: 'Menu', buttonLabel: 'Open', options: [
     { id: 'p', title: 'Pizza', description: '' }, { id: 's', title: 'Sushi', description: 'raw' } ] };
   const [poll] = await buildParts({ content }, ID, ctx('poll'));
-  const p = (poll && 'content' in poll ? (poll.content as { poll: { name: string; values: string[]; selectableCount: number } }).poll : null)!;
-  assert.deepEqual(p, { name: 'Menu\n\nPick one', values: ['Pizza', 'Sushi'], selectableCount: 1 });
+  const p = (poll && 'raw' in poll ? poll.raw.pollCreationMessageV3 : null)!;
+  // The description rides on the option's line, the button label under the question.
+  assert.deepEqual({ name: p.name, values: p.options?.map((o) => o.optionName), n: p.selectableOptionsCount }, {
+    name: 'Menu\n\nPick one\n\nOpen', values: ['Pizza', 'Sushi — raw'], n: 1,
+  });
+  assert.ok(poll && 'raw' in poll && poll.poll && poll.raw.messageContextInfo?.messageSecret?.length === 32);
   assert.equal(poll?.meta?.options[1]?.id, 's');
   const [text] = await buildParts({ content }, ID, ctx('text'));
-  assert.match((text && 'content' in text ? (text.content as { text: string }).text : ''), /1\. Pizza\n2\. Sushi — raw/);
+  assert.match((text && 'content' in text ? (text.content as { text: string }).text : ''), /\*Open\*\n1\. Pizza\n2\. Sushi — raw\n\n_Reply with the number of your choice\._$/);
+  const [worded] = await buildParts({ content }, ID, { ...ctx('text'), replyHint: 'Responda com o número.' });
+  assert.match((worded && 'content' in worded ? (worded.content as { text: string }).text : ''), /_Responda com o número\._$/);
   const [native] = await buildParts({ content }, ID, ctx('native'));
   assert.ok(native && 'raw' in native && native.raw.listMessage?.sections?.[0]?.rows?.[1]?.rowId === 's');
 });
@@ -69,8 +76,11 @@ test('a button list with an image header sends the image first under an id deriv
 });
 
 test('a bad media reference fails the message with the reason', async () => {
-  await assert.rejects(buildParts({ content: { type: 'image', image: 'https://10.0.0.1/x.png' } }, ID, ctx()), (e: Error & { detail?: string }) => {
-    assert.match(e.detail ?? '', /media/);
+  await assert.rejects(buildParts({ content: { type: 'image', image: 'https://10.0.0.1/x.png' } }, ID, ctx()), (e: unknown) => {
+    assert.ok(e instanceof SendFailure);
+    assert.equal(e.permanent, true);
+    assert.equal(e.code, 'MEDIA_DOWNLOAD_FAILED');
+    assert.match(e.reason, /^image: download refused/);
     return true;
   });
 });

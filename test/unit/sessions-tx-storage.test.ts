@@ -8,15 +8,16 @@ import { ScopedStorage, withScopedStorage } from '../../src/sessions/tx-storage.
 
 test('`new AsyncLocalStorage()` answers a scoped storage only while a socket is being made', () => {
   const { result, storages } = withScopedStorage(() => [new AsyncLocalStorage(), new AsyncLocalStorage()]);
-  assert.equal(storages, 2);
-  assert.ok(result.every((s) => s instanceof ScopedStorage));
+  assert.equal(storages.length, 2);
+  assert.deepEqual(storages, result, 'the storages handed out are the ones reported');
+  assert.ok(result.every((s) => s instanceof ScopedStorage), 'each is a scoped storage');
   assert.notEqual(result[0], result[1]);
   assert.ok(!(new AsyncLocalStorage() instanceof ScopedStorage), 'the real class is back afterwards');
 });
 
 test('a failing factory still restores the real AsyncLocalStorage', () => {
   assert.throws(() => withScopedStorage(() => { throw new Error('boom'); }), /boom/);
-  assert.ok(!(new AsyncLocalStorage() instanceof ScopedStorage));
+  assert.ok(!(new AsyncLocalStorage() instanceof ScopedStorage), 'the real class is back after a failure');
 });
 
 test("one socket's transaction is invisible to another's, across awaits and nesting", async () => {

@@ -23,7 +23,7 @@ class FakeStore implements OutboxStore {
     return new Map([...new Set(ids)].filter((id) => this.known.has(id)).map((id) => [id, ctx(id)]));
   }
 
-  async commit(events: readonly NewOutboxEvent[], deliveries: readonly NewDelivery[]): Promise<void> {
+  async commit(events: readonly NewOutboxEvent[], deliveries: readonly NewDelivery[]): Promise<ReadonlySet<string>> {
     await this.gate;
     if (this.failNext) {
       const err = this.failNext;
@@ -31,6 +31,7 @@ class FakeStore implements OutboxStore {
       throw err;
     }
     this.commits.push({ events, deliveries });
+    return new Set();
   }
 }
 

@@ -5,13 +5,37 @@ import { HttpError } from '../handlers/pairing.js';
 import { removeDevice } from '../handlers/devices.js';
 import { banAccount } from '../handlers/messages.js';
 import { contactReceipt, type ReceiptKind } from '../handlers/receipts.js';
-import { composeContactMessage } from '../contacts/compose.js';
+import { composeContactMessage, contactStanzaAttrs } from '../contacts/compose.js';
+import { defaultBroadcastListId, phoneSendBroadcastList } from '../contacts/broadcast.js';
+import type { MediaFault } from '../media/host.js';
+import { phoneSendViewOnceUnavailable } from '../contacts/unavailable.js';
 import { phoneSendDirect, phoneSendGroup } from '../contacts/outbound.js';
 import { digitsOf, isGroupJid, lidJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import { groupNode, notifyGroup } from '../handlers/groups.js';
-import type { FaultRequest, GroupInfo, SendAsContactRequest, SimnetStats, UserInfo } from './types.js';
+import type { FaultRequest, GroupInfo, ProfileInfo, SendAsContactRequest, SimnetStats, UserInfo } from './types.js';
+import { hasBlocked, profileOf } from '../network/profiles.js';
 import type { ReceiptPolicy } from '../config.js';
+// simnet-net: events towards linked devices
+import { applyGroupAction, groupExtras } from '../handlers/group-actions.js';
+import { callStore, placeCall } from '../handlers/calls.js';
+import { contactPresence } from '../handlers/presence.js';
+import { ownerRead } from '../handlers/owner-read.js';
+import { chatSettings, phoneChangesChat, type ChatSettings, type PhoneChatChange } from '../handlers/chat-state.js';
+import type { Group } from '../network/groups.js';
+import type {
+  CallOutcome,
+  CallRecord,
+  CallRequest,
+  GroupActionRequest,
+  GroupActionResult,
+  OwnerReadRequest,
+  OwnerReadResult,
+  PresenceInfo,
+  PresenceRequest,
+  PresenceState,
+  RetryRecord,
+} from './types.js';
 
 export class AdminApi {
   constructor(private readonly net: Simnet) {}
@@ -49,6 +73,39 @@ export class AdminApi {
     };
   }
 
+  /** The account's profile, privacy, lists and blocklist as linked devices set them. */
+  profile(phone: string): ProfileInfo {
+    const acc = this.account(phone);
+    const p = profileOf(acc);
+    return {
+      phone: acc.phone,
+      pushName: acc.pushName,
+      about: p.about,
+      picture: p.picture ? { id: p.picture.id, bytes: p.picture.bytes.length, url: `https://${this.net.media?.hostname ?? 'mmg.whatsapp.net'}${p.picture.directPath}` } : null,
+      privacy: Object.fromEntries(p.privacy),
+      disallowed: Object.fromEntries([...p.disallowed].map(([k, v]) => [k, [...v]])),
+      blocked: [...p.blocked],
+      disappearingSeconds: p.disappearingSeconds,
+    };
+  }
+
+  /** A chat as the account's phone holds it (archived, pinned, muted, read), after linked devices' patches. */
+  chatState(phone: string, chat: string): ChatSettings {
+    return chatSettings(this.account(phone), chat);
+  }
+
+  /** The phone changes a chat (archive, pin, mute, read): linked devices get the app-state patch. */
+  async changeChat(phone: string, chat: string, change: PhoneChatChange): Promise<{ patches: number; devices: number }> {
+    return phoneChangesChat(this.net, this.account(phone), chat, change);
+  }
+
+  /** The profile picture's bytes (base64), as the device uploaded it. */
+  profilePicture(phone: string): { base64: string } {
+    const picture = profileOf(this.account(phone)).picture;
+    if (!picture) throw new HttpError(404, `${phone} has no profile picture`);
+    return { base64: picture.bytes.toString('base64') };
+  }
+
   unlinkDevice(phone: string, deviceId?: number): { removed: number[] } {
     const acc = this.account(phone);
     const removed: number[] = [];
@@ -60,18 +117,52 @@ export class AdminApi {
     return { removed };
   }
 
-  async sendAsContact(req: SendAsContactRequest): Promise<{ messageId: string }> {
+  async sendAsContact(req: SendAsContactRequest): Promise<{ messageId: string; dropped?: true }> {
     const from = this.account(req.from);
+    // The id is fixed before composing: media is remembered under it for media retry.
+    const id = req.id ?? this.net.newId();
+    const opts = (msg: Parameters<typeof contactStanzaAttrs>[1]) => ({ id, attrs: contactStanzaAttrs(req, msg) });
     if (isGroupJid(req.to)) {
       const group = this.net.groups.get(req.to);
       if (!group) throw new HttpError(404, `no such group ${req.to}`);
       if (!group.participants.has(from.phone)) throw new HttpError(403, `${from.phone} is not in ${req.to}`);
-      const msg = await composeContactMessage(this.net, from, group.jid, from.phone, req);
-      return { messageId: await phoneSendGroup(this.net, from, group, msg) };
+      if (req.viaBroadcastList) throw new HttpError(400, 'viaBroadcastList is for 1:1 targets');
+      const msg = await composeContactMessage(this.net, from, group.jid, from.phone, req, { id });
+      return { messageId: await phoneSendGroup(this.net, from, group, msg, opts(msg)) };
     }
     const to = this.account(req.to);
-    const msg = await composeContactMessage(this.net, from, pnJid(to.phone), to.phone, req);
-    return { messageId: await phoneSendDirect(this.net, from, to, msg) };
+    // As WhatsApp does: the server takes the message from the blocked sender and never delivers it.
+    if (hasBlocked(to, from)) {
+      this.net.counters.inc('blocked.dropped');
+      return { messageId: id, dropped: true };
+    }
+    const msg = await composeContactMessage(this.net, from, pnJid(to.phone), to.phone, req, { id });
+    if ((req.type === 'image' || req.type === 'video') && req.viewOnce && req.viewOnceUnavailable) {
+      return { messageId: phoneSendViewOnceUnavailable(this.net, from, to, id) };
+    }
+    if (req.viaBroadcastList) {
+      const listId = req.broadcastListId ?? defaultBroadcastListId(from);
+      return { messageId: await phoneSendBroadcastList(this.net, from, to, msg, listId, opts(msg)) };
+    }
+    return { messageId: await phoneSendDirect(this.net, from, to, msg, opts(msg)) };
+  }
+
+  // --- media faults (simnet-rx) ---
+
+  /** Downloads of media `contactPhone` uploaded get `fault` (null clears it). */
+  setMediaFault(contactPhone: string, fault: MediaFault | null): { phone: string; fault: MediaFault | null } {
+    const acc = this.account(contactPhone);
+    const media = this.net.media;
+    if (!media) throw new HttpError(503, 'media host not running');
+    if (fault) {
+      if (fault.kind === 'delay') {
+        if (!Number.isFinite(fault.ms) || fault.ms < 0 || fault.ms > 600_000) throw new HttpError(400, 'delay ms must be 0..600000');
+      } else if (fault.kind === 'status') {
+        if (!Number.isInteger(fault.code) || fault.code < 200 || fault.code > 599) throw new HttpError(400, 'status code must be 200..599');
+      } else if (fault.kind !== 'expired') throw new HttpError(400, `unknown media fault ${(fault as { kind?: unknown }).kind}`);
+    }
+    media.setFault(acc.phone, fault);
+    return { phone: acc.phone, fault };
   }
 
   receipt(contactPhone: string, messageIds: string[], kind: ReceiptKind): { sent: string[]; unknown: string[] } {
@@ -173,6 +264,12 @@ export class AdminApi {
     };
   }
 
+  /** Groups the account is a member of, oldest first (what its phone's chat list shows). */
+  groupsOf(phone: string): GroupInfo[] {
+    const acc = this.account(phone);
+    return [...this.net.groups.all()].filter((g) => g.participants.has(acc.phone)).map((g) => this.group(g.jid));
+  }
+
   group(jid: string): GroupInfo {
     const g = this.net.groups.get(jid);
     if (!g) throw new HttpError(404, `no such group ${jid}`);
@@ -186,6 +283,75 @@ export class AdminApi {
       memberAddMode: g.memberAddMode,
       joinApproval: g.joinApproval,
       inviteCode: g.inviteCode,
+      ...groupExtras(g),
     };
+  }
+
+  // ---- Network and contact events towards linked devices (branch simnet-net) ----
+
+  /** Someone other than the linked device changes a group: state changes, member devices hear the notification. */
+  groupAction(req: GroupActionRequest): GroupActionResult {
+    const g = this.net.groups.get(req.group);
+    if (!g) throw new HttpError(404, `no such group ${req.group}`);
+    const actor = this.account(req.actor);
+    const out = applyGroupAction(this.net, g, actor, { action: req.action, participants: req.participants, value: req.value, method: req.method });
+    return { ...out, group: this.group(g.jid) };
+  }
+
+  /** A contact calls an account: offer to its linked devices, then the outcome. */
+  call(req: CallRequest): CallRecord {
+    const valid: CallOutcome[] = ['missed', 'cancelled', 'rejected', 'accepted', 'ringing'];
+    if (!valid.includes(req.outcome)) throw new HttpError(400, `outcome must be one of ${valid.join(', ')}`);
+    const rec = placeCall(this.net, this.account(req.from), this.account(req.to), req);
+    return { ...rec };
+  }
+
+  /** Calls placed to or by this phone, oldest first (status, rejectedByDevice). */
+  calls(phone: string): CallRecord[] {
+    return callStore(this.net).involving(this.account(phone).phone);
+  }
+
+  /** A contact's chat state or online presence, as the linked devices of `to` (or all subscribers) see it. */
+  presence(req: PresenceRequest): { delivered: number } {
+    const states: PresenceState[] = ['composing', 'recording', 'paused', 'available', 'unavailable'];
+    if (!states.includes(req.state)) throw new HttpError(400, `state must be one of ${states.join(', ')}`);
+    const from = this.account(req.from);
+    let to: Account | Group | undefined;
+    if (req.to && isGroupJid(req.to)) {
+      to = this.net.groups.get(req.to);
+      if (!to) throw new HttpError(404, `no such group ${req.to}`);
+      if (req.state === 'available' || req.state === 'unavailable') throw new HttpError(400, 'groups get chat states only');
+    } else if (req.to) to = this.account(req.to);
+    else if (req.state !== 'available' && req.state !== 'unavailable') throw new HttpError(400, 'to required for chat states');
+    return { delivered: contactPresence(this.net, from, { state: req.state, to, lastSeen: req.lastSeen, viaLid: req.viaLid }) };
+  }
+
+  /** Presence as simnet sees it for an account: its own presence, its devices' subscriptions, chat states it received. */
+  presenceInfo(phone: string): PresenceInfo {
+    const acc = this.account(phone);
+    return {
+      phone: acc.phone,
+      presence: { ...acc.presence },
+      devices: acc.activeCompanions().map((d) => ({ id: d.id, subscriptions: [...d.presenceSubs.keys()], lastPresence: d.lastPresence })),
+      chatstates: acc.chatstatesReceived,
+    };
+  }
+
+  /** The account's own phone reads messages it received: read-self receipts to its linked devices (READ_BY_ME). */
+  ownerRead(req: OwnerReadRequest): OwnerReadResult {
+    if (!Array.isArray(req.ids) || !req.ids.length) throw new HttpError(400, 'ids required');
+    return ownerRead(this.net, this.account(req.phone), req.ids, req.chat);
+  }
+
+  /** Retry receipts this phone got for messages it sent, and what it did (resent, relayed, unknown, exhausted, failed). */
+  retries(phone: string): RetryRecord[] {
+    return this.account(phone).retryLog;
+  }
+
+  /** Fault: the server loses the acks and receipts of the account's linked devices (everything sent stays held). */
+  setAckLoss(phone: string, enabled: boolean): { phone: string; devices: number } {
+    const acc = this.account(phone);
+    for (const d of acc.activeCompanions()) d.dropAcks = enabled;
+    return { phone: acc.phone, devices: acc.activeCompanions().length };
   }
 }

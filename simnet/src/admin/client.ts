@@ -1,18 +1,23 @@
 // Typed client of the simnet admin API, for tests (in-process or against a simnet child process).
 import type {
   CountersSnapshot,
+  ProfileInfo,
   FaultRequest,
   GroupInfo,
   ReceiptPolicy,
   ReceiptRecord,
   ReceivedMessage,
+  MediaFault,
   SendAsContactRequest,
   SimnetInfo,
   SimnetStats,
   UserInfo,
 } from './types.js';
+import type { CallRecord, CallRequest, GroupActionRequest, GroupActionResult, OwnerReadRequest, OwnerReadResult, PresenceInfo, PresenceRequest, RetryRecord } from './types.js';
 
 export type * from './types.js';
+import type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
+export type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
 
 export class SimnetError extends Error {
   constructor(
@@ -73,8 +78,45 @@ export class SimnetClient {
     return this.call('POST', `${this.u(phone)}/unlink`, deviceId === undefined ? {} : { deviceId });
   }
 
-  sendAsContact(req: SendAsContactRequest): Promise<{ messageId: string }> {
+  /** `dropped` when the recipient blocked the sender: taken by the server, never delivered. */
+  sendAsContact(req: SendAsContactRequest): Promise<{ messageId: string; dropped?: true }> {
     return this.call('POST', '/send', req);
+  }
+
+  // --- media faults (simnet-rx) ---
+
+  /**
+   * Downloads of media the contact uploaded get `fault`: {kind:'delay', ms} (held, other downloads are not),
+   * {kind:'status', code}, or {kind:'expired'} (404; media re-uploaded on a media-retry request is exempt). null clears.
+   */
+  setMediaFault(contactPhone: string, fault: MediaFault | null): Promise<{ phone: string; fault: MediaFault | null }> {
+    return this.call('PUT', `${this.u(contactPhone)}/media-fault`, { fault });
+  }
+
+  /** The account's profile (push name, about, picture), privacy settings and lists, blocklist, default timer. */
+  profile(phone: string): Promise<ProfileInfo> {
+    return this.call('GET', `${this.u(phone)}/profile`);
+  }
+
+  /** A chat as `phone`'s own phone holds it, after its linked devices' app-state patches (`chat`: number or jid). */
+  chatState(phone: string, chat: string): Promise<ChatSettings> {
+    return this.call('GET', `${this.u(phone)}/chats/${encodeURIComponent(chat)}`);
+  }
+
+  /** `phone`'s own phone changes a chat; its linked devices receive the app-state patch (server_sync). */
+  changeChat(phone: string, chat: string, change: PhoneChatChange): Promise<{ patches: number; devices: number }> {
+    return this.call('POST', `${this.u(phone)}/chats/${encodeURIComponent(chat)}`, change);
+  }
+
+  /** Archives (or unarchives) a chat on `phone`'s phone, as WhatsApp's app-state sync tells the linked devices. */
+  archiveChat(phone: string, chat: string, archived: boolean): Promise<{ patches: number; devices: number }> {
+    return this.changeChat(phone, chat, { archived });
+  }
+
+  /** The profile picture's bytes as the device uploaded them (404 when none). */
+  async profilePicture(phone: string): Promise<Buffer> {
+    const { base64 } = await this.call<{ base64: string }>('GET', `${this.u(phone)}/profile-picture`);
+    return Buffer.from(base64, 'base64');
   }
 
   /** Messages the contact's phone decrypted, oldest first (optionally from an index on). */
@@ -125,8 +167,55 @@ export class SimnetClient {
     return this.call('POST', '/groups', req);
   }
 
+  /** Groups the account is a member of, oldest first. */
+  groups(phone: string): Promise<GroupInfo[]> {
+    return this.call('GET', `${this.u(phone)}/groups`);
+  }
+
   group(jid: string): Promise<GroupInfo> {
     return this.call('GET', `/groups/${encodeURIComponent(jid)}`);
+  }
+
+  // ---- Network and contact events towards linked devices (branch simnet-net) ----
+
+  /** Someone other than the linked device changes a group (w:gp2 / picture notification to every member device). */
+  groupAction(req: GroupActionRequest): Promise<GroupActionResult> {
+    return this.call('POST', '/group-actions', req);
+  }
+
+  /** A contact calls an account: <call><offer> to its linked devices, then the outcome. */
+  placeCall(req: CallRequest): Promise<CallRecord> {
+    return this.call('POST', '/calls', req);
+  }
+
+  /** Calls to or from this phone, oldest first (status; rejectedByDevice when a linked device rejected it). */
+  calls(phone: string): Promise<CallRecord[]> {
+    return this.call('GET', `${this.u(phone)}/calls`);
+  }
+
+  /** A contact's chat state (composing/recording/paused) or presence (available/unavailable, to subscribed devices). */
+  presence(req: PresenceRequest): Promise<{ delivered: number }> {
+    return this.call('POST', '/presence', req);
+  }
+
+  /** An account's presence, its devices' subscriptions and the chat states its phone received from linked devices. */
+  presenceInfo(phone: string): Promise<PresenceInfo> {
+    return this.call('GET', `${this.u(phone)}/presence`);
+  }
+
+  /** The account's own phone reads received messages: read-self receipts to its linked devices (READ_BY_ME). */
+  ownerRead(req: OwnerReadRequest): Promise<OwnerReadResult> {
+    return this.call('POST', '/owner-read', req);
+  }
+
+  /** Retry receipts a phone got for messages it sent, and what it did with each. */
+  retries(phone: string): Promise<RetryRecord[]> {
+    return this.call('GET', `${this.u(phone)}/retries`);
+  }
+
+  /** Fault: the server loses the acks/receipts of the account's linked devices, so what they were sent stays held. */
+  setAckLoss(phone: string, enabled: boolean): Promise<{ phone: string; devices: number }> {
+    return this.call('PUT', `${this.u(phone)}/ack-loss`, { enabled });
   }
 
   /** Polls `received(phone)` until a message matches or the timeout passes. */

@@ -3,8 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Simnet } from '../server/simnet.js';
 import { HttpError } from '../handlers/pairing.js';
 import { AdminApi } from './api.js';
-import type { FaultRequest, SendAsContactRequest, SimnetInfo } from './types.js';
+import type { PhoneChatChange } from '../handlers/chat-state.js';
+import type { FaultRequest, MediaFault, SendAsContactRequest, SimnetInfo } from './types.js';
 import type { ReceiptKind } from '../handlers/receipts.js';
+import type { CallRequest, GroupActionRequest, OwnerReadRequest, PresenceRequest } from './types.js';
 
 const MAX_BODY = 64 * 1024 * 1024;
 
@@ -46,6 +48,12 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
         return api.account(b).received.slice(since);
       }
       if (method === 'GET' && c === 'sent-copies') return api.account(b).sentCopies;
+      if (method === 'GET' && c === 'profile') return api.profile(b);
+      // The phone's chat list: read it, or change a chat on the phone (linked devices sync it).
+      if (method === 'GET' && c === 'chats' && parts[3]) return api.chatState(b, parts[3]);
+      if (method === 'POST' && c === 'chats' && parts[3]) return api.changeChat(b, parts[3], body as PhoneChatChange);
+      if (method === 'GET' && c === 'profile-picture') return api.profilePicture(b);
+      if (method === 'GET' && c === 'groups') return api.groupsOf(b);
       if (method === 'GET' && c === 'receipts') {
         const acc = api.account(b);
         return { sent: acc.receiptsSent, received: acc.receiptsReceived };
@@ -61,12 +69,16 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       if (method === 'PUT' && c === 'policy') return api.setPolicy(b, body);
       if (method === 'PUT' && c === 'privacy') return api.setGroupAddable(b, body.groupAddable !== false);
       if (method === 'POST' && c === 'fault') return api.injectFault(b, body as unknown as FaultRequest);
+      // simnet-rx: media download faults of the contact's uploads ({fault: null} clears).
+      if (method === 'PUT' && c === 'media-fault') return api.setMediaFault(b, (body.fault ?? null) as MediaFault | null);
     }
     if (method === 'POST' && a === 'send') return api.sendAsContact(body as unknown as SendAsContactRequest);
     if (method === 'POST' && a === 'groups' && !b) {
       return api.createGroup(str(body.creator, 'creator'), (body.subject as string) ?? '', (body.participants as string[]) ?? []);
     }
     if (method === 'GET' && a === 'groups' && b) return api.group(decodeURIComponent(b));
+    const netEvent = netEventRoute(api, method, parts, body);
+    if (netEvent !== NO_ROUTE) return netEvent;
     throw new HttpError(404, `no route ${method} /admin/${parts.join('/')}`);
   };
   return (req, res) => {
@@ -84,4 +96,22 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
         res.end(JSON.stringify({ error: (e as Error).message }));
       });
   };
+}
+
+// ---- Network and contact events towards linked devices (branch simnet-net) ----
+const NO_ROUTE = Symbol('no route');
+
+function netEventRoute(api: AdminApi, method: string, parts: string[], body: Json): unknown {
+  const [a, b, c] = parts;
+  if (method === 'POST' && a === 'group-actions' && !b) return api.groupAction(body as unknown as GroupActionRequest);
+  if (method === 'POST' && a === 'calls' && !b) return api.call(body as unknown as CallRequest);
+  if (method === 'POST' && a === 'presence' && !b) return api.presence(body as unknown as PresenceRequest);
+  if (method === 'POST' && a === 'owner-read' && !b) return api.ownerRead(body as unknown as OwnerReadRequest);
+  if (a === 'users' && b) {
+    if (method === 'GET' && c === 'calls') return api.calls(b);
+    if (method === 'GET' && c === 'presence') return api.presenceInfo(b);
+    if (method === 'GET' && c === 'retries') return api.retries(b);
+    if (method === 'PUT' && c === 'ack-loss') return api.setAckLoss(b, body.enabled !== false);
+  }
+  return NO_ROUTE;
 }

@@ -3,8 +3,12 @@ import type { ReceivedMessage } from '../contacts/content.js';
 import type { ReceiptRecord } from '../network/accounts.js';
 import type { ContactSend } from '../contacts/compose.js';
 import type { ReceiptPolicy } from '../config.js';
+import type { MediaFault } from '../media/host.js';
 
 export type { ReceivedMessage, ReceiptRecord, ContactSend, ReceiptPolicy };
+// simnet-rx: what downloads of a contact's media get (setMediaFault); the parts of ContactSend.
+export type { MediaFault };
+export type { ContactSendCommon, ContactSendKind, VcardContact } from '../contacts/compose.js';
 
 export interface SimnetInfo {
   wsUrl: string;
@@ -45,6 +49,10 @@ export interface GroupInfo {
   memberAddMode: string;
   joinApproval: boolean;
   inviteCode: string;
+  /** Current description ('' none), picture id (null none), pending join requests (phones). */
+  description?: string;
+  pictureId?: string | null;
+  joinRequests?: string[];
 }
 
 export interface CountersSnapshot {
@@ -66,4 +74,107 @@ export interface SimnetStats {
   /** Event-loop delay since the previous stats() call (ms), and the process's CPU time so far (ms). */
   eventLoopDelayMs: { mean: number; p99: number; max: number };
   cpuMs: { user: number; system: number };
+}
+
+// ---- Network and contact events towards linked devices (branch simnet-net): group changes by others, calls, presence,
+// ---- read-self, retry receipts, ack loss.
+import type { GroupActionKind } from '../handlers/group-actions.js';
+import type { CallOutcome, CallRecord, CallStatus } from '../network/calls.js';
+import type { PresenceState } from '../handlers/presence.js';
+import type { OwnerReadOutcome } from '../handlers/owner-read.js';
+import type { RetryRecord } from '../network/recent-sent.js';
+import type { ChatstateRecord } from '../network/accounts.js';
+
+export type { GroupActionKind, CallOutcome, CallRecord, CallStatus, PresenceState, RetryRecord, ChatstateRecord };
+
+export interface GroupActionRequest {
+  /** Group jid. */
+  group: string;
+  /** Phone of who does it (an admin for most actions; the leaver for leave; a non-member for requestJoin). */
+  actor: string;
+  action: GroupActionKind;
+  /** Phones (or jids) for add/remove/promote/demote/approveRequest, and revokeRequest by an admin (= reject). */
+  participants?: string[];
+  /** subject/description text ('' deletes the description); picture id ('' or false removes); announce/locked/joinApproval on|off|true|false;
+   *  memberAddMode 'all_member_add'|'admin_add'. */
+  value?: string | boolean;
+  /** requestJoin: the request method Baileys reports (default 'invite_link'). */
+  method?: string;
+}
+
+export interface GroupActionResult {
+  /** Stanza id of the notification: the key id of the stub message the devices upsert ('' when nothing was sent). */
+  notificationId: string;
+  /** Linked devices the notification was delivered (or held) for. */
+  devices: number;
+  applied: string[];
+  failed: { phone: string; error: string }[];
+  group: GroupInfo;
+}
+
+export interface CallRequest {
+  /** Caller: a simnet contact's phone. */
+  from: string;
+  /** Callee: the account whose linked devices ring. */
+  to: string;
+  /** missed: rings out (terminate reason=timeout); cancelled: the caller hangs up (terminate); rejected: the callee's own phone
+   *  declines (reject from the account's jid); accepted: the callee's phone answers (accept), the caller hangs up later;
+   *  ringing: only the offer (a device may reject it with rejectCall). */
+  outcome: CallOutcome;
+  video?: boolean;
+  /** Unscaled ms before the outcome happens (default 30000, × timeScale). */
+  ringMs?: number;
+  /** accepted: unscaled ms the call lasts (default 10000, × timeScale). */
+  durationMs?: number;
+  /** Address the caller by LID (offer carries caller_pn) instead of by phone number. */
+  viaLid?: boolean;
+}
+
+export interface PresenceRequest {
+  /** The contact whose presence it is. */
+  from: string;
+  /** Account whose linked devices see it, or a group jid (chat states only). Optional for available/unavailable: every subscriber. */
+  to?: string;
+  state: PresenceState;
+  /** unavailable: last seen, unix seconds (default now). */
+  lastSeen?: number;
+  /** 1:1 chat states from the contact's LID instead of its phone jid. */
+  viaLid?: boolean;
+}
+
+export interface OwnerReadRequest {
+  /** The account whose primary phone reads. */
+  phone: string;
+  /** The chat: contact phone/jid or group jid; default: each id's chat as the network routed it. */
+  chat?: string;
+  ids: string[];
+}
+
+export type OwnerReadResult = OwnerReadOutcome;
+
+export interface PresenceInfo {
+  phone: string;
+  /** The contact's own presence as subscribers see it. */
+  presence: { available: boolean; lastSeen: number | null };
+  /** Per linked device: whose presence it subscribed to this session (phones) and what it last announced about itself. */
+  devices: { id: number; subscriptions: string[]; lastPresence: 'available' | 'unavailable' | null }[];
+  /** Chat states linked devices sent this account's phone. */
+  chatstates: ChatstateRecord[];
+}
+
+/** An account's own profile and privacy as the server keeps them (GET /admin/users/:phone/profile). */
+export interface ProfileInfo {
+  phone: string;
+  pushName: string;
+  about: string;
+  /** The picture the device uploaded (bytes: its size), null when none. */
+  picture: { id: string; bytes: number; url: string } | null;
+  /** category → value (last, online, profile, status, readreceipts, groupadd, calladd, messages). */
+  privacy: Record<string, string>;
+  /** category → phones on its "all contacts except…" list. */
+  disallowed: Record<string, string[]>;
+  /** Phones this account blocked. */
+  blocked: string[];
+  /** Default disappearing timer of new chats, seconds (0 = off). */
+  disappearingSeconds: number;
 }

@@ -1,12 +1,35 @@
-// Builds the proto.Message a contact sends for each admin "send as contact" type (text, reply, reaction, location, poll vote, list/button answers, image).
+// Builds the proto.Message a contact sends for each admin "send as contact" type: text, reply, reaction, location, poll
+// vote, list/button answers, media (image, video/gif, ptv, audio/ptt, document, sticker), contacts, poll, edit, revoke,
+// status reply; plus the fields any send may carry (forwarded, disappearing-message expiration).
 import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { getMediaKeys, proto } from 'baileys';
+import { getContentType, normalizeMessageContent, proto } from 'baileys';
 import type { Simnet } from '../server/simnet.js';
 import type { Account } from '../network/accounts.js';
 import { pnJid } from '../network/jid.js';
 import { HttpError } from '../handlers/pairing.js';
+import { uploadContactMedia, type ContactMediaKind, type MediaFields } from './media-send.js';
 
-export type ContactSend =
+/** Fields any send may carry. */
+export interface ContactSendCommon {
+  /** contextInfo.isForwarded + forwardingScore (default score 1). */
+  forwarded?: boolean;
+  forwardingScore?: number;
+  /** Disappearing messages: contextInfo.expiration (seconds, e.g. 86400, 604800, 7776000). */
+  expirationSeconds?: number;
+  /** Message id chosen by the caller (e.g. to replay the same id); default: a fresh simnet id. */
+  id?: string;
+  /** 1:1 only: delivered as a broadcast-list message (from=<list>@broadcast, participant=<sender>). */
+  viaBroadcastList?: boolean;
+  /** The list's jid user part (digits); default: one stable list per sender. */
+  broadcastListId?: string;
+}
+
+export interface VcardContact {
+  displayName: string;
+  vcard: string;
+}
+
+export type ContactSendKind =
   | { type: 'text'; text: string; mentions?: string[] }
   | { type: 'reply'; text: string; quotedId: string; quotedText?: string; mentions?: string[] }
   | { type: 'reaction'; targetId: string; emoji: string }
@@ -14,7 +37,54 @@ export type ContactSend =
   | { type: 'pollVote'; pollId: string; options: string[] }
   | { type: 'listResponse'; title: string; rowId: string; description?: string; quotedId?: string }
   | { type: 'buttonResponse'; buttonId: string; displayText: string; quotedId?: string }
-  | { type: 'image'; imageBase64: string; mimetype?: string; caption?: string };
+  | {
+      type: 'image';
+      imageBase64: string;
+      mimetype?: string;
+      caption?: string;
+      viewOnce?: boolean;
+      /** With viewOnce: deliver what the real server gives linked devices (<unavailable type="view_once"/>, no content). */
+      viewOnceUnavailable?: boolean;
+      width?: number;
+      height?: number;
+      /** Base64 JPEG; default: made from the image with sharp when it decodes (else none). */
+      jpegThumbnail?: string;
+    }
+  | {
+      type: 'video';
+      videoBase64: string;
+      mimetype?: string;
+      caption?: string;
+      /** gifPlayback: true (an animated "GIF", really an mp4). */
+      gif?: boolean;
+      seconds?: number;
+      width?: number;
+      height?: number;
+      viewOnce?: boolean;
+      viewOnceUnavailable?: boolean;
+      jpegThumbnail?: string;
+    }
+  /** Round video note (ptvMessage, a VideoMessage under its own key). */
+  | { type: 'ptv'; videoBase64: string; mimetype?: string; seconds?: number; width?: number; height?: number }
+  | { type: 'audio'; audioBase64: string; mimetype?: string; ptt?: boolean; seconds?: number }
+  /** With a caption: documentWithCaptionMessage, as WhatsApp sends captioned documents. */
+  | { type: 'document'; documentBase64: string; mimetype: string; fileName: string; caption?: string; pageCount?: number }
+  | { type: 'sticker'; stickerBase64: string; mimetype?: string; animated?: boolean; width?: number; height?: number }
+  | ({ type: 'contact' } & VcardContact)
+  | { type: 'contacts'; contacts: VcardContact[]; displayName?: string }
+  /** Poll creation with a 32-byte messageSecret (messageContextInfo); selectableCount 1 → pollCreationMessageV3. */
+  | { type: 'poll'; name: string; options: string[]; selectableCount?: number }
+  /**
+   * MESSAGE_EDIT of a message this contact sent, stanza edit="1". Wrapped in editedMessage (FutureProofMessage) as phones
+   * send it; `unwrapped: true` sends the bare protocolMessage (what Baileys-based senders send).
+   */
+  | { type: 'edit'; targetId: string; text: string; unwrapped?: boolean }
+  /** Delete for everyone of a message this contact sent: protocolMessage REVOKE, stanza edit="7". */
+  | { type: 'revoke'; targetId: string }
+  /** 1:1 only: a reply to the recipient's status (quoted from status@broadcast). */
+  | { type: 'statusReply'; text: string; statusId?: string; statusText?: string };
+
+export type ContactSend = ContactSendKind & ContactSendCommon;
 
 /** What a contact remembers of polls it received, to vote later (the vote is encrypted with the poll's secret). */
 export interface PollMemory {
@@ -33,8 +103,89 @@ function quoteContext(net: Simnet, chatOwner: string, quotedId: string | undefin
   };
 }
 
+export interface ComposeContext {
+  /** Id the message will be sent under (media is remembered by it, for media retry). */
+  id: string;
+}
+
 /** `to` is the chat from the contact's side: the other account's phone or a group jid. */
-export async function composeContactMessage(net: Simnet, from: Account, toJid: string, chatOwner: string, req: ContactSend): Promise<proto.IMessage> {
+export async function composeContactMessage(
+  net: Simnet,
+  from: Account,
+  toJid: string,
+  chatOwner: string,
+  req: ContactSend,
+  ctx: ComposeContext = { id: net.newId() },
+): Promise<proto.IMessage> {
+  const msg = await composeKind(net, from, toJid, chatOwner, req, ctx);
+  applyCommon(msg, req);
+  return msg;
+}
+
+/** Stanza attributes a kind needs beyond id/t/from: type (media/text/poll/reaction) and edit (1 edit, 7 revoke). */
+export function contactStanzaAttrs(req: ContactSend, msg: proto.IMessage): Record<string, string> {
+  const attrs: Record<string, string> = {};
+  const m = normalizeMessageContent(msg) ?? {};
+  if (m.imageMessage || m.videoMessage || m.ptvMessage || m.audioMessage || m.documentMessage || m.stickerMessage) attrs.type = 'media';
+  else if (m.locationMessage || m.liveLocationMessage || m.contactMessage || m.contactsArrayMessage) attrs.type = 'media';
+  if (req.type === 'edit') attrs.edit = '1';
+  if (req.type === 'revoke') attrs.edit = '7';
+  return attrs;
+}
+
+/** forwarded / expirationSeconds go into the content's contextInfo (a bare conversation becomes an extendedTextMessage). */
+function applyCommon(msg: proto.IMessage, req: ContactSend): void {
+  if (!req.forwarded && !req.expirationSeconds) return;
+  const inner = normalizeMessageContent(msg);
+  if (!inner) return;
+  const key = getContentType(inner);
+  if (!key || key === 'protocolMessage' || key === 'reactionMessage' || key === 'pollUpdateMessage') return;
+  if (key === 'conversation') {
+    inner.extendedTextMessage = { text: inner.conversation ?? '' };
+    delete inner.conversation;
+  }
+  const k = key === 'conversation' ? 'extendedTextMessage' : key;
+  const content = (inner as Record<string, unknown>)[k] as { contextInfo?: proto.IContextInfo | null } | null | undefined;
+  if (!content || typeof content !== 'object') return;
+  const ci: proto.IContextInfo = { ...(content.contextInfo ?? {}) };
+  if (req.forwarded) {
+    ci.isForwarded = true;
+    ci.forwardingScore = req.forwardingScore ?? 1;
+  }
+  if (req.expirationSeconds) ci.expiration = req.expirationSeconds;
+  content.contextInfo = ci;
+}
+
+const b64 = (s: string, field: string): Buffer => {
+  if (typeof s !== 'string' || !s) throw new HttpError(400, `${field} required`);
+  return Buffer.from(s, 'base64');
+};
+
+/** Dimensions and a small JPEG thumbnail of an image, when sharp can decode it (cheap; nothing if it cannot). */
+async function imageInfo(buf: Buffer): Promise<{ width?: number; height?: number; thumb?: Buffer }> {
+  try {
+    const sharp = (await import('sharp')).default;
+    const meta = await sharp(buf).metadata();
+    const thumb = await sharp(buf).resize(32, 32, { fit: 'inside' }).jpeg({ quality: 50 }).toBuffer();
+    return { width: meta.width, height: meta.pageHeight ?? meta.height, thumb };
+  } catch {
+    return {};
+  }
+}
+
+async function upload(net: Simnet, from: Account, ctx: ComposeContext, plain: Buffer, kind: ContactMediaKind): Promise<MediaFields> {
+  return uploadContactMedia(net, from.phone, ctx.id, plain, kind);
+}
+
+/** The id must name a message this contact sent (to this chat). */
+function ownMessage(net: Simnet, from: Account, targetId: string): void {
+  if (typeof targetId !== 'string' || !targetId) throw new HttpError(400, 'targetId required');
+  const idx = net.messages.get(targetId);
+  if (!idx) throw new HttpError(404, `unknown message ${targetId}`);
+  if (idx.senderPhone !== from.phone) throw new HttpError(400, `${targetId} was not sent by ${from.phone}`);
+}
+
+async function composeKind(net: Simnet, from: Account, toJid: string, chatOwner: string, req: ContactSend, ctx: ComposeContext): Promise<proto.IMessage> {
   switch (req.type) {
     case 'text':
       return req.mentions?.length ? { extendedTextMessage: { text: req.text, contextInfo: { mentionedJid: req.mentions } } } : { conversation: req.text };
@@ -100,29 +251,137 @@ export async function composeContactMessage(net: Simnet, from: Account, toJid: s
         },
       };
     case 'image': {
-      if (!net.media) throw new HttpError(503, 'media host not running');
-      const plain = Buffer.from(req.imageBase64, 'base64');
-      const mediaKey = randomBytes(32);
-      const keys = await getMediaKeys(mediaKey, 'image');
-      const iv = Buffer.from(keys.iv);
-      const c = createCipheriv('aes-256-cbc', Buffer.from(keys.cipherKey), iv);
-      const body = Buffer.concat([c.update(plain), c.final()]);
-      const mac = createHmac('sha256', Buffer.from(keys.macKey!)).update(iv).update(body).digest().subarray(0, 10);
-      const enc = Buffer.concat([body, mac]);
-      const directPath = net.media.put(enc, 'image');
+      const plain = b64(req.imageBase64, 'imageBase64');
+      const info = req.jpegThumbnail && req.width && req.height ? {} : await imageInfo(plain);
+      const imageMessage: proto.Message.IImageMessage = {
+        ...(await upload(net, from, ctx, plain, 'image')),
+        mimetype: req.mimetype ?? 'image/jpeg',
+        caption: req.caption,
+        width: req.width ?? info.width,
+        height: req.height ?? info.height,
+        jpegThumbnail: req.jpegThumbnail ? Buffer.from(req.jpegThumbnail, 'base64') : info.thumb,
+        ...(req.viewOnce ? { viewOnce: true } : {}),
+      };
+      return req.viewOnce ? { viewOnceMessageV2: { message: { imageMessage } } } : { imageMessage };
+    }
+    case 'video': {
+      const plain = b64(req.videoBase64, 'videoBase64');
+      const videoMessage: proto.Message.IVideoMessage = {
+        ...(await upload(net, from, ctx, plain, 'video')),
+        mimetype: req.mimetype ?? 'video/mp4',
+        caption: req.caption,
+        seconds: req.seconds,
+        width: req.width,
+        height: req.height,
+        ...(req.gif ? { gifPlayback: true, gifAttribution: proto.Message.VideoMessage.Attribution.NONE } : {}),
+        ...(req.jpegThumbnail ? { jpegThumbnail: Buffer.from(req.jpegThumbnail, 'base64') } : {}),
+        ...(req.viewOnce ? { viewOnce: true } : {}),
+      };
+      return req.viewOnce ? { viewOnceMessageV2: { message: { videoMessage } } } : { videoMessage };
+    }
+    case 'ptv': {
+      const plain = b64(req.videoBase64, 'videoBase64');
       return {
-        imageMessage: {
-          url: `https://${net.media.hostname}${directPath}`,
-          directPath,
-          mediaKey,
-          mimetype: req.mimetype ?? 'image/jpeg',
-          caption: req.caption,
-          fileSha256: createHash('sha256').update(plain).digest(),
-          fileEncSha256: createHash('sha256').update(enc).digest(),
-          fileLength: plain.length,
-          mediaKeyTimestamp: Math.floor(Date.now() / 1000),
+        ptvMessage: {
+          ...(await upload(net, from, ctx, plain, 'video')),
+          mimetype: req.mimetype ?? 'video/mp4',
+          seconds: req.seconds,
+          width: req.width,
+          height: req.height,
         },
       };
     }
+    case 'audio': {
+      const plain = b64(req.audioBase64, 'audioBase64');
+      return {
+        audioMessage: {
+          ...(await upload(net, from, ctx, plain, 'audio')),
+          mimetype: req.mimetype ?? (req.ptt ? 'audio/ogg; codecs=opus' : 'audio/mpeg'),
+          seconds: req.seconds,
+          ptt: !!req.ptt,
+          // Voice notes carry a 64-sample waveform (0..100) the apps draw.
+          ...(req.ptt ? { waveform: Buffer.from(Array.from({ length: 64 }, (_, i) => Math.round(50 + 45 * Math.sin(i / 3)))) } : {}),
+        },
+      };
+    }
+    case 'document': {
+      const plain = b64(req.documentBase64, 'documentBase64');
+      if (!req.fileName) throw new HttpError(400, 'fileName required');
+      const documentMessage: proto.Message.IDocumentMessage = {
+        ...(await upload(net, from, ctx, plain, 'document')),
+        mimetype: req.mimetype ?? 'application/octet-stream',
+        fileName: req.fileName,
+        title: req.fileName,
+        caption: req.caption,
+        pageCount: req.pageCount,
+      };
+      return req.caption ? { documentWithCaptionMessage: { message: { documentMessage } } } : { documentMessage };
+    }
+    case 'sticker': {
+      const plain = b64(req.stickerBase64, 'stickerBase64');
+      const info = req.width && req.height ? {} : await imageInfo(plain);
+      return {
+        stickerMessage: {
+          ...(await upload(net, from, ctx, plain, 'sticker')),
+          mimetype: req.mimetype ?? 'image/webp',
+          isAnimated: !!req.animated,
+          width: req.width ?? info.width,
+          height: req.height ?? info.height,
+        },
+      };
+    }
+    case 'contact':
+      return { contactMessage: { displayName: req.displayName, vcard: req.vcard } };
+    case 'contacts': {
+      if (!Array.isArray(req.contacts) || !req.contacts.length) throw new HttpError(400, 'contacts required');
+      return {
+        contactsArrayMessage: {
+          displayName: req.displayName ?? `${req.contacts.length} contacts`,
+          contacts: req.contacts.map((c) => ({ displayName: c.displayName, vcard: c.vcard })),
+        },
+      };
+    }
+    case 'poll': {
+      if (!Array.isArray(req.options) || req.options.length < 2) throw new HttpError(400, 'a poll needs at least 2 options');
+      const selectable = req.selectableCount ?? 0;
+      if (selectable < 0 || selectable > req.options.length) throw new HttpError(400, 'selectableCount out of range');
+      const poll: proto.Message.IPollCreationMessage = {
+        name: req.name,
+        options: req.options.map((optionName) => ({ optionName })),
+        selectableOptionsCount: selectable,
+      };
+      return {
+        messageContextInfo: { messageSecret: randomBytes(32) },
+        ...(selectable === 1 ? { pollCreationMessageV3: poll } : { pollCreationMessage: poll }),
+      };
+    }
+    case 'edit': {
+      ownMessage(net, from, req.targetId);
+      const protocolMessage: proto.Message.IProtocolMessage = {
+        key: { remoteJid: toJid, fromMe: true, id: req.targetId },
+        type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
+        editedMessage: { conversation: req.text },
+        timestampMs: Date.now(),
+      };
+      return req.unwrapped ? { protocolMessage } : { editedMessage: { message: { protocolMessage } } };
+    }
+    case 'revoke':
+      ownMessage(net, from, req.targetId);
+      return { protocolMessage: { key: { remoteJid: toJid, fromMe: true, id: req.targetId }, type: proto.Message.ProtocolMessage.Type.REVOKE } };
+    case 'statusReply':
+      if (toJid.endsWith('@g.us')) throw new HttpError(400, 'a status reply goes to the status owner, not a group');
+      return {
+        extendedTextMessage: {
+          text: req.text,
+          contextInfo: {
+            stanzaId: req.statusId ?? randomBytes(10).toString('hex').toUpperCase(),
+            participant: pnJid(chatOwner),
+            remoteJid: 'status@broadcast',
+            quotedMessage: { conversation: req.statusText ?? '' },
+          },
+        },
+      };
+    default:
+      throw new HttpError(400, `unknown send type ${(req as { type?: unknown }).type}`);
   }
 }

@@ -4,6 +4,8 @@ import { getMediaKeys, normalizeMessageContent, proto } from 'baileys';
 
 export type ReceivedType =
   | 'text'
+  /** A chat's disappearing-messages timer changed (`ephemeralSeconds`, 0 = off). */
+  | 'ephemeral'
   | 'image'
   | 'sticker'
   | 'video'
@@ -18,6 +20,8 @@ export type ReceivedType =
   | 'listResponse'
   | 'buttonResponse'
   | 'contact'
+  | 'pin'
+  | 'interactive'
   | 'protocol'
   | 'senderKey'
   | 'unknown';
@@ -32,6 +36,12 @@ export interface ReceivedMedia {
   seconds?: number;
   ptt?: boolean;
   fileName?: string;
+  /** Video: shown looping without sound (send-gif). */
+  gifPlayback?: boolean;
+  /** Video: a round video note (ptvMessage). */
+  ptv?: boolean;
+  /** Voice note: the waveform bars (0–100 each), when sent. */
+  waveform?: number[];
   error?: string;
 }
 
@@ -54,22 +64,71 @@ export interface ReceivedMessage {
   location?: { latitude: number; longitude: number; name?: string; address?: string };
   poll?: { name: string; options: string[]; selectableCount: number };
   reaction?: { emoji: string; targetId: string };
+  /** For `ephemeral`: the chat's new timer, seconds (0 = off). */
+  ephemeralSeconds?: number;
   /** For edit/revoke: the id of the message changed. */
   targetId?: string;
   media?: ReceivedMedia;
   /** Set for device-sent copies (what the sender's own phone got). */
   destination?: string;
-  /** The `edit` attribute of the stanza (1 edit, 7 revoke, 8 admin revoke). */
+  /** The `edit` attribute of the stanza (1 edit, 2 pin, 7 revoke, 8 admin revoke). */
   editAttr?: string;
+  /** Link preview fields of an extended text. */
+  link?: ReceivedLink;
+  /** Contact cards (one for contactMessage, several for contactsArrayMessage). */
+  contacts?: { displayName: string; vcard: string }[];
+  /** Set when the message carries WhatsApp's "Forwarded" mark. */
+  forwarded?: boolean;
+  /** pinInChatMessage: the message pinned or unpinned, and for how long. */
+  pin?: { targetId: string; action: 'pin' | 'unpin'; durationSeconds?: number };
+  /** Interactive, buttons, list and template messages: what the recipient's phone would render. */
+  interactive?: ReceivedInteractive;
   /** Why the contact could not decrypt/parse it. */
   error?: string;
   /** The decoded message as JSON, for anything not structured above. */
   raw: Record<string, unknown>;
 }
 
+export interface ReceivedLink {
+  matchedText?: string;
+  title?: string;
+  description?: string;
+  /** Bytes of the inline JPEG thumbnail (0 when absent). */
+  thumbnailBytes: number;
+  /** Width/height of the inline thumbnail, when it decodes as a JPEG. */
+  thumbnailWidth?: number;
+  /** The uploaded high-quality thumbnail of a large preview, decrypted from the media host. */
+  highQuality?: ReceivedMedia;
+}
+
+export interface ReceivedButton {
+  /** nativeFlow button name (quick_reply, cta_url, cta_call, cta_copy, payment_info) or `reply` for classic buttons. */
+  name: string;
+  label?: string;
+  id?: string;
+  url?: string;
+  phone?: string;
+  copyCode?: string;
+  /** The raw parameters of a native flow button (JSON). */
+  params?: Record<string, unknown>;
+}
+
+export interface ReceivedInteractive {
+  kind: 'interactive' | 'buttons' | 'list' | 'template';
+  title?: string;
+  body?: string;
+  footer?: string;
+  hasImage?: boolean;
+  buttons: ReceivedButton[];
+  /** Carousel cards (interactive carouselMessage). */
+  cards?: { body?: string; hasImage: boolean; buttons: ReceivedButton[] }[];
+  /** List rows (listMessage). */
+  rows?: { id?: string; title?: string; description?: string }[];
+}
+
 export type MediaFetcher = (directPathOrUrl: string) => Buffer | undefined;
 
-type MediaKind = 'image' | 'sticker' | 'video' | 'audio' | 'document';
+type MediaKind = 'image' | 'sticker' | 'video' | 'audio' | 'document' | 'thumbnail-link';
 
 /** Decrypts WhatsApp media: AES-256-CBC body followed by a 10-byte HMAC-SHA256 over iv‖body. */
 export async function decryptMedia(enc: Buffer, mediaKey: Uint8Array, kind: MediaKind): Promise<Buffer> {
@@ -92,7 +151,99 @@ function ctxOf(m: { contextInfo?: proto.IContextInfo | null } | null | undefined
     quotedId: c.stanzaId ?? undefined,
     quotedParticipant: c.participant ?? undefined,
     mentions: c.mentionedJid?.length ? [...c.mentionedJid] : undefined,
+    forwarded: c.isForwarded ? true : undefined,
   };
+}
+
+/** The width of a baseline/progressive JPEG, read from its SOF marker (no image library needed). */
+function jpegWidth(buf: Uint8Array): number | undefined {
+  const b = Buffer.from(buf);
+  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return undefined;
+  let i = 2;
+  while (i + 9 < b.length) {
+    if (b[i] !== 0xff) return undefined;
+    const marker = b[i + 1]!;
+    const len = b.readUInt16BE(i + 2);
+    if (marker >= 0xc0 && marker <= 0xc3) return b.readUInt16BE(i + 7);
+    i += 2 + len;
+  }
+  return undefined;
+}
+
+function nativeButton(b: proto.Message.InteractiveMessage.NativeFlowMessage.INativeFlowButton): ReceivedButton {
+  let params: Record<string, unknown> = {};
+  try {
+    params = JSON.parse(b.buttonParamsJson ?? '{}') as Record<string, unknown>;
+  } catch {
+    // not JSON: keep the name only
+  }
+  const str = (k: string) => (typeof params[k] === 'string' ? (params[k] as string) : undefined);
+  return {
+    name: b.name ?? '',
+    label: str('display_text'),
+    id: str('id'),
+    url: str('url'),
+    phone: str('phone_number'),
+    copyCode: str('copy_code'),
+    params,
+  };
+}
+
+function describeInteractive(m: proto.IMessage): ReceivedInteractive | undefined {
+  const im = m.interactiveMessage;
+  if (im) {
+    const cards = im.carouselMessage?.cards?.map((c) => ({
+      body: c.body?.text ?? undefined,
+      hasImage: !!c.header?.imageMessage,
+      buttons: (c.nativeFlowMessage?.buttons ?? []).map(nativeButton),
+    }));
+    return {
+      kind: 'interactive',
+      title: im.header?.title ?? undefined,
+      body: im.body?.text ?? undefined,
+      footer: im.footer?.text ?? undefined,
+      hasImage: !!im.header?.imageMessage,
+      buttons: (im.nativeFlowMessage?.buttons ?? []).map(nativeButton),
+      ...(cards ? { cards } : {}),
+    };
+  }
+  if (m.buttonsMessage) {
+    const bm = m.buttonsMessage;
+    return {
+      kind: 'buttons',
+      body: bm.contentText ?? undefined,
+      footer: bm.footerText ?? undefined,
+      buttons: (bm.buttons ?? []).map((b) => ({ name: 'reply', id: b.buttonId ?? undefined, label: b.buttonText?.displayText ?? undefined })),
+    };
+  }
+  if (m.listMessage) {
+    const lm = m.listMessage;
+    return {
+      kind: 'list',
+      title: lm.title ?? undefined,
+      body: lm.description ?? undefined,
+      footer: lm.footerText ?? undefined,
+      buttons: lm.buttonText ? [{ name: 'list', label: lm.buttonText }] : [],
+      rows: (lm.sections ?? []).flatMap((sec) => (sec.rows ?? []).map((r) => ({ id: r.rowId ?? undefined, title: r.title ?? undefined, description: r.description ?? undefined }))),
+    };
+  }
+  const tm = m.templateMessage?.hydratedTemplate ?? m.templateMessage?.hydratedFourRowTemplate;
+  if (tm) {
+    return {
+      kind: 'template',
+      title: tm.hydratedTitleText ?? undefined,
+      body: tm.hydratedContentText ?? undefined,
+      footer: tm.hydratedFooterText ?? undefined,
+      buttons: (tm.hydratedButtons ?? []).map((b) => ({
+        name: b.urlButton ? 'url' : b.callButton ? 'call' : 'reply',
+        label: b.urlButton?.displayText ?? b.callButton?.displayText ?? b.quickReplyButton?.displayText ?? undefined,
+        id: b.quickReplyButton?.id ?? undefined,
+        url: b.urlButton?.url ?? undefined,
+        phone: b.callButton?.phoneNumber ?? undefined,
+      })),
+    };
+  }
+  return undefined;
 }
 
 export interface DescribeInput {
@@ -116,7 +267,10 @@ export async function describeMessage(inp: DescribeInput): Promise<ReceivedMessa
     raw: proto.Message.toObject(proto.Message.fromObject(inp.message), { bytes: String, longs: Number }) as Record<string, unknown>,
   };
   const m = normalizeMessageContent(inp.message) ?? {};
-  const media = async (kind: MediaKind, mm: proto.Message.IImageMessage & proto.Message.IAudioMessage & proto.Message.IDocumentMessage) => {
+  const media = async (
+    kind: MediaKind,
+    mm: proto.Message.IImageMessage & proto.Message.IAudioMessage & proto.Message.IDocumentMessage & proto.Message.IVideoMessage,
+  ) => {
     const out: ReceivedMedia = {
       mimetype: mm.mimetype ?? undefined,
       width: mm.width ?? undefined,
@@ -124,6 +278,8 @@ export async function describeMessage(inp: DescribeInput): Promise<ReceivedMessa
       seconds: mm.seconds ?? undefined,
       ptt: mm.ptt ?? undefined,
       fileName: mm.fileName ?? undefined,
+      gifPlayback: mm.gifPlayback ?? undefined,
+      waveform: mm.waveform?.length ? [...mm.waveform] : undefined,
     };
     const where = mm.directPath ?? mm.url;
     const enc = where ? inp.fetchMedia(where) : undefined;
@@ -141,13 +297,45 @@ export async function describeMessage(inp: DescribeInput): Promise<ReceivedMessa
     return out;
   };
   if (m.conversation) return { ...base, type: 'text', text: m.conversation };
-  if (m.extendedTextMessage) return { ...base, type: 'text', text: m.extendedTextMessage.text ?? '', ...ctxOf(m.extendedTextMessage) };
+  if (m.extendedTextMessage) {
+    const e = m.extendedTextMessage;
+    const thumb = e.jpegThumbnail ?? undefined;
+    const link: ReceivedLink | undefined =
+      e.matchedText || e.title || e.description || thumb?.length
+        ? {
+            matchedText: e.matchedText ?? undefined,
+            title: e.title ?? undefined,
+            description: e.description ?? undefined,
+            thumbnailBytes: thumb?.length ?? 0,
+            thumbnailWidth: thumb?.length ? jpegWidth(thumb) : undefined,
+          }
+        : undefined;
+    if (link && e.thumbnailDirectPath && e.mediaKey) {
+      const hq: ReceivedMedia = { width: e.thumbnailWidth ?? undefined, height: e.thumbnailHeight ?? undefined };
+      const enc = inp.fetchMedia(e.thumbnailDirectPath);
+      if (!enc) hq.error = 'media not found on the media host';
+      else {
+        try {
+          const plain = await decryptMedia(enc, e.mediaKey, 'thumbnail-link');
+          hq.base64 = plain.toString('base64');
+          hq.size = plain.length;
+        } catch (err) {
+          hq.error = (err as Error).message;
+        }
+      }
+      link.highQuality = hq;
+    }
+    return { ...base, type: 'text', text: e.text ?? '', ...ctxOf(e), ...(link ? { link } : {}) };
+  }
   if (m.imageMessage) {
     return { ...base, type: 'image', caption: m.imageMessage.caption ?? undefined, ...ctxOf(m.imageMessage), media: await media('image', m.imageMessage) };
   }
   if (m.stickerMessage) return { ...base, type: 'sticker', ...ctxOf(m.stickerMessage), media: await media('sticker', m.stickerMessage) };
   if (m.videoMessage) {
     return { ...base, type: 'video', caption: m.videoMessage.caption ?? undefined, ...ctxOf(m.videoMessage), media: await media('video', m.videoMessage) };
+  }
+  if (m.ptvMessage) {
+    return { ...base, type: 'video', ...ctxOf(m.ptvMessage), media: { ...(await media('video', m.ptvMessage)), ptv: true } };
   }
   if (m.audioMessage) return { ...base, type: 'audio', ...ctxOf(m.audioMessage), media: await media('audio', m.audioMessage) };
   if (m.documentMessage) {
@@ -181,7 +369,32 @@ export async function describeMessage(inp: DescribeInput): Promise<ReceivedMessa
   if (m.buttonsResponseMessage) {
     return { ...base, type: 'buttonResponse', text: m.buttonsResponseMessage.selectedDisplayText ?? undefined, ...ctxOf(m.buttonsResponseMessage) };
   }
-  if (m.contactMessage || m.contactsArrayMessage) return { ...base, type: 'contact' };
+  if (m.contactMessage) {
+    const c = m.contactMessage;
+    return { ...base, type: 'contact', ...ctxOf(c), contacts: [{ displayName: c.displayName ?? '', vcard: c.vcard ?? '' }] };
+  }
+  if (m.contactsArrayMessage) {
+    const a = m.contactsArrayMessage;
+    return {
+      ...base,
+      type: 'contact',
+      text: a.displayName ?? undefined,
+      ...ctxOf(a),
+      contacts: (a.contacts ?? []).map((c) => ({ displayName: c.displayName ?? '', vcard: c.vcard ?? '' })),
+    };
+  }
+  if (m.pinInChatMessage) {
+    const p = m.pinInChatMessage;
+    const pinned = p.type === proto.Message.PinInChatMessage.Type.PIN_FOR_ALL;
+    const seconds = inp.message.messageContextInfo?.messageAddOnDurationInSecs ?? undefined;
+    const targetId = p.key?.id ?? '';
+    return { ...base, type: 'pin', targetId, pin: { targetId, action: pinned ? 'pin' : 'unpin', ...(pinned && seconds ? { durationSeconds: seconds } : {}) } };
+  }
+  const interactive = describeInteractive(m);
+  if (interactive) {
+    const ctxSource = m.interactiveMessage ?? m.buttonsMessage ?? m.listMessage ?? null;
+    return { ...base, type: 'interactive', text: interactive.body, interactive, ...ctxOf(ctxSource) };
+  }
   const pm = m.protocolMessage;
   if (pm) {
     if (pm.type === proto.Message.ProtocolMessage.Type.REVOKE) return { ...base, type: 'revoke', targetId: pm.key?.id ?? undefined };
@@ -189,6 +402,9 @@ export async function describeMessage(inp: DescribeInput): Promise<ReceivedMessa
       const em = pm.editedMessage;
       const text = em?.conversation ?? em?.extendedTextMessage?.text ?? em?.imageMessage?.caption ?? undefined;
       return { ...base, type: 'edit', targetId: pm.key?.id ?? undefined, text };
+    }
+    if (pm.type === proto.Message.ProtocolMessage.Type.EPHEMERAL_SETTING) {
+      return { ...base, type: 'ephemeral', ephemeralSeconds: pm.ephemeralExpiration ?? 0 };
     }
     return { ...base, type: 'protocol' };
   }

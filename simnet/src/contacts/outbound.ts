@@ -44,24 +44,33 @@ export async function phoneSendDirect(net: Simnet, sender: Account, recipient: A
   const type = messageTypeOf(message);
   const payload = encodeWAMessage(message);
   const base: Record<string, string> = { id, t, type, ...(opts.attrs ?? {}) };
+  sender.recentSent.add({ id, t, message: proto.Message.encode(message).finish(), attrs: { type, ...(opts.attrs ?? {}) }, recipientPhone: recipient.phone });
   for (const dev of recipient.activeCompanions()) {
     const enc = await encryptFromPhone(sender, dev, payload);
-    net.deliver(dev, {
-      tag: 'message',
-      attrs: { ...base, from: pnJid(sender.phone), sender_lid: lidJid(sender.lid), notify: sender.pushName },
-      content: [encNode(enc)],
-    });
+    net.deliver(dev, { tag: 'message', attrs: directAttrs(sender, recipient, base, false), content: [encNode(enc)] });
   }
   if (sender !== recipient) {
     const dsm = encodeWAMessage({ deviceSentMessage: { destinationJid: pnJid(recipient.phone), message } });
     for (const dev of sender.activeCompanions()) {
       const enc = await encryptFromPhone(sender, dev, dsm);
-      net.deliver(dev, { tag: 'message', attrs: { ...base, from: pnJid(sender.phone), recipient: pnJid(recipient.phone), sender_lid: lidJid(sender.lid) }, content: [encNode(enc)] });
+      net.deliver(dev, { tag: 'message', attrs: directAttrs(sender, recipient, base, true), content: [encNode(enc)] });
     }
   }
   net.messages.add({ id, senderPhone: sender.phone, senderDevice: 0, chatJid: pnJid(sender.phone), recipientPhone: recipient.phone, isAudio: !!message.audioMessage, t: Number(t) });
   net.counters.inc('phone.sent');
   return id;
+}
+
+/** Stanza attributes of a phone's 1:1 message: as the recipient's devices get it, or (own) as the sender's other devices get the copy. */
+export function directAttrs(sender: Account, recipient: Account, base: Record<string, string>, own: boolean): Record<string, string> {
+  return own
+    ? { ...base, from: pnJid(sender.phone), recipient: pnJid(recipient.phone), sender_lid: lidJid(sender.lid) }
+    : { ...base, from: pnJid(sender.phone), sender_lid: lidJid(sender.lid), notify: sender.pushName };
+}
+
+/** Stanza attributes of a phone's group message as member devices get it. */
+export function groupAttrs(sender: Account, groupJid: string, base: Record<string, string>): Record<string, string> {
+  return { ...base, from: groupJid, participant: lidJid(sender.lid), participant_pn: pnJid(sender.phone), addressing_mode: 'lid', notify: sender.pushName };
 }
 
 /** The account's own phone talks to one of its linked devices (app-state key share, history notice). */
@@ -82,6 +91,7 @@ export async function phoneSendGroup(net: Simnet, sender: Account, group: Group,
   const id = opts.id ?? net.newId();
   const t = net.nowSec();
   const { skdm, ciphertext } = await sender.phoneSignal.encryptGroup(group.jid, sender.lid, encodeWAMessage(message));
+  sender.recentSent.add({ id, t, message: proto.Message.encode(message).finish(), attrs: { type: messageTypeOf(message), ...(opts.attrs ?? {}) }, groupJid: group.jid });
   const skdmMsg = encodeWAMessage({ senderKeyDistributionMessage: { groupId: group.jid, axolotlSenderKeyDistributionMessage: skdm } });
   for (const member of group.members()) {
     const acc = net.registry.byNumber(member.phone);
@@ -95,21 +105,7 @@ export async function phoneSendGroup(net: Simnet, sender: Account, group: Group,
         group.skdmSent.add(key);
       }
       content.push({ tag: 'enc', attrs: { v: '2', type: 'skmsg' }, content: Buffer.from(ciphertext) });
-      net.deliver(dev, {
-        tag: 'message',
-        attrs: {
-          id,
-          t,
-          type: messageTypeOf(message),
-          ...(opts.attrs ?? {}),
-          from: group.jid,
-          participant: lidJid(sender.lid),
-          participant_pn: pnJid(sender.phone),
-          addressing_mode: 'lid',
-          notify: sender.pushName,
-        },
-        content,
-      });
+      net.deliver(dev, { tag: 'message', attrs: groupAttrs(sender, group.jid, { id, t, type: messageTypeOf(message), ...(opts.attrs ?? {}) }), content });
     }
   }
   net.messages.add({ id, senderPhone: sender.phone, senderDevice: 0, chatJid: group.jid, groupId: group.jid, isAudio: !!message.audioMessage, t: Number(t) });

@@ -123,6 +123,12 @@ export class SignalDevice {
     return { skdm: dist.serialize(), ciphertext };
   }
 
+  /** The SKDM of our current sender key for a group (created if we never wrote there), for pairwise re-sends. */
+  async groupSkdm(groupId: string, ownName: string): Promise<Uint8Array> {
+    const skName = new SenderKeyName(groupId, { id: ownName, deviceId: 0, toString: () => `${ownName}.0` });
+    return (await new GroupSessionBuilder(this.senderKeyStore()).create(skName)).serialize();
+  }
+
   private senderKeyStore() {
     return {
       loadSenderKey: async (n: SenderKeyName): Promise<SenderKeyRecord> => this.senderKeys.get(n.toString()) ?? new SenderKeyRecord(),

@@ -2,6 +2,9 @@
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
 import { bytesOf, child, childNodes, iqResult, type Simnet } from '../server/simnet.js';
+import { applyOwnPatch } from './push-name.js';
+import { applyChatPatch } from './chat-state.js';
+import { proto } from 'baileys';
 
 /** Patches kept per collection; older ones are dropped (clients beyond that get a fresh start). */
 const MAX_PATCHES = 1000;
@@ -22,6 +25,9 @@ export function handleAppStateIq(net: Simnet, conn: ClientConnection, node: Bina
         if (!data) continue;
         state.patches.push(data);
         state.version++;
+        // The phone reads what concerns it (the push name); a patch it cannot read stays opaque.
+        if (acc) void applyOwnPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
+        if (acc) void applyChatPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
         if (state.patches.length > MAX_PATCHES) state.patches.shift();
         net.counters.inc(`appstate.patch.${name}`);
       }
@@ -33,9 +39,20 @@ export function handleAppStateIq(net: Simnet, conn: ClientConnection, node: Bina
     // Patch i has version first + i + 1; the client wants those above its version.
     const newer = (state?.patches ?? []).map((data, i) => ({ data, v: first + i + 1 })).filter((p) => p.v > clientVersion);
     const content: BinaryNode[] = newer.length
-      ? [{ tag: 'patches', attrs: {}, content: newer.map((p) => ({ tag: 'patch', attrs: {}, content: p.data })) }]
+      ? [{ tag: 'patches', attrs: {}, content: newer.map((p) => ({ tag: 'patch', attrs: {}, content: withVersion(p.data, p.v) })) }]
       : [];
     out.push({ tag: 'collection', attrs: { name, version: String(Math.max(version, clientVersion)) }, content });
   }
   conn.sendNode(iqResult(node, [{ tag: 'sync', attrs: {}, content: out }]));
+}
+
+/**
+ * Patches carry their version, as the server sends them: without it a client takes the
+ * collection's version + 1 for every patch of the answer and asks from one past the last.
+ */
+function withVersion(data: Uint8Array, version: number): Uint8Array {
+  const patch = proto.SyncdPatch.decode(data);
+  if (patch.version?.version) return data;
+  patch.version = { version };
+  return proto.SyncdPatch.encode(patch).finish();
 }

@@ -1,10 +1,11 @@
-// xmlns=w:g2: create (some participants addable, some not), metadata, invite code/info/accept, settings with their w:gp2 notifications.
+// xmlns=w:g2: create (some participants addable, some not; deduplicated by creator and key), metadata, invite code/info/accept, settings with their w:gp2 notifications.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
 import { bytesOf, child, childNodes, iqError, iqResult, type Simnet } from '../server/simnet.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';
+import { handleJoinRequestIq } from './group-actions.js';
 
 /** The <group> node as the real server shows it (LID addressing, phone_number per participant). */
 export function groupNode(net: Simnet, g: Group, tag = 'group'): BinaryNode {
@@ -20,7 +21,7 @@ export function groupNode(net: Simnet, g: Group, tag = 'group'): BinaryNode {
   content.push({ tag: 'member_add_mode', attrs: {}, content: Buffer.from(g.memberAddMode) });
   if (g.joinApproval) content.push({ tag: 'membership_approval_mode', attrs: {}, content: [{ tag: 'group_join', attrs: { state: 'on' } }] });
   if (g.description) {
-    content.push({ tag: 'description', attrs: { id: 'simnet', t: String(g.subjectTime) }, content: [{ tag: 'body', attrs: {}, content: Buffer.from(g.description) }] });
+    content.push({ tag: 'description', attrs: { id: g.descriptionId || 'simnet', t: String(g.subjectTime) }, content: [{ tag: 'body', attrs: {}, content: Buffer.from(g.description) }] });
   }
   return {
     tag,
@@ -41,15 +42,33 @@ export function groupNode(net: Simnet, g: Group, tag = 'group'): BinaryNode {
 }
 
 /** Sends a w:gp2 notification about `change` by `actor` to every member's linked devices. */
-export function notifyGroup(net: Simnet, g: Group, actor: Account, change: BinaryNode, extraRecipients: Account[] = []): void {
-  const attrs = { from: g.jid, type: 'w:gp2', id: net.newId(), t: net.nowSec(), participant: lidJid(actor.lid), participant_pn: pnJid(actor.phone), notify: actor.pushName };
+export function notifyGroup(net: Simnet, g: Group, actor: Account, change: BinaryNode, extraRecipients: Account[] = []): GroupNotified {
+  const members = g.members().map((m) => net.registry.byNumber(m.phone));
+  return notifyGroupTo(net, g, actor, change, [...members, ...extraRecipients]);
+}
+
+export interface GroupNotified {
+  /** Stanza id of the notification (the device's stub message key id). */
+  id: string;
+  /** Linked devices it was delivered (or held) for. */
+  devices: number;
+}
+
+/** A group notification (w:gp2 unless `type` says otherwise) to the linked devices of exactly these accounts. */
+export function notifyGroupTo(net: Simnet, g: Group, actor: Account, change: BinaryNode, recipients: (Account | undefined)[], type = 'w:gp2'): GroupNotified {
+  const attrs = { from: g.jid, type, id: net.newId(), t: net.nowSec(), participant: lidJid(actor.lid), participant_pn: pnJid(actor.phone), notify: actor.pushName };
   const seen = new Set<Account>();
-  for (const acc of [...g.members().map((m) => net.registry.byNumber(m.phone)), ...extraRecipients]) {
+  let devices = 0;
+  for (const acc of recipients) {
     if (!acc || seen.has(acc)) continue;
     seen.add(acc);
-    for (const d of acc.activeCompanions()) net.deliver(d, { tag: 'notification', attrs, content: [change] });
+    for (const d of acc.activeCompanions()) {
+      net.deliver(d, { tag: 'notification', attrs, content: [change] });
+      devices++;
+    }
   }
   net.counters.inc(`groups.notify.${change.tag}`);
+  return { id: attrs.id, devices };
 }
 
 function resolveParticipant(net: Simnet, jid: string | undefined): Account | undefined {
@@ -71,6 +90,7 @@ export function handleGroupIq(net: Simnet, conn: ClientConnection, node: BinaryN
   const isAdmin = !!member.role;
   const type = node.attrs.type;
   if (type === 'get' && op.tag === 'query') return void conn.sendNode(iqResult(node, [groupNode(net, g)]));
+  if (handleJoinRequestIq(net, conn, node, g, me, op)) return;
   if (op.tag === 'invite') {
     if (!isAdmin) return void conn.sendNode(iqError(node, 401, 'not-authorized'));
     if (type === 'set') {
@@ -159,7 +179,15 @@ export function handleGroupIq(net: Simnet, conn: ClientConnection, node: BinaryN
 
 function topLevel(net: Simnet, conn: ClientConnection, node: BinaryNode, me: Account, op: BinaryNode): void {
   if (op.tag === 'create' && node.attrs.type === 'set') {
-    const g = net.groups.create(op.attrs.subject ?? '', me.phone);
+    const key = op.attrs.key;
+    const made = key ? net.groups.createdWithKey(me.phone, key) : undefined;
+    if (made) {
+      // A repeated create (same creator, same key) is answered with the group the first one made,
+      // as it is now: nothing is created, nobody is added or notified again.
+      net.counters.inc('groups.create_repeated');
+      return void conn.sendNode(iqResult(node, [groupNode(net, made)]));
+    }
+    const g = net.groups.create(op.attrs.subject ?? '', me.phone, key);
     g.participants.set(me.phone, { phone: me.phone, role: 'superadmin' });
     const failed: BinaryNode[] = [];
     for (const p of childNodes(op)) {

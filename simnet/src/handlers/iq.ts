@@ -8,6 +8,7 @@ import { onActive } from './login.js';
 import { handleAppStateIq } from './app-state.js';
 import { handleGroupIq } from './groups.js';
 import { handleMdIq } from './devices.js';
+import { handleBlocklistIq, handleDisappearingIq, handlePrivacyIq, handleProfilePictureIq, handleStatusIq } from './profile.js';
 
 const PRIVACY = { readreceipts: 'all', last: 'all', online: 'all', profile: 'all', status: 'all', groupadd: 'all', calladd: 'all', messages: 'all' };
 
@@ -36,9 +37,13 @@ export function handleIq(net: Simnet, conn: ClientConnection, node: BinaryNode):
       conn.sendNode(iqResult(node, [{ tag: 'props', attrs: { protocol: '1', hash: 'simnet' }, content: [] }]));
       return;
     case 'blocklist':
-      conn.sendNode(iqResult(node, [{ tag: 'list', attrs: {}, content: [] }]));
-      return;
+      return handleBlocklistIq(net, conn, node);
+    case 'status':
+      return handleStatusIq(net, conn, node);
+    case 'disappearing_mode':
+      return handleDisappearingIq(net, conn, node);
     case 'privacy':
+      if (!child(node, 'tokens') && handlePrivacyIq(net, conn, node)) return;
       if (type === 'get' && child(node, 'privacy')) {
         conn.sendNode(
           iqResult(node, [{ tag: 'privacy', attrs: {}, content: Object.entries(PRIVACY).map(([name, value]) => ({ tag: 'category', attrs: { name, value } })) }]),
@@ -68,6 +73,19 @@ export function handleIq(net: Simnet, conn: ClientConnection, node: BinaryNode):
       return handleAppStateIq(net, conn, node);
     case 'w:g2':
       return handleGroupIq(net, conn, node);
+    case 'w:profile:picture': {
+      if (handleProfilePictureIq(net, conn, node)) return;
+      // A group picture set by an admin (groupAction picture) has a URL; anything else answers without one, as before.
+      const g = net.groups.get(node.attrs.target ?? '');
+      if (type === 'get' && g?.pictureId && g.participants.has(conn.device?.account.phone ?? '')) {
+        const directPath = `/v/t61.24694-24/${g.pictureId}.jpg`;
+        const url = `https://${net.media?.hostname ?? 'mmg.whatsapp.net'}${directPath}`;
+        conn.sendNode(iqResult(node, [{ tag: 'picture', attrs: { id: g.pictureId, type: child(node, 'picture')?.attrs.type ?? 'preview', url, direct_path: directPath } }]));
+        return;
+      }
+      conn.sendNode(iqResult(node));
+      return;
+    }
     default:
       conn.sendNode(iqResult(node));
   }

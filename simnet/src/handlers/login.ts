@@ -29,6 +29,8 @@ export function handleLogin(net: Simnet, conn: ClientConnection, clientStatic: B
   if (payload.pushName) dev.pushName = payload.pushName;
   conn.device = dev;
   conn.phase = 'online';
+  // Presence subscriptions belong to a session: a new login starts without any.
+  dev.presenceSubs.clear();
   dev.link = conn;
   net.counters.inc('logins');
   conn.sendNode({

@@ -7,6 +7,8 @@ import type { Account, LinkedDevice } from '../network/accounts.js';
 import { describeMessage, type ReceivedMessage } from '../contacts/content.js';
 import { scheduleContactReceipts } from './receipts.js';
 import { handleGroupMessage } from './group-messages.js';
+import { handleStatusMessage, STATUS_JID } from './status-messages.js';
+import { forwardTargetedResend } from './retry.js';
 
 export function sendAck(net: Simnet, conn: ClientConnection, node: BinaryNode, error?: string): void {
   const attrs: Record<string, string> = { class: 'message', id: node.attrs.id ?? '', from: node.attrs.to ?? '', t: net.nowSec() };
@@ -43,7 +45,9 @@ export async function handleClientMessage(net: Simnet, conn: ClientConnection, n
     return sendAck(net, conn, node, String(nack));
   }
   if (sender.banned) return sendAck(net, conn, node, '463');
+  if (forwardTargetedResend(net, conn, dev, node)) return;
   if (isGroupJid(to)) return handleGroupMessage(net, conn, dev, node);
+  if (to === STATUS_JID) return handleStatusMessage(net, conn, dev, node);
   const tp = parseJid(to);
   const recipient = tp ? net.registry.byUser(tp.user, tp.server) : undefined;
   if (!tp || !recipient) {

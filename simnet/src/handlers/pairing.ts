@@ -1,4 +1,5 @@
-// Companion registration: QR refs on the real schedule, the phone's "scan", pairing by code, pair-success and the 515 restart.
+// Companion registration: QR refs on the real schedule, the phone's "scan", pairing by code, pair-success,
+// the companion's pair-device-sign (which links it) and the 515 restart.
 import { genKeyPair } from '../cert.js';
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { Curve, proto, type BinaryNode } from 'baileys';
@@ -87,6 +88,8 @@ export class PairingManager {
     if (!p) return;
     this.byConn.delete(conn);
     for (const r of p.refs) this.byRef.delete(r.ref);
+    // Gone after pair-success but before its pair-device-sign: the device was never linked.
+    if (p.pairedDevice) this.net.counters.inc('pairings.abandoned');
     p.code?.finish?.(new Error('companion disconnected'));
   }
 
@@ -203,12 +206,17 @@ export class PairingManager {
     return { jid: pnJid(account.phone, dev.id), lid: lidJid(account.lid, dev.id), deviceId: dev.id };
   }
 
-  /** The companion answered pair-success with pair-device-sign: registration is done, restart the stream. */
+  /**
+   * The companion answered pair-success with pair-device-sign: only now is it a linked device of
+   * the account (listed on the phone, able to log in); then the stream restarts.
+   */
   handlePairDeviceSign(conn: ClientConnection): void {
     const p = this.byConn.get(conn);
     if (!p?.pairedDevice) return;
     this.byConn.delete(conn);
     for (const r of p.refs) this.byRef.delete(r.ref);
+    const dev = p.pairedDevice;
+    dev.account.companions.set(dev.id, dev);
     this.net.counters.inc('pairings');
     conn.endWith({ tag: 'stream:error', attrs: { code: '515' } });
   }
@@ -220,14 +228,17 @@ export class PairingManager {
     return Buffer.concat([d.update(w.subarray(48, 80)), d.final()]);
   }
 
-  /** Creates the companion on the account and sends pair-success with the ADV identity signed by the account key. */
+  /**
+   * Sends pair-success with the ADV identity signed by the account key. The device gets its id
+   * now but joins the account's linked devices only with the companion's pair-device-sign
+   * (handlePairDeviceSign): a companion that goes away before answering leaves nothing linked.
+   */
   private link(account: Account, pending: Pending, advSecret: Buffer): { jid: string; lid: string; deviceId: number } {
     if (pending.pairedDevice) throw new HttpError(409, 'already paired');
     const deviceId = account.nextDeviceId++;
     const keyIndex = account.nextKeyIndex++;
     const dev = new LinkedDevice(account, deviceId, keyIndex, pending.conn.clientStatic!, pending.reg.identityKey, pending.reg.registrationId, pending.reg.platform);
     dev.signedPreKey = pending.reg.signedPreKey;
-    account.companions.set(deviceId, dev);
     pending.pairedDevice = dev;
     for (const r of pending.refs) this.byRef.delete(r.ref);
     const details = proto.ADVDeviceIdentity.encode({ rawId: (Math.random() * 2 ** 31) | 0, timestamp: Math.floor(Date.now() / 1000), keyIndex }).finish();

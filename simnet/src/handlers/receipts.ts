@@ -1,10 +1,12 @@
 // Receipts both ways: contacts' delivered/read/played receipts (automatic per policy or on admin call) and clients' receipts/acks.
 import type { BinaryNode } from 'baileys';
+import { handleMediaRetryReceipt } from '../contacts/media-retry.js';
 import type { ClientConnection } from '../server/connection.js';
 import { child, childNodes, type Simnet } from '../server/simnet.js';
 import type { Account, ReceiptRecord } from '../network/accounts.js';
 import { lidJid, parseJid, pnJid } from '../network/jid.js';
 import { pushBounded } from './messages.js';
+import { handleRetryReceipt } from './retry.js';
 
 export type ReceiptKind = 'delivered' | 'read' | 'played';
 
@@ -47,10 +49,13 @@ export function contactReceipt(net: Simnet, contact: Account, messageId: string,
 export function handleClientReceipt(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
   const dev = conn.device;
   conn.sendNode({ tag: 'ack', attrs: { class: 'receipt', id: node.attrs.id ?? '', from: node.attrs.to ?? '', ...(node.attrs.type ? { type: node.attrs.type } : {}) } });
+  // A media-retry request: the phone that sent the media answers (contacts/media-retry.ts).
+  if (node.attrs.type === 'server-error') return handleMediaRetryReceipt(net, conn, node);
   if (!dev) return;
   const ids = [node.attrs.id ?? '', ...childNodes(child(node, 'list')).map((i) => i.attrs.id ?? '')].filter(Boolean);
   const type = node.attrs.type;
-  for (const id of ids) net.acknowledged(dev, 'message', id);
+  if (!dev.dropAcks) for (const id of ids) net.acknowledged(dev, 'message', id);
+  if (type === 'retry') return handleRetryReceipt(net, dev, node);
   if (type && type !== 'read' && type !== 'read-self' && type !== 'played' && type !== 'inactive') return;
   const kind: ReceiptKind = type === 'read' || type === 'read-self' ? 'read' : type === 'played' ? 'played' : 'delivered';
   const me = dev.account;
@@ -77,6 +82,6 @@ export function handleClientReceipt(net: Simnet, conn: ClientConnection, node: B
 
 export function handleClientAck(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
   const dev = conn.device;
-  if (!dev || !node.attrs.id) return;
+  if (!dev || !node.attrs.id || dev.dropAcks) return;
   net.acknowledged(dev, node.attrs.class ?? '', node.attrs.id);
 }

@@ -4,6 +4,7 @@ import type { ClientConnection } from '../server/connection.js';
 import { bytesOf, child, childNodes, iqResult, type Simnet } from '../server/simnet.js';
 import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
+import { aboutFor } from './profile.js';
 
 export function handleUsync(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
   const usync = child(node, 'usync');
@@ -31,7 +32,11 @@ export function handleUsync(net: Simnet, conn: ClientConnection, node: BinaryNod
       content.push({ tag: 'devices', attrs: {}, content: [{ tag: 'device-list', attrs: {}, content: devices }] });
     }
     if (protocols.has('lid') && acc && !jid.endsWith('@lid')) content.push({ tag: 'lid', attrs: { val: lidJid(acc.lid) } });
-    if (protocols.has('status')) content.push({ tag: 'status', attrs: { t: net.nowSec() }, content: Buffer.from('Hey there! I am using WhatsApp.') });
+    if (protocols.has('status')) {
+      // The about text as the asker may see it (privacy `status`); hidden, the node is empty.
+      const about = acc ? aboutFor(acc, conn.device?.account) : null;
+      content.push({ tag: 'status', attrs: { t: String(about?.t ?? 0) }, content: Buffer.from(about?.text ?? '') });
+    }
     if (protocols.has('disappearing_mode')) content.push({ tag: 'disappearing_mode', attrs: { duration: '0', t: '0' } });
     out.push({ tag: 'user', attrs: { jid }, content });
   }

@@ -1,4 +1,5 @@
 // The HTTPS media host: clients upload encrypted media (POST /mms/<type>/<hash>) and download it by direct path.
+// Blobs remember who uploaded them, so per-uploader download faults (delay, HTTP status, expiry) can be injected.
 import { createServer, type Server } from 'node:https';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -8,8 +9,32 @@ import { mediaCerts } from './certs.js';
 const MAX_TOTAL_BYTES = 512 * 1024 * 1024;
 const MAX_UPLOAD = 100 * 1024 * 1024;
 
+/** What GETs of blobs uploaded by one phone get instead of the bytes. */
+export type MediaFault =
+  /** Hold the response for `ms` of wall time (other downloads are not held). */
+  | { kind: 'delay'; ms: number }
+  /** Answer this HTTP status with no body. */
+  | { kind: 'status'; code: number }
+  /** 404, as WhatsApp's CDN answers for media past its retention; re-uploads (media retry) are exempt. */
+  | { kind: 'expired' };
+
+interface Blob {
+  data: Buffer;
+  /** Phone that uploaded it (a contact sending media); absent for uploads by linked devices. */
+  uploader?: string;
+  /** Uploaded again on a media-retry request: an 'expired' fault no longer applies to it. */
+  reupload?: boolean;
+}
+
+export interface PutOptions {
+  uploader?: string;
+  reupload?: boolean;
+}
+
 export class MediaHost {
-  private readonly blobs = new Map<string, Buffer>();
+  private readonly blobs = new Map<string, Blob>();
+  private readonly faults = new Map<string, MediaFault>();
+  private readonly held = new Set<NodeJS.Timeout>();
   private total = 0;
   private server: Server | null = null;
   port = 0;
@@ -46,13 +71,32 @@ export class MediaHost {
       }
       if (req.method === 'GET') {
         const blob = this.blobs.get(url.pathname);
-        if (!blob) {
-          res.writeHead(404).end();
-          return;
+        const fault = blob?.uploader ? this.faults.get(blob.uploader) : undefined;
+        const serve = () => {
+          if (!blob) return void res.writeHead(404).end();
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': blob.data.length });
+          res.end(blob.data);
+        };
+        if (!fault) return serve();
+        switch (fault.kind) {
+          case 'expired':
+            if (blob?.reupload) return serve();
+            return void res.writeHead(404).end();
+          case 'status':
+            return void res.writeHead(fault.code).end();
+          case 'delay': {
+            const t = setTimeout(() => {
+              this.held.delete(t);
+              serve();
+            }, fault.ms);
+            this.held.add(t);
+            res.on('close', () => {
+              clearTimeout(t);
+              this.held.delete(t);
+            });
+            return;
+          }
         }
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': blob.length });
-        res.end(blob);
-        return;
       }
       res.writeHead(405).end();
     });
@@ -65,26 +109,38 @@ export class MediaHost {
   }
 
   /** Stores an encrypted blob and returns its direct path. */
-  put(data: Buffer, kind: string): string {
+  put(data: Buffer, kind: string, opts: PutOptions = {}): string {
     const path = `/v/t62.${kind}-24/${randomBytes(12).toString('hex')}.enc`;
     this.total += data.length;
     // Oldest blobs go first when the cap is reached.
     while (this.total > MAX_TOTAL_BYTES && this.blobs.size) {
-      const [k, v] = this.blobs.entries().next().value as [string, Buffer];
+      const [k, v] = this.blobs.entries().next().value as [string, Blob];
       this.blobs.delete(k);
-      this.total -= v.length;
+      this.total -= v.data.length;
     }
-    this.blobs.set(path, data);
+    this.blobs.set(path, { data, uploader: opts.uploader, reupload: opts.reupload });
     return path;
   }
 
-  /** Finds a blob by direct path or full URL. */
+  /** Finds a blob by direct path or full URL (faults do not apply: this is simnet reading its own store). */
   get(pathOrUrl: string): Buffer | undefined {
     const path = pathOrUrl.startsWith('http') ? new URL(pathOrUrl).pathname : pathOrUrl.split('?')[0]!;
-    return this.blobs.get(path);
+    return this.blobs.get(path)?.data;
+  }
+
+  /** Sets (or clears, with null) the fault that downloads of `uploader`'s blobs get. */
+  setFault(uploader: string, fault: MediaFault | null): void {
+    if (fault) this.faults.set(uploader, fault);
+    else this.faults.delete(uploader);
+  }
+
+  fault(uploader: string): MediaFault | undefined {
+    return this.faults.get(uploader);
   }
 
   async close(): Promise<void> {
+    for (const t of this.held) clearTimeout(t);
+    this.held.clear();
     const s = this.server;
     if (!s) return;
     s.closeAllConnections?.();

@@ -8,6 +8,17 @@ import type { ReceivedMessage } from '../contacts/content.js';
 import type { PollMemory } from '../contacts/compose.js';
 import type { KeyPair } from '../cert.js';
 import type { IdentityKeyPair } from '../identity-key.js';
+import { RecentSent, type RetryRecord } from './recent-sent.js';
+
+export interface ChatstateRecord {
+  /** Phone whose linked device sent it. */
+  from: string;
+  deviceId: number;
+  state: 'composing' | 'recording' | 'paused';
+  /** Group jid when the device typed in a group. */
+  groupId?: string;
+  t: number;
+}
 
 /** What a linked device needs from its live connection; implemented by server/connection.ts. */
 export interface DeviceLink {
@@ -27,6 +38,12 @@ export class LinkedDevice {
   /** The phone shares the app-state key and a history notice after the first login following pairing. */
   needsBootstrap = true;
   pushName: string;
+  /** Presence subscriptions of the current session (`<presence type="subscribe">`): contact phone → jid subscribed to. Reset at login, as on the real server. */
+  readonly presenceSubs = new Map<string, string>();
+  /** What the device last announced about itself (`<presence type="available|unavailable">`). */
+  lastPresence: 'available' | 'unavailable' | null = null;
+  /** Fault: the server loses this device's acks and receipts, so everything it was sent stays held. */
+  dropAcks = false;
 
   constructor(
     readonly account: Account,
@@ -86,6 +103,14 @@ export class Account {
   violations = 0;
   /** Recipients this account has written to (for the spam detector's "new chat" rule). */
   readonly knownPeers = new Set<string>();
+  /** The phone's own presence as its contacts' subscribed devices see it. */
+  presence: { available: boolean; lastSeen: number | null } = { available: false, lastSeen: null };
+  /** Chat states (typing, recording, paused) linked devices sent this account's phone. Bounded. */
+  readonly chatstatesReceived: ChatstateRecord[] = [];
+  /** Plaintext of what this phone sent recently, so it can re-encrypt on a retry receipt. */
+  readonly recentSent = new RecentSent();
+  /** Retry receipts this phone got from linked devices and what it did about them. Bounded. */
+  readonly retryLog: RetryRecord[] = [];
 
   constructor(
     readonly phone: string,

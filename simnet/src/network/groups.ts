@@ -23,6 +23,12 @@ export class Group {
   inviteCode: string;
   /** "sender>member.device" pairs that already got the sender's SKDM from a simulated phone. */
   readonly skdmSent = new Set<string>();
+  /** Id of the group picture (null: none), changed by admins. */
+  pictureId: string | null = null;
+  /** Id of the current description (a new one per change, as the real server assigns). */
+  descriptionId = '';
+  /** Pending join requests of non-members (join approval on): phone → when and how they asked. */
+  readonly joinRequests = new Map<string, { t: number; method: string }>();
 
   constructor(id: string, subject: string, creatorPhone: string) {
     this.jid = `${id}@g.us`;
@@ -61,14 +67,23 @@ export class GroupStore {
   private readonly byCode = new Map<string, Group>();
   /** Codes that were valid once: answering them says "revoked" (410) rather than "unknown" (406). */
   private readonly revoked = new Set<string>();
+  /** "creator phone/create key" → the group that create made (WhatsApp dedupes creations by key). */
+  private readonly byCreateKey = new Map<string, Group>();
 
-  create(subject: string, creatorPhone: string): Group {
+  /** The group `creatorPhone` already made with this create key, if any. */
+  createdWithKey(creatorPhone: string, key: string): Group | undefined {
+    return this.byCreateKey.get(`${creatorPhone}/${key}`);
+  }
+
+  /** A new group; with a create key, a later create by the same creator with that key finds it. */
+  create(subject: string, creatorPhone: string, key?: string): Group {
     let id: string;
     do id = `120363${String(randomInt(0, 2 ** 47)).padStart(12, '0')}`;
     while (this.byJid.has(`${id}@g.us`));
     const g = new Group(id, subject, creatorPhone);
     this.byJid.set(g.jid, g);
     this.byCode.set(g.inviteCode, g);
+    if (key) this.byCreateKey.set(`${creatorPhone}/${key}`, g);
     return g;
   }
 

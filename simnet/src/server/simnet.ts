@@ -16,6 +16,7 @@ import { PairingManager } from '../handlers/pairing.js';
 import { handleLogin } from '../handlers/login.js';
 import { handleClientMessage } from '../handlers/messages.js';
 import { handleClientReceipt, handleClientAck } from '../handlers/receipts.js';
+import { handleClientLiveStanza } from '../handlers/live.js';
 import { SpamDetector } from '../network/spam.js';
 import { GroupStore } from '../network/groups.js';
 import { Faults } from '../network/faults.js';
@@ -187,8 +188,13 @@ export class Simnet {
         case 'ack':
           handleClientAck(this, conn, node);
           return;
+        case 'call':
+        case 'presence':
+        case 'chatstate':
+          handleClientLiveStanza(this, conn, node);
+          return;
         default:
-          // presence, chatstate, ib (unified_session), call: nothing to route in simnet.
+          // ib (unified_session): nothing to route in simnet.
           return;
       }
     } catch (e) {

@@ -5,7 +5,21 @@ import { instanceOf } from '../auth.js';
 import { errorResponses } from '../schemas/common.js';
 
 const tags = ['contacts'];
-const Lid = Type.Union([Type.String(), Type.Null()]);
+const Lid = Type.Union([Type.String({ description: 'the LID as an address, `<digits>@lid`' }), Type.Null()]);
+const PhoneCheck = Type.Object({ exists: Type.Boolean(), inputPhone: Type.String(), outputPhone: Type.String(), lid: Lid });
+
+/** Registered once on the server (see server.ts): the 202 answer and the poll's answer. */
+export const PhoneCheckJobSchema = Type.Object(
+  {
+    jobId: Type.String(),
+    status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+    total: Type.Integer(),
+    done: Type.Integer(),
+    results: Type.Optional(Type.Array(PhoneCheck)),
+    error: Type.Optional(Type.String()),
+  },
+  { $id: 'PhoneCheckJob', examples: [{ jobId: '0b6a5d7e-3f0c-4c1a-9d55-2f1e8c7a9b10', status: 'running', total: 20000, done: 3500 }] },
+);
 
 export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -16,19 +30,43 @@ export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncType
           tags,
           operationId: 'contacts_phone-exists-batch',
           summary: 'Check up to 50,000 numbers; results in input order',
-          description: 'Results are cached and queried from the network in small, paced chunks. A malformed entry fails the whole call with 400 naming it.',
-          body: Type.Object({
-            phones: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: MAX_PHONES_PER_BATCH }),
-          }),
+          description:
+            'Numbers checked in the last 24 h answer from the cache; the rest are asked of the network in small, paced chunks (about 100 numbers a second, so a burst does not get the number banned). ' +
+            'When more than ZAPGATE_PHONE_CHECK_SYNC_MAX numbers (default 1,000) need the network, or the request asks for it (`?async=true` or `Prefer: respond-async`), the answer is 202 with a job: poll `GET …/phone-exists-batch/{jobId}` until `status` is `done`; its `results` are this answer. ' +
+            'A malformed entry fails the whole call with 400 naming it.',
+          querystring: Type.Object({ async: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: '`true`: answer with a job (202) whatever the batch size' })) }),
+          body: Type.Object(
+            { phones: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: MAX_PHONES_PER_BATCH }) },
+            { examples: [{ phones: ['5511999999999', '5511988888888'] }] },
+          ),
           response: {
-            200: Type.Array(
-              Type.Object({ exists: Type.Boolean(), inputPhone: Type.String(), outputPhone: Type.String(), lid: Lid }),
-            ),
+            200: Type.Array(PhoneCheck),
+            202: Type.Ref('PhoneCheckJob'),
             ...errorResponses(409, 504),
           },
         },
       },
-      async (request) => contacts.existsBatch(instanceOf(request).id, request.body.phones),
+      async (request, reply) => {
+        const preferAsync = request.query.async === 'true' || /\brespond-async\b/i.test(String(request.headers.prefer ?? ''));
+        const answer = await contacts.existsBatchOrJob(instanceOf(request).id, request.body.phones, preferAsync);
+        if (answer.kind === 'now') return answer.results;
+        return reply.code(202).header('location', `${request.url.split('?')[0]}/${answer.job.jobId}`).send(answer.job);
+      },
+    );
+
+    app.get(
+      '/phone-exists-batch/:jobId',
+      {
+        schema: {
+          tags,
+          operationId: 'contacts_phone-exists-batch-job',
+          summary: 'A phone-exists-batch job: progress, then the answers',
+          description: 'While `status` is `running`, `done` of `total` numbers are checked. Once `done`, `results` holds the batch answer in input order; `failed` gives `error` (numbers checked before the failure are cached: a new batch answers them at once). Finished jobs are kept 24 h.',
+          params: Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 64 }) }),
+          response: { 200: Type.Ref('PhoneCheckJob'), ...errorResponses() },
+        },
+      },
+      async (request) => contacts.job(instanceOf(request).id, request.params.jobId),
     );
 
     app.get(

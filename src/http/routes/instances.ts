@@ -20,10 +20,11 @@ export function accountInstanceRoutes(instances: InstancesService): FastifyPlugi
           tags,
           operationId: 'instance_create',
           summary: 'Create an instance',
+          description: 'An account may have `ZAPGATE_MAX_INSTANCES_PER_ACCOUNT` instances (default 1000); one more is a 403 `instance limit reached`.',
           body: Type.Object({ name: Name }),
           response: {
             201: Type.Object({ instanceId: Type.String(), instanceToken: Type.String(), name: Type.String(), status: Status }),
-            ...errorResponses(),
+            ...errorResponses(403),
           },
         },
       },
@@ -43,7 +44,7 @@ export function accountInstanceRoutes(instances: InstancesService): FastifyPlugi
           body: Type.Object({ name: Name }),
           response: {
             200: Type.Object({ id: Type.String(), token: Type.String(), due: Type.Null() }),
-            ...errorResponses(),
+            ...errorResponses(403),
           },
         },
       },
@@ -288,6 +289,27 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       },
       async (request) => {
         await instances.updateSettings(instanceOf(request).id, { listMode: request.body.value });
+        return { value: true };
+      },
+    );
+
+    // send-kinds: the wording of numbered-text lists.
+    app.put(
+      '/update-list-reply-hint',
+      {
+        schema: {
+          tags,
+          operationId: 'instance_update-list-reply-hint',
+          summary: 'The closing line of lists and buttons rendered as numbered text',
+          description:
+            'Lists, buttons and the REPLY buttons of send-button-actions and send-carousel rendered as numbered text (list mode `text`) end with this line, in italics. ' +
+            'Default: "Reply with the number of your choice." — send `""` to restore it.',
+          body: Type.Object({ value: Type.String({ maxLength: 200 }) }, { examples: [{ value: 'Responda com o número da opção.' }] }),
+          response: { 200: ValueTrue, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        await instances.updateSettings(instanceOf(request).id, { listReplyHint: request.body.value.trim() });
         return { value: true };
       },
     );

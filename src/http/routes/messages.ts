@@ -7,21 +7,24 @@ import type { SessionsPort } from '../../sessions/port.js';
 import { parseTarget, formatTarget } from '../../domain/phone.js';
 import { instanceOf } from '../auth.js';
 import { errorResponses, SendCommonFields, SendResult, ValueTrue } from '../schemas/common.js';
+import { sendKindsRoutes } from './messages-kinds.js';
 
 const tags = ['messages'];
-const MediaRef = Type.String({
+export const MediaRef = Type.String({
   minLength: 1,
   description: 'An https URL (fetched at send time under the address guard) or a base64 data URI (up to 16 MiB).',
 });
-const sendResponses = { 200: SendResult, ...errorResponses(409, 413, 415) };
+// 507: the disk is full, the message was not queued (README: Security and operations).
+export const sendResponses = { 200: SendResult, ...errorResponses(409, 413, 415, 507) };
 
 function common(body: SendCommon): SendCommon {
   const { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll } = body;
   return { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll };
 }
 
-function checkMediaRef(value: string, field: string): string {
-  if (/^https?:\/\//i.test(value) || /^data:[a-z]+\/[a-z0-9.+-]+;base64,/i.test(value)) return value;
+export function checkMediaRef(value: string, field: string): string {
+  // A data URI's label may carry parameters (`data:audio/ogg;codecs=opus;base64,…`); it is only a label.
+  if (/^https?:\/\//i.test(value) || /^data:[a-z]+\/[a-z0-9.+-]+(;[a-z0-9=.+-]+)*;base64,/i.test(value)) return value;
   throw errors.invalidInput(`${field}: must be an https URL or a base64 data URI`);
 }
 
@@ -33,6 +36,7 @@ export interface MessageRoutesOptions {
 
 export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRoutesOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
+    mediaSendRoutes(app, messages, mediaBodyLimit);
     app.post(
       '/send-text',
       {
@@ -138,6 +142,11 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
           tags,
           operationId: 'messages_send-option-list',
           summary: 'Send a list of options; delivered as a poll by default, answers come back with the option id',
+          description:
+            'Delivered per the instance\'s list mode (`PUT …/update-list-mode`). `poll` (default): a single-choice poll whose question is the title, the message and the `buttonLabel`, ' +
+            'each option `title — description`. `text`: numbered text with the title, message, `buttonLabel` and descriptions, ' +
+            'closed by the instance\'s wording (`PUT …/update-list-reply-hint`). `native`: WhatsApp\'s list message (experimental: many clients do not show it). ' +
+            'Mentions are kept in every mode. The answer comes back as `listResponseMessage` with the option id and `referenceMessageId`.',
           body: Type.Object({
             ...SendCommonFields,
             message: Type.String({ minLength: 1, maxLength: 4096 }),
@@ -180,6 +189,9 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
           tags,
           operationId: 'messages_send-button-list',
           summary: 'Send quick-answer buttons with an optional image or video header',
+          description:
+            'Delivered per the instance\'s list mode like send-option-list: a poll (default; the header image or video goes first as its own message), numbered text, or WhatsApp\'s buttons message (experimental). ' +
+            'Mentions are kept in every mode. The answer comes back as `buttonsResponseMessage` with the button id.',
           body: Type.Object({
             ...SendCommonFields,
             message: Type.String({ minLength: 1, maxLength: 4096 }),
@@ -206,6 +218,9 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
         return messages.send(instanceOf(request), common(b), content);
       },
     );
+
+    // send-kinds: link, contacts, poll, reactions, forward, read, pin, interactive buttons (messages-kinds.ts).
+    sendKindsRoutes(app, { messages, mediaBodyLimit });
 
     app.delete(
       '/messages',
@@ -239,3 +254,172 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
 function assertUnique(values: string[], field: string, key: string): void {
   if (new Set(values).size !== values.length) throw errors.invalidInput(`${field}: every ${key} must be unique`);
 }
+
+// ─── Media sends: send-audio, send-video, send-ptv, send-gif, send-document/{extension} ─────────
+// Z-API's paths and bodies. Media is checked up front when it is a data URI (400 when it is not
+// what the endpoint needs), else fetched, sniffed and converted at send time (a failure arrives as
+// a DeliveryCallback with `error` and `errorCode`).
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+const EXAMPLE_PHONE = '5511999999999';
+const MEDIA_NOTE =
+  ' The payload\'s real type is read from its bytes (a URL\'s content-type and a data URI\'s label are ignored); limits: `ZAPGATE_MEDIA_*`.';
+
+function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: number): void {
+  app.post(
+    '/send-audio',
+    {
+      bodyLimit: mediaBodyLimit,
+      schema: {
+        tags,
+        operationId: 'messages_send-audio',
+        summary: 'Send a voice note',
+        description:
+          'Any audio (or a video\'s sound) is converted to an Ogg/Opus mono voice note with its length and waveform. `delayTyping` shows "recording audio…" first.' +
+          MEDIA_NOTE,
+        body: Type.Object(
+          {
+            ...SendCommonFields,
+            audio: MediaRef,
+            viewOnce: Type.Optional(Type.Boolean({ description: 'Play once.' })),
+            waveform: Type.Optional(Type.Boolean({ description: 'Send the waveform bars (default true).' })),
+            async: Type.Optional(Type.Boolean({ description: 'Accepted for Z-API compatibility: every send is asynchronous.' })),
+          },
+          { examples: [{ phone: EXAMPLE_PHONE, audio: 'https://media.example.com/hello.mp3', waveform: true }] },
+        ),
+        response: sendResponses,
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const content: OutgoingContent = { type: 'audio', audio: checkMediaRef(b.audio, 'audio') };
+      if (b.viewOnce !== undefined) content.viewOnce = b.viewOnce;
+      if (b.waveform !== undefined) content.waveform = b.waveform;
+      return messages.send(instanceOf(request), common(b), content);
+    },
+  );
+
+  app.post(
+    '/send-video',
+    {
+      bodyLimit: mediaBodyLimit,
+      schema: {
+        tags,
+        operationId: 'messages_send-video',
+        summary: 'Send a video',
+        description: 'Converted to an MP4 (H.264/AAC) every WhatsApp client plays, scaled down to `ZAPGATE_MEDIA_VIDEO_MAX_SIDE`.' + MEDIA_NOTE,
+        body: Type.Object(
+          {
+            ...SendCommonFields,
+            video: MediaRef,
+            caption: Type.Optional(Type.String({ maxLength: 4096 })),
+            viewOnce: Type.Optional(Type.Boolean({ description: 'Play once.' })),
+            async: Type.Optional(Type.Boolean({ description: 'Accepted for Z-API compatibility: every send is asynchronous.' })),
+          },
+          { examples: [{ phone: EXAMPLE_PHONE, video: 'https://media.example.com/clip.mp4', caption: 'Our new store' }] },
+        ),
+        response: sendResponses,
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const content: OutgoingContent = { type: 'video', video: checkMediaRef(b.video, 'video') };
+      if (b.caption !== undefined) content.caption = b.caption;
+      if (b.viewOnce !== undefined) content.viewOnce = b.viewOnce;
+      return messages.send(instanceOf(request), common(b), content);
+    },
+  );
+
+  app.post(
+    '/send-ptv',
+    {
+      bodyLimit: mediaBodyLimit,
+      schema: {
+        tags,
+        operationId: 'messages_send-ptv',
+        summary: 'Send a round video note (PTV)',
+        description: 'The video is cropped square and converted to MP4. The media goes in `video` (`ptv` is accepted too).' + MEDIA_NOTE,
+        body: Type.Object(
+          {
+            ...SendCommonFields,
+            video: Type.Optional(MediaRef),
+            ptv: Type.Optional(MediaRef),
+          },
+          { examples: [{ phone: EXAMPLE_PHONE, video: 'https://media.example.com/hello.mp4' }] },
+        ),
+        response: sendResponses,
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const ref = b.video ?? b.ptv;
+      if (ref === undefined) throw errors.invalidInput('video: required');
+      return messages.send(instanceOf(request), common(b), { type: 'ptv', video: checkMediaRef(ref, b.video ? 'video' : 'ptv') });
+    },
+  );
+
+  app.post(
+    '/send-gif',
+    {
+      bodyLimit: mediaBodyLimit,
+      schema: {
+        tags,
+        operationId: 'messages_send-gif',
+        summary: 'Send a GIF (an MP4 shown looping, without sound)',
+        description: 'An MP4 (or a GIF image, converted) sent with gifPlayback.' + MEDIA_NOTE,
+        body: Type.Object(
+          {
+            ...SendCommonFields,
+            gif: MediaRef,
+            caption: Type.Optional(Type.String({ maxLength: 4096 })),
+          },
+          { examples: [{ phone: EXAMPLE_PHONE, gif: 'https://media.example.com/dance.mp4', caption: 'Friday!' }] },
+        ),
+        response: sendResponses,
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const content: OutgoingContent = { type: 'gif', gif: checkMediaRef(b.gif, 'gif') };
+      if (b.caption !== undefined) content.caption = b.caption;
+      return messages.send(instanceOf(request), common(b), content);
+    },
+  );
+
+  app.post(
+    '/send-document/:extension',
+    {
+      bodyLimit: mediaBodyLimit,
+      schema: {
+        tags,
+        operationId: 'messages_send-document',
+        summary: 'Send a document (any file, byte for byte)',
+        description: 'The file is sent unchanged; its mimetype follows `{extension}` (pdf, docx, xlsx, csv, zip, …).' + MEDIA_NOTE,
+        params: Type.Object(
+          { extension: Type.String({ pattern: '^[A-Za-z0-9]{1,10}$', description: 'File extension without the dot, e.g. `pdf`.' }) },
+          { additionalProperties: true },
+        ),
+        body: Type.Object(
+          {
+            ...SendCommonFields,
+            document: MediaRef,
+            fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Name shown to the contact (default `file.<extension>`).' })),
+            caption: Type.Optional(Type.String({ maxLength: 4096 })),
+          },
+          { examples: [{ phone: EXAMPLE_PHONE, document: 'https://media.example.com/invoice.pdf', fileName: 'invoice-0042.pdf' }] },
+        ),
+        response: sendResponses,
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const extension = request.params.extension.toLowerCase();
+      const content: OutgoingContent = { type: 'document', document: checkMediaRef(b.document, 'document'), extension };
+      if (b.fileName !== undefined) content.fileName = b.fileName;
+      if (b.caption !== undefined) content.caption = b.caption;
+      return messages.send(instanceOf(request), common(b), content);
+    },
+  );
+}
+// ─── end of media sends ─────────────────────────────────────────────────────────────────────

@@ -16,7 +16,7 @@ export function opsRoutes({ metrics, ready }: OpsOptions): FastifyPluginAsyncTyp
         schema: {
           tags: ['operations'],
           operationId: 'ops_readyz',
-          summary: 'The database is reachable and the gateway is not draining',
+          summary: 'The database is reachable and writable, this gateway holds it, and it is not draining (503 with a reason otherwise)',
           response: { 200: Type.Object({ status: Type.String() }), 503: Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) }) },
         },
       },

@@ -6,9 +6,16 @@ import { instanceOf } from '../auth.js';
 import { errorResponses, ValueTrue } from '../schemas/common.js';
 
 const tags = ['message queue'];
+/** `failed`: messages the sender gave up on, with `error` and `errorCode` (the DeliveryCallback's). */
+const QueueStatus = Type.Union([Type.Literal('waiting'), Type.Literal('failed')], {
+  description: '`waiting` (default): queued or being sent. `failed`: given up, with `error` and `errorCode`.',
+});
 const QueuePage = Type.Object({
-  messages: Type.Array(Type.Object({}, { additionalProperties: true })),
+  messages: Type.Array(Type.Object({}, { additionalProperties: true }), {
+    description: "Each item has zapgate's fields (zaapId, messageId, phone, type, state, attempts, error…) and Z-API's (_id, ZaapId, MessageId, InstanceId, Phone, Message (the text or caption, cut at 500 characters), DelayMessage, DelayTyping, IsTrial, Created).",
+  }),
   pagingState: Type.Union([Type.String(), Type.Null()]),
+  hasMore: Type.Boolean({ description: 'Whether another page follows (pass pagingState to get it).' }),
 });
 
 export function queueRoutes(queue: QueueService, instances: InstancesService): FastifyPluginAsyncTypebox {
@@ -28,12 +35,14 @@ export function queueRoutes(queue: QueueService, instances: InstancesService): F
             Type.Object({
               pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
               pagingState: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+              status: Type.Optional(QueueStatus),
             }),
           ),
           response: { 200: QueuePage, ...errorResponses() },
         },
       },
-      async (request) => queue.list(instanceOf(request).id, request.body?.pageSize ?? 100, request.body?.pagingState ?? null),
+      async (request) =>
+        queue.list(instanceOf(request).id, request.body?.pageSize ?? 100, request.body?.pagingState ?? null, request.body?.status ?? 'waiting'),
     );
 
     app.get(
@@ -46,11 +55,13 @@ export function queueRoutes(queue: QueueService, instances: InstancesService): F
           querystring: Type.Object({
             pageSize: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$|^1000$' })),
             pagingState: Type.Optional(Type.String({ maxLength: 64 })),
+            status: Type.Optional(QueueStatus),
           }),
           response: { 200: QueuePage, ...errorResponses() },
         },
       },
-      async (request) => queue.list(instanceOf(request).id, Number(request.query.pageSize ?? 100), request.query.pagingState ?? null),
+      async (request) =>
+        queue.list(instanceOf(request).id, Number(request.query.pageSize ?? 100), request.query.pagingState ?? null, request.query.status ?? 'waiting'),
     );
 
     app.get(

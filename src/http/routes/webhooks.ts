@@ -18,6 +18,7 @@ const SINGLE: ReadonlyArray<[string, WebhookKind, string]> = [
   ['update-webhook-delivery', 'delivery', 'sent / failed-to-send reports (DeliveryCallback)'],
   ['update-webhook-connected', 'connected', 'connection events (ConnectedCallback)'],
   ['update-webhook-disconnected', 'disconnected', 'disconnection events (DisconnectedCallback)'],
+  ['update-webhook-chat-presence', 'chat_presence', 'contacts\' presence in chats: typing, recording, online (PresenceChatCallback)'],
 ];
 
 export function webhookRoutes(webhooks: WebhooksService, instances: InstancesService): FastifyPluginAsyncTypebox {

@@ -12,5 +12,11 @@ export function openPostgres(connectionString: string, maxConnections = 10): Ope
   return {
     dialect: new PostgresDialect({ pool }),
     capabilities: { name: 'postgres', autoIncrementType: 'bigserial', singleWriter: false },
+    errors: {
+      // SQLSTATE 53100 disk_full: the server could not extend a file.
+      isDiskFull: (err) => (err as { code?: unknown } | null)?.code === '53100',
+      // PostgreSQL answers a rollback without a transaction with a warning, never an error.
+      isNothingToRollBack: () => false,
+    },
   };
 }

@@ -5,6 +5,8 @@ import Database from 'better-sqlite3';
 import { SqliteDialect, type SqliteDatabase } from 'kysely';
 import { SqliteWorkerDialect } from './sqlite-worker.js';
 import type { OpenedDialect } from './types.js';
+import type { DialectErrors } from '../guarded-dialect.js';
+import { privateFile } from '../private-files.js';
 
 /**
  * Where the connection runs: 'main' (in this thread) or 'worker' (sqlite-worker.ts: a commit's
@@ -16,12 +18,28 @@ export type SqliteThread = 'worker' | 'main';
 
 const capabilities = { name: 'sqlite', autoIncrementType: 'integer', singleWriter: true } as const;
 
+/** SQLite reports a full disk as SQLITE_FULL (ENOSPC from a write of its own files shows as such too). */
+const errors: DialectErrors = {
+  isDiskFull: (err) => {
+    const code = (err as { code?: unknown } | null)?.code;
+    return code === 'SQLITE_FULL' || code === 'ENOSPC';
+  },
+  // After SQLITE_FULL (and some I/O errors) SQLite has already rolled the transaction back.
+  isNothingToRollBack: (err) => err instanceof Error && /no transaction is active/.test(err.message),
+};
+
 export function openSqlite(file: string, thread: SqliteThread = 'main'): OpenedDialect {
+  if (file !== ':memory:') {
+    // Private before SQLite opens it: the database holds keys and secrets (private-files.ts). The
+    // directory is made 0700 only if created here (the gateway tightens its data dir itself).
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    privateFile(file);
+    for (const suffix of ['-wal', '-shm', '-journal']) privateFile(file + suffix, false);
+  }
   if (thread === 'worker') {
     const dialect = new SqliteWorkerDialect(file);
-    return { dialect, capabilities, runBatch: (sql, lists) => dialect.runBatch(sql, lists) };
+    return { dialect, capabilities, errors, runBatch: (sql, lists) => dialect.runBatch(sql, lists) };
   }
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const database = new Database(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
@@ -35,6 +53,7 @@ export function openSqlite(file: string, thread: SqliteThread = 'main'): OpenedD
   return {
     dialect: new SqliteDialect({ database: cached }),
     capabilities,
+    errors,
     runBatch: async (sql, lists) => runBatch(sql, lists),
   };
 }

@@ -1,5 +1,6 @@
 // What differs between the supported databases, read in one place.
 import type { Dialect } from 'kysely';
+import type { DialectErrors } from '../guarded-dialect.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -20,6 +21,8 @@ export type BatchRunner = (sql: string, parameterLists: readonly (readonly unkno
 export interface OpenedDialect {
   readonly dialect: Dialect;
   readonly capabilities: DialectCapabilities;
+  /** How this database reports a full disk and an already rolled-back transaction. */
+  readonly errors: DialectErrors;
   /**
    * The dialect's own way to run a batch in one step (SQLite: one synchronous transaction, or one
    * message to the worker); without it, Database.runBatch issues the statements one by one.

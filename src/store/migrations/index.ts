@@ -5,6 +5,14 @@ import { migration001Core } from './001-core.js';
 import { migration002Engine } from './002-engine.js';
 import { migration003Webhooks } from './003-webhooks.js';
 import { migration004Sender } from './004-sender.js';
+import { migration005Receiving } from './005-receiving.js';
+import { migration006Sending } from './006-sending.js';
+import { migration007SendKinds } from './007-send-kinds.js';
+import { migration008Quotas } from './008-quotas.js';
+import { migration009AccountSettings } from './009-account-settings.js';
+import { migration010Chats } from './010-chats.js';
+import { migration012PhoneCheckJobs } from './012-phone-check-jobs.js';
+import { migration011InstanceProxy } from './011-instance-proxy.js';
 
 export interface Migration {
   readonly name: string;
@@ -12,4 +20,17 @@ export interface Migration {
 }
 
 /** Append new migrations at the end; never reorder or edit a released one. */
-export const migrations: readonly Migration[] = [migration001Core, migration002Engine, migration003Webhooks, migration004Sender];
+export const migrations: readonly Migration[] = [
+  migration001Core,
+  migration002Engine,
+  migration003Webhooks,
+  migration004Sender,
+  migration005Receiving,
+  migration006Sending,
+  migration007SendKinds,
+  migration008Quotas,
+  migration009AccountSettings,
+  migration010Chats,
+  migration011InstanceProxy,
+  migration012PhoneCheckJobs,
+];

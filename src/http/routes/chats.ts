@@ -1,0 +1,172 @@
+// Tags "chats" and "contacts": the conversations and people of the account, from the stored copy
+// (fed by what the engine sees), and chat changes (archive, pin, mute, read, clear, delete) sent to
+// the phone as WhatsApp's own clients send them.
+import type { FastifyInstance } from 'fastify';
+import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ChatsService } from '../../services/chats-service.js';
+import { instanceOf } from '../auth.js';
+import { errorResponses, Phone, ValueTrue } from '../schemas/common.js';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+/** Z-API's paging: 1-based page, page size; both strings in the query (no type coercion). */
+const Paging = Type.Object(
+  {
+    page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$', description: 'Page number, from 1 (default 1).', examples: ['1'] })),
+    pageSize: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$', description: 'Rows per page, 1–1000 (default 100).', examples: ['20'] })),
+  },
+  { examples: [{ page: '1', pageSize: '20' }] },
+);
+
+const PhoneParams = Type.Object(
+  { phone: Type.String({ minLength: 1, maxLength: 64, description: Phone.description, examples: ['5511999999999'] }) },
+  { additionalProperties: true, examples: [{ phone: '5511999999999' }] },
+);
+
+const Chat = Type.Object({
+  phone: Type.String({ description: 'Number, `<digits>-group` or `<digits>@lid`.' }),
+  name: Type.String({ description: 'Group subject or the contact\'s name; the id for a group whose subject is not known.' }),
+  isGroup: Type.Boolean(),
+  archived: Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'As Z-API sends it: a string.' }),
+  pinned: Type.Union([Type.Literal('true'), Type.Literal('false')]),
+  unread: Type.String({ description: 'Messages received since the chat was last read; "-1" when marked unread.' }),
+  messagesUnread: Type.Integer({ minimum: 0 }),
+  lastMessageTime: Type.String({ description: 'Time of the last message, ms since the epoch (CONTRACT: every time is in ms); "0" when none is stored.' }),
+  lastMessageId: Type.Union([Type.String(), Type.Null()], { description: 'zapgate: the id of that message.' }),
+  isMuted: Type.Union([Type.Literal('0'), Type.Literal('1')]),
+  muteEndTime: Type.Union([Type.Integer(), Type.Null()], { description: 'ms until which the chat is muted; -1 for ever; null when not muted.' }),
+  isMarkedSpam: Type.Literal('false'),
+  isGroupAnnouncement: Type.Boolean(),
+});
+
+const ChatMetadata = Type.Composite([
+  Chat,
+  Type.Object({
+    profileThumbnail: Nullable(Type.String({ description: 'Picture URL last looked up for the contact (WhatsApp\'s links expire).' })),
+    about: Nullable(Type.String()),
+  }),
+]);
+
+const ChatActionBody = Type.Object(
+  {
+    phone: Phone,
+    action: Type.Union(
+      ['read', 'unread', 'archive', 'unarchive', 'pin', 'unpin', 'mute', 'unmute', 'clear', 'delete'].map((a) => Type.Literal(a)),
+      { description: '`read`/`unread`, `archive`/`unarchive`, `pin`/`unpin`, `mute` (for ever)/`unmute`, `clear` (its messages), `delete` (the chat).' },
+    ),
+  },
+  { examples: [{ phone: '5544999999999', action: 'archive' }] },
+);
+
+const Contact = Type.Object({
+  phone: Type.String(),
+  name: Nullable(Type.String({ description: 'Full name in the phone\'s address book.' })),
+  short: Nullable(Type.String()),
+  notify: Nullable(Type.String({ description: 'The name the contact set in WhatsApp (push name).' })),
+  vname: Nullable(Type.String({ description: 'Verified business name.' })),
+});
+
+const ContactMetadata = Type.Object({
+  phone: Type.String(),
+  name: Nullable(Type.String()),
+  short: Nullable(Type.String()),
+  notify: Nullable(Type.String()),
+  imgUrl: Nullable(Type.String({ description: 'Profile picture URL (expires within ~48 h); null when none or hidden.' })),
+  about: Nullable(Type.String({ description: 'Profile status; null when not visible or the instance is offline.' })),
+});
+
+function paging(q: { page?: string; pageSize?: string }): [number, number] {
+  return [Number(q.page ?? '1'), Number(q.pageSize ?? '100')];
+}
+
+export function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/chats',
+      {
+        schema: {
+          tags: ['chats'],
+          operationId: 'chats_list',
+          summary: 'The account\'s chats, most recent first',
+          description:
+            'From the gateway\'s stored copy: every chat the instance sent or received a message in since it was paired, and chats the phone changed (archive, pin, mute, read). Works while the instance is offline. At most 1000 rows per page.',
+          querystring: Paging,
+          response: { 200: Type.Array(Chat), ...errorResponses() },
+        },
+      },
+      async (request) => chats.list(instanceOf(request).id, ...paging(request.query)),
+    );
+
+    app.get(
+      '/chats/:phone',
+      {
+        schema: {
+          tags: ['chats'],
+          operationId: 'chats_metadata',
+          summary: 'One chat\'s metadata',
+          description: 'From the stored copy; 404 `Chat not found` for a chat the instance has not seen.',
+          params: PhoneParams,
+          response: { 200: ChatMetadata, ...errorResponses() },
+        },
+      },
+      async (request) => chats.metadata(instanceOf(request).id, request.params.phone),
+    );
+
+    app.post(
+      '/modify-chat',
+      {
+        schema: {
+          tags: ['chats'],
+          operationId: 'chats_modify',
+          summary: 'Archive, pin, mute, mark read or unread, clear or delete a chat',
+          description:
+            'Sent as WhatsApp\'s app-state change, which the phone and every linked device apply; then `GET /chats` shows it. Changes made on the phone arrive the same way and show too.',
+          body: ChatActionBody,
+          response: { 200: ValueTrue, ...errorResponses(409, 422, 504) },
+        },
+      },
+      async (request) => {
+        await chats.modify(instanceOf(request).id, request.body.phone, request.body.action as Parameters<ChatsService['modify']>[2]);
+        return { value: true };
+      },
+    );
+
+    app.get(
+      '/contacts',
+      {
+        schema: {
+          tags: ['contacts'],
+          operationId: 'contacts_list',
+          summary: 'The contacts the instance knows, by number',
+          description: 'From the stored copy: people who wrote to the instance or were written to (with their push names), and contacts the phone synced. At most 1000 rows per page.',
+          querystring: Paging,
+          response: { 200: Type.Array(Contact), ...errorResponses() },
+        },
+      },
+      async (request) => chats.contacts(instanceOf(request).id, ...paging(request.query)),
+    );
+
+    app.get(
+      '/contacts/:phone',
+      {
+        schema: {
+          tags: ['contacts'],
+          operationId: 'contacts_metadata',
+          summary: 'One contact\'s metadata',
+          description:
+            'Names from the stored copy; picture and about asked of the network when connected (for a number the instance never saw too: 404 `Contact not found` when it is not on WhatsApp). Offline: the stored contact, or 409 when none is stored.',
+          params: PhoneParams,
+          response: { 200: ContactMetadata, ...errorResponses(409, 504) },
+        },
+      },
+      async (request) => chats.contact(instanceOf(request).id, request.params.phone),
+    );
+  };
+}
+
+/** The chats and contacts routes as one instance-scoped plugin (main.ts registers it). */
+export function chatRouteTree(chats: ChatsService) {
+  return async (base: FastifyInstance): Promise<void> => {
+    await base.withTypeProvider<TypeBoxTypeProvider>().register(chatRoutes(chats));
+  };
+}

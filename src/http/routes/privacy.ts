@@ -1,0 +1,147 @@
+// Tag "privacy": who sees last seen, photo, about and online; who may add the account to groups;
+// read receipts; the default disappearing timer; the "all contacts except…" lists.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { PrivacyService, VisibilitySetting } from '../../services/privacy-service.js';
+import { instanceOf } from '../auth.js';
+import { errorResponses } from '../schemas/common.js';
+
+const tags = ['privacy'];
+const Success = Type.Object({ success: Type.Boolean() });
+
+const BlacklistChanges = Type.Array(
+  Type.Object({ action: Type.Union([Type.Literal('add'), Type.Literal('remove')]), phone: Type.String({ minLength: 1, maxLength: 64 }) }),
+  {
+    maxItems: 1000,
+    description: 'Changes to this setting\'s own "all contacts except…" list (only with CONTACT_BLACKLIST; each setting has its own list). Send only what changes.',
+  },
+);
+
+const FourTypes = Type.Union([Type.Literal('ALL'), Type.Literal('NONE'), Type.Literal('CONTACTS'), Type.Literal('CONTACT_BLACKLIST')]);
+
+export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const visibility = (setting: Exclude<VisibilitySetting, 'group-add' | 'online'>, summary: string) =>
+      app.post(
+        `/privacy/${setting}`,
+        {
+          schema: {
+            tags,
+            operationId: `privacy_${setting}`,
+            summary,
+            description: '`ALL` everyone, `NONE` no one, `CONTACTS` contacts only, `CONTACT_BLACKLIST` contacts except those on this setting\'s list.',
+            body: Type.Object(
+              { visualizationType: FourTypes, contactsBlacklist: Type.Optional(BlacklistChanges) },
+              { examples: [{ visualizationType: 'CONTACT_BLACKLIST', contactsBlacklist: [{ action: 'add', phone: '554411111111' }] }] },
+            ),
+            response: { 200: Success, ...errorResponses(409, 422, 504) },
+          },
+        },
+        async (request) => {
+          await privacy.setVisibility(instanceOf(request).id, setting, request.body.visualizationType, request.body.contactsBlacklist);
+          return { success: true };
+        },
+      );
+    visibility('last-seen', 'Who can see your last seen');
+    visibility('photo-visualization', 'Who can see your profile photo');
+    visibility('description', 'Who can see your profile description');
+
+    app.post(
+      '/privacy/group-add',
+      {
+        schema: {
+          tags,
+          operationId: 'privacy_group-add',
+          summary: 'Who can add you to groups',
+          description: '`ALL`, `CONTACTS`, or `CONTACT_BLACKLIST` (contacts except those on the group-add list). Someone not allowed must send an invite instead.',
+          body: Type.Object(
+            {
+              type: Type.Union([Type.Literal('ALL'), Type.Literal('CONTACTS'), Type.Literal('CONTACT_BLACKLIST')]),
+              contactsBlacklist: Type.Optional(BlacklistChanges),
+            },
+            { examples: [{ type: 'CONTACTS' }] },
+          ),
+          response: { 200: Success, ...errorResponses(409, 422, 504) },
+        },
+      },
+      async (request) => {
+        await privacy.setVisibility(instanceOf(request).id, 'group-add', request.body.type, request.body.contactsBlacklist);
+        return { success: true };
+      },
+    );
+
+    app.post(
+      '/privacy/online',
+      {
+        schema: {
+          tags,
+          operationId: 'privacy_online',
+          summary: 'Who can see when you are online',
+          description: '`ALL` everyone, or `SAME_LAST_SEEN` the same people as last seen.',
+          body: Type.Object({ visualizationType: Type.Union([Type.Literal('ALL'), Type.Literal('SAME_LAST_SEEN')]) }, { examples: [{ visualizationType: 'SAME_LAST_SEEN' }] }),
+          response: { 200: Success, ...errorResponses(409, 422, 504) },
+        },
+      },
+      async (request) => {
+        await privacy.setVisibility(instanceOf(request).id, 'online', request.body.visualizationType);
+        return { success: true };
+      },
+    );
+
+    app.post(
+      '/privacy/read-receipts',
+      {
+        schema: {
+          tags,
+          operationId: 'privacy_read-receipts',
+          summary: 'Send read receipts or not (not for groups)',
+          description: 'Query `value`: `enable` or `disable`. Disabled, you no longer see whether your own messages were read either.',
+          querystring: Type.Object({ value: Type.Union([Type.Literal('enable'), Type.Literal('disable')]) }, { examples: [{ value: 'disable' }] }),
+          response: { 200: Success, ...errorResponses(409, 422, 504) },
+        },
+      },
+      async (request) => {
+        await privacy.setReadReceipts(instanceOf(request).id, request.query.value);
+        return { success: true };
+      },
+    );
+
+    app.post(
+      '/privacy/messages-duration',
+      {
+        schema: {
+          tags,
+          operationId: 'privacy_messages-duration',
+          summary: 'Default disappearing-messages timer for new chats',
+          description: 'Query `value`: `days90`, `days7`, `hours24` or `disable`. Applies to new 1:1 chats only.',
+          querystring: Type.Object(
+            { value: Type.Union([Type.Literal('days90'), Type.Literal('days7'), Type.Literal('hours24'), Type.Literal('disable')]) },
+            { examples: [{ value: 'days7' }] },
+          ),
+          response: { 200: Success, ...errorResponses(409, 422, 504) },
+        },
+      },
+      async (request) => {
+        await privacy.setMessagesDuration(instanceOf(request).id, request.query.value);
+        return { success: true };
+      },
+    );
+
+    app.get(
+      '/privacy/disallowed-contacts',
+      {
+        schema: {
+          tags,
+          operationId: 'privacy_disallowed-contacts',
+          summary: 'The "all contacts except…" list of one setting',
+          description: 'Query `type`: `lastSeen`, `photo`, `description` or `groupAdd`. Phones with country code.',
+          querystring: Type.Object(
+            { type: Type.Union([Type.Literal('lastSeen'), Type.Literal('photo'), Type.Literal('description'), Type.Literal('groupAdd')]) },
+            { examples: [{ type: 'lastSeen' }] },
+          ),
+          response: { 200: Type.Object({ disallowedContacts: Type.Array(Type.String()) }), ...errorResponses(409, 422, 504) },
+        },
+      },
+      async (request) => privacy.disallowedContacts(instanceOf(request).id, request.query.type),
+    );
+  };
+}

@@ -1,0 +1,265 @@
+// The webhook payloads (CONTRACT §5, Z-API's callbacks) as schemas: published in the OpenAPI
+// document's `webhooks` section, and checked against real deliveries by the end-to-end tests.
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+
+const Str = (description: string, extra: object = {}) => Type.String({ description, ...extra });
+const Bool = (description: string) => Type.Boolean({ description });
+const Num = (description: string) => Type.Number({ description });
+const Opt = <T extends TSchema>(t: T) => Type.Optional(t);
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+const Ms = Type.Integer({ description: 'Milliseconds since the epoch' });
+const MediaUrl = (what: string) =>
+  Str(
+    `Signed link to the ${what} on this gateway (GET /media/{id}): valid for ZAPGATE_RECEIVED_MEDIA_RETENTION_DAYS (30 days by default, as Z-API), needs no token, and works as soon as the webhook is sent (the download from WhatsApp runs in the background; a GET waits for it). Empty for messages the API itself sent.`,
+  );
+const DownloadError = Opt(Nullable(Str('Why the last download of the file failed, when one did (the link tries again)')));
+
+const Referenced = Type.Object({
+  messageId: Str('The message reacted to / pinned'),
+  fromMe: Bool('Whether that message was sent by this instance'),
+  phone: Str('Its chat: a phone number or a `<digits>-group` id'),
+  participant: Nullable(Str('In groups, the phone of its sender')),
+});
+
+/** One content key per message; notifications carry `notification` instead. */
+const Contents = {
+  text: Opt(
+    Type.Object(
+      {
+        message: Str('The text'),
+        title: Opt(Str('Link preview title')),
+        description: Opt(Str('Link preview description')),
+        url: Opt(Str('The previewed URL')),
+        thumbnailUrl: Opt(MediaUrl('preview thumbnail')),
+      },
+      { description: 'A text message (with its link preview, if the sender made one)' },
+    ),
+  ),
+  image: Opt(
+    Type.Object(
+      {
+        imageUrl: MediaUrl('image'),
+        thumbnailUrl: Opt(MediaUrl('thumbnail')),
+        caption: Str('Caption ("" when none)'),
+        mimeType: Str('Media type, e.g. image/jpeg'),
+        width: Opt(Type.Integer()),
+        height: Opt(Type.Integer()),
+        viewOnce: Bool('Sent as view once'),
+        downloadError: DownloadError,
+      },
+      { description: 'An image' },
+    ),
+  ),
+  audio: Opt(
+    Type.Object(
+      { audioUrl: MediaUrl('audio'), mimeType: Str('e.g. audio/ogg; codecs=opus'), ptt: Bool('A voice note'), seconds: Opt(Type.Integer()), viewOnce: Bool('Sent as view once'), downloadError: DownloadError },
+      { description: 'Audio or a voice note (`ptt`)' },
+    ),
+  ),
+  video: Opt(
+    Type.Object(
+      {
+        videoUrl: MediaUrl('video'),
+        thumbnailUrl: Opt(MediaUrl('thumbnail')),
+        caption: Str('Caption ("" when none)'),
+        mimeType: Str('e.g. video/mp4'),
+        seconds: Opt(Type.Integer()),
+        width: Opt(Type.Integer()),
+        height: Opt(Type.Integer()),
+        viewOnce: Bool('Sent as view once'),
+        gif: Opt(Bool('A GIF (an MP4 played looping and muted)')),
+        ptv: Opt(Bool('A round video note (PTV)')),
+        downloadError: DownloadError,
+      },
+      { description: 'A video, GIF or round video note' },
+    ),
+  ),
+  document: Opt(
+    Type.Object(
+      {
+        documentUrl: MediaUrl('document'),
+        thumbnailUrl: Opt(MediaUrl('thumbnail')),
+        mimeType: Str('e.g. application/pdf'),
+        title: Str('Title'),
+        fileName: Str('File name'),
+        pageCount: Opt(Type.Integer()),
+        caption: Opt(Str('Caption')),
+        downloadError: DownloadError,
+      },
+      { description: 'A document, byte for byte as sent' },
+    ),
+  ),
+  sticker: Opt(Type.Object({ stickerUrl: MediaUrl('sticker'), mimeType: Str('image/webp'), isAnimated: Opt(Bool('An animated sticker')), downloadError: DownloadError }, { description: 'A sticker' })),
+  contact: Opt(Type.Object({ displayName: Str('Name shown'), vCard: Str('The vCard'), phones: Type.Array(Type.String(), { description: 'WhatsApp numbers in the vCard (waid)' }) }, { description: 'A shared contact' })),
+  contacts: Opt(Type.Array(Type.Object({ displayName: Type.String(), vCard: Type.String(), phones: Type.Array(Type.String()) }), { description: 'Several shared contacts (zapgate: one entry per vCard)' })),
+  location: Opt(
+    Type.Object(
+      { latitude: Num('Decimal degrees'), longitude: Num('Decimal degrees'), name: Opt(Type.String()), address: Opt(Type.String()), url: Opt(Str('A maps link to the place')) },
+      { description: 'A location' },
+    ),
+  ),
+  reaction: Opt(
+    Type.Object(
+      { value: Str('The emoji ("" removes the reaction)'), time: Ms, reactionBy: Opt(Str('Phone of who reacted')), referencedMessage: Referenced },
+      { description: 'A reaction to a message' },
+    ),
+  ),
+  poll: Opt(Type.Object({ question: Type.String(), pollMaxOptions: Type.Integer({ description: '0 = any number of options' }), options: Type.Array(Type.Object({ name: Type.String() })) }, { description: 'A poll created by the contact' })),
+  pollVote: Opt(Type.Object({ pollMessageId: Str('The poll voted on (one this instance sent with send-poll)'), options: Type.Array(Type.Object({ name: Type.String() }), { description: 'The options now chosen (empty: the vote was withdrawn)' }) }, { description: 'A vote on a poll' })),
+  listResponseMessage: Opt(Type.Object({ message: Type.String(), title: Type.String(), selectedRowId: Str('The option id the client gave') }, { description: 'An answer to an option list (native, poll or numbered-text rendering)' })),
+  buttonsResponseMessage: Opt(Type.Object({ buttonId: Str('The button id the client gave'), message: Type.String() }, { description: 'An answer to a button list' })),
+  pinMessage: Opt(Type.Object({ action: Type.Union([Type.Literal('pin'), Type.Literal('unpin')]), pinDurationInSecs: Opt(Type.Integer()), referencedMessage: Referenced }, { description: 'A message pinned or unpinned' })),
+  notification: Opt(
+    Str(
+      'A system event instead of a message: REVOKE (a message deleted for everyone; `messageId` is the deleted message), GROUP_CREATE, GROUP_CHANGE_SUBJECT, GROUP_CHANGE_DESCRIPTION, GROUP_CHANGE_ICON, GROUP_CHANGE_ANNOUNCE, GROUP_CHANGE_RESTRICT, GROUP_CHANGE_INVITE_LINK, GROUP_PARTICIPANT_ADD, GROUP_PARTICIPANT_REMOVE, GROUP_PARTICIPANT_LEAVE, GROUP_PARTICIPANT_PROMOTE, GROUP_PARTICIPANT_DEMOTE, GROUP_PARTICIPANT_INVITE, MEMBERSHIP_APPROVAL_REQUEST, REVOKED_MEMBERSHIP_REQUESTS, CALL_RECEIVED, CALL_ACCEPTED, CALL_ENDED, CALL_MISSED_VOICE, CALL_MISSED_VIDEO, ANTIBAN_PAUSED (zapgate)',
+    ),
+  ),
+  notificationParameters: Opt(Type.Array(Type.String(), { description: 'The notification\'s subjects: participants as phones, the new subject or description, …' })),
+};
+
+export const ReceivedCallbackSchema = Type.Object(
+  {
+    type: Type.Literal('ReceivedCallback'),
+    instanceId: Type.String(),
+    connectedPhone: Nullable(Str('The instance\'s own number')),
+    messageId: Str('The WhatsApp message id (for edits, the edited message; for REVOKE, the deleted one)'),
+    phone: Str('The chat: the contact\'s phone number, or `<digits>-group`, or `<id>@newsletter` for a channel'),
+    fromMe: Bool('Sent by this account (only delivered with notifySentByMe)'),
+    momment: Ms,
+    status: Type.Union([Type.Literal('RECEIVED'), Type.Literal('SENT')]),
+    chatName: Type.String(),
+    senderName: Str('The sender\'s push name'),
+    participantPhone: Nullable(Str('In groups, the phone of the member who sent it')),
+    isGroup: Type.Boolean(),
+    isNewsletter: Opt(Bool('From a channel')),
+    broadcast: Opt(Bool('Sent to a broadcast list the sender has')),
+    isEdit: Opt(Bool('The new content of an edited message')),
+    isStatusReply: Opt(Bool('A reply to this account\'s status')),
+    waitingMessage: Opt(Bool('Always false: messages are reported once decrypted')),
+    fromApi: Opt(Bool('Sent through this gateway\'s API')),
+    forwarded: Opt(Type.Boolean()),
+    messageExpirationSeconds: Opt(Type.Integer({ description: 'Disappearing-message timer of the chat (0 = off)' })),
+    chatLid: Opt(Type.Null({ description: 'Always null: zapgate names people by phone number, never by LID (CONTRACT §5)' })),
+    senderLid: Opt(Type.Null({ description: 'Always null (see chatLid)' })),
+    participantLid: Opt(Type.Null({ description: 'Always null (see chatLid)' })),
+    senderPhoto: Opt(Type.Null({ description: 'Not known yet: null' })),
+    photo: Opt(Type.Null({ description: 'Not known yet: null' })),
+    referenceMessageId: Opt(Str('The message replied to, reacted to, voted on, edited or deleted')),
+    callId: Opt(Type.String()),
+    isVideo: Opt(Type.Boolean()),
+    requestMethod: Opt(Type.String()),
+    ...Contents,
+  },
+  {
+    $id: 'ReceivedCallback',
+    additionalProperties: true,
+    description:
+      'An incoming message or notification (and, with notifySentByMe, this account\'s own messages). Every network message id is reported once, ever: messages that arrive while the gateway is stopped, crashed or cut off are reported after it reconnects, with their original `momment`, in order per chat; a redelivery, reconnect or restart never reports one twice.',
+  },
+);
+
+export const MessageStatusCallbackSchema = Type.Object(
+  {
+    type: Type.Literal('MessageStatusCallback'),
+    instanceId: Type.String(),
+    connectedPhone: Nullable(Type.String()),
+    status: Type.Union(['SENT', 'RECEIVED', 'READ', 'READ_BY_ME', 'PLAYED'].map((s) => Type.Literal(s)), {
+      description: 'How far messages this instance sent got (monotonic; a skipped step is not invented); READ_BY_ME: the account\'s own phone read messages the instance received',
+    }),
+    ids: Type.Array(Type.String()),
+    momment: Ms,
+    phone: Type.String(),
+    isGroup: Type.Boolean(),
+    phoneDevice: Opt(Type.Integer({ description: '0 = the phone' })),
+  },
+  { $id: 'MessageStatusCallback', additionalProperties: true, description: 'Delivery and read status of messages' },
+);
+
+export const DeliveryCallbackSchema = Type.Object(
+  {
+    type: Type.Literal('DeliveryCallback'),
+    instanceId: Type.String(),
+    connectedPhone: Nullable(Type.String()),
+    phone: Type.String(),
+    zaapId: Type.String(),
+    messageId: Type.String(),
+    momment: Ms,
+    error: Opt(Str('Why the message could not be sent (absent when it was sent)')),
+    errorCode: Opt(Type.String()),
+  },
+  { $id: 'DeliveryCallback', additionalProperties: true, description: 'A queued message left for the network, or failed to' },
+);
+
+export const ConnectedCallbackSchema = Type.Object(
+  { type: Type.Literal('ConnectedCallback'), instanceId: Type.String(), connectedPhone: Nullable(Type.String()), connected: Type.Literal(true), phone: Type.String(), momment: Ms },
+  { $id: 'ConnectedCallback', additionalProperties: true, description: 'The instance connected to WhatsApp' },
+);
+
+export const DisconnectedCallbackSchema = Type.Object(
+  { type: Type.Literal('DisconnectedCallback'), instanceId: Type.String(), connectedPhone: Nullable(Type.String()), disconnected: Type.Literal(true), error: Str('logged out, banned, replaced by another session, multi-device mismatch, or the close reason'), momment: Ms },
+  { $id: 'DisconnectedCallback', additionalProperties: true, description: 'The instance lost its link' },
+);
+
+export const PresenceChatCallbackSchema = Type.Object(
+  {
+    type: Type.Literal('PresenceChatCallback'),
+    instanceId: Type.String(),
+    connectedPhone: Nullable(Type.String()),
+    phone: Type.String(),
+    status: Type.Union(['AVAILABLE', 'UNAVAILABLE', 'COMPOSING', 'PAUSED', 'RECORDING'].map((s) => Type.Literal(s))),
+    lastSeen: Nullable(Ms),
+    momment: Ms,
+  },
+  { $id: 'PresenceChatCallback', additionalProperties: true, description: 'A contact typing, recording, or coming online in a 1:1 chat' },
+);
+
+const SIGNED =
+  'POSTed as JSON, signed per Standard Webhooks: `webhook-id` (stable across retries), `webhook-timestamp`, `webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the instance\'s `whsec_` secret). Success is a 2xx within 15 s; retries follow the README\'s schedule; in order per URL.';
+
+/** The OpenAPI 3.1 `webhooks` section: one entry per callback, with the URL setting that routes it. */
+export function webhooksSection(): Record<string, { post: Record<string, unknown> }> {
+  const entry = (schema: TObject, setting: string, example: object) => ({
+    post: {
+      summary: `${String(schema.$id)} (${setting})`,
+      description: `${String(schema.description)}. Goes to the URL set with \`PUT {prefix}/${setting}\` (or update-every-webhooks). ${SIGNED}`,
+      tags: ['webhooks'],
+      requestBody: { required: true, content: { 'application/json': { schema, example } } },
+      responses: { 200: { description: 'Received (any 2xx)' }, 410: { description: 'Gone: the gateway stops delivering to this URL' } },
+    },
+  });
+  const base = { instanceId: '3C67AB641C8AA0412F6A2242B4E23AC7', connectedPhone: '5511999990000', momment: 1764000000000 };
+  return {
+    ReceivedCallback: entry(ReceivedCallbackSchema, 'update-webhook-received', {
+      ...base,
+      type: 'ReceivedCallback',
+      messageId: '3A4F1C2B9D8E7F6A5B4C',
+      phone: '5511988887777',
+      fromMe: false,
+      status: 'RECEIVED',
+      chatName: 'Carla',
+      senderName: 'Carla',
+      participantPhone: null,
+      isGroup: false,
+      isNewsletter: false,
+      broadcast: false,
+      isEdit: false,
+      isStatusReply: false,
+      waitingMessage: false,
+      fromApi: false,
+      forwarded: false,
+      messageExpirationSeconds: 0,
+      chatLid: null,
+      senderLid: null,
+      participantLid: null,
+      senderPhoto: null,
+      photo: null,
+      image: { imageUrl: 'https://gateway.example.com/media/3C67…?exp=1766592000&sig=…', caption: 'the invoice', mimeType: 'image/jpeg', width: 1280, height: 960, viewOnce: false },
+    }),
+    MessageStatusCallback: entry(MessageStatusCallbackSchema, 'update-webhook-message-status', { ...base, type: 'MessageStatusCallback', status: 'READ', ids: ['3EB0C431C26A1916A0B4'], phone: '5511988887777', isGroup: false }),
+    DeliveryCallback: entry(DeliveryCallbackSchema, 'update-webhook-delivery', { ...base, type: 'DeliveryCallback', phone: '5511988887777', zaapId: 'a3f1…', messageId: '3EB0C431C26A1916A0B4' }),
+    ConnectedCallback: entry(ConnectedCallbackSchema, 'update-webhook-connected', { ...base, type: 'ConnectedCallback', connected: true, phone: '5511999990000' }),
+    DisconnectedCallback: entry(DisconnectedCallbackSchema, 'update-webhook-disconnected', { ...base, type: 'DisconnectedCallback', disconnected: true, error: 'logged out' }),
+    PresenceChatCallback: entry(PresenceChatCallbackSchema, 'update-webhook-chat-presence', { ...base, type: 'PresenceChatCallback', phone: '5511988887777', status: 'COMPOSING', lastSeen: null }),
+  };
+}

@@ -1,0 +1,85 @@
+// Retention of the receive side: received media files whose retention ended are deleted (the row,
+// then the bytes once no other row references them), files no row references (a crash between the
+// download and its row) are removed, and reported message ids older than the network could ever
+// redeliver are forgotten. Runs on the (scaled) clock in small batches.
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { DeliveriesRepo } from '../store/deliveries-repo.js';
+import type { MediaRepo } from '../store/media-repo.js';
+import type { MediaStore } from './store.js';
+
+/** Protocol ms between sweeps. */
+const EVERY_MS = 60 * 60_000;
+const BATCH = 500;
+/** WhatsApp keeps messages for an offline device about 30 days; ids are remembered longer. */
+const ONCE_KEY_KEEP_MS = 45 * 24 * 60 * 60_000;
+
+export class MediaSweeper {
+  private cancel: (() => void) | null = null;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: { media: Pick<MediaRepo, 'expired' | 'remove' | 'referenced' | 'addresses'>; deliveries: Pick<DeliveriesRepo, 'pruneOnceKeys'> },
+    private readonly files: MediaStore,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly metrics: Metrics,
+  ) {}
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.cancel?.();
+    this.cancel = null;
+  }
+
+  private schedule(ms: number): void {
+    this.cancel = this.clock.setTimer(ms, () => {
+      this.running = this.sweep()
+        .then(() => undefined)
+        .catch((err: unknown) => {
+          this.metrics.loggedFailures.inc({ component: 'media' });
+          this.log.error({ err }, 'media retention sweep failed');
+        })
+        .finally(() => {
+          if (this.cancel) this.schedule(EVERY_MS);
+        });
+    });
+  }
+
+  /** One full sweep; resolves with what it removed. */
+  async sweep(): Promise<{ files: number; ids: number }> {
+    let files = 0;
+    for (;;) {
+      const expired = await this.store.media.expired(this.clock.now(), BATCH);
+      if (expired.length === 0) break;
+      await this.store.media.remove(expired.map((r) => r.id));
+      for (const sha of new Set(expired.map((r) => r.sha256).filter((s): s is string => !!s))) {
+        if (!(await this.store.media.referenced(sha))) {
+          await this.files.remove(sha);
+          files++;
+        }
+      }
+      if (expired.length < BATCH) break;
+    }
+    // Bytes no row names: a download that finished as its row was deleted, or a crash in between.
+    const known = await this.store.media.addresses();
+    for (const sha of await this.files.list()) {
+      if (!known.has(sha)) {
+        await this.files.remove(sha);
+        files++;
+      }
+    }
+    let ids = 0;
+    const before = this.clock.now() - this.clock.scale(ONCE_KEY_KEEP_MS);
+    for (let n = BATCH; n === BATCH; ids += n) n = await this.store.deliveries.pruneOnceKeys(before, BATCH);
+    return { files, ids };
+  }
+
+  async idle(): Promise<void> {
+    await this.running;
+  }
+}

@@ -1,0 +1,158 @@
+// The account as the phone sees it: instance data (GET /me), the connected device, the profile
+// (name, about, picture), contacts' pictures, blocking, and the per-instance reactions Z-API keeps
+// as instance settings (auto-read, call rejection). Validation first, then the network.
+import { errors } from '../errors.js';
+import { formatTarget, parsePhone, parseTarget } from '../domain/phone.js';
+import { maskStoredProxyUrl, proxyInUse } from '../net/proxy.js';
+import type { AccountPort, DeviceInfo } from '../sessions/account-port.js';
+import { reactionSettingsOf } from '../sessions/account-reactions.js';
+import type { SessionsPort } from '../sessions/port.js';
+import type { Store } from '../store/index.js';
+import type { InstancePatch, InstanceRow } from '../store/schema.js';
+import type { WebhookKind } from '../store/webhooks-repo.js';
+
+/** Z-API's instance data (GET /me), with the settings this gateway keeps. */
+export interface InstanceData {
+  id: string;
+  token: string;
+  name: string;
+  due: number | null;
+  connected: boolean;
+  paymentStatus: string;
+  created: string;
+  connectedCallbackUrl: string;
+  deliveryCallbackUrl: string;
+  disconnectedCallbackUrl: string;
+  messageStatusCallbackUrl: string;
+  presenceChatCallbackUrl: string;
+  receivedCallbackUrl: string;
+  receiveCallbackSentByMe: boolean;
+  callRejectAuto: boolean;
+  callRejectMessage: string;
+  autoReadMessage: boolean;
+  autoReadStatus: boolean;
+  initialDataCallbackUrl: string;
+  proxyUrl: string;
+  useProxy: boolean;
+}
+
+/** Z-API's GET /device. */
+export interface DeviceView extends Omit<DeviceInfo, 'imgUrl'> {
+  imgUrl: string;
+  device: { sessionName: string; device_model: string };
+}
+
+export type ReactionSetting =
+  | { autoReadMessage: boolean }
+  | { autoReadStatus: boolean }
+  | { callRejectAuto: boolean }
+  | { callRejectMessage: string };
+
+const CALLBACK_FIELDS: Record<WebhookKind, keyof InstanceData> = {
+  connected: 'connectedCallbackUrl',
+  delivery: 'deliveryCallbackUrl',
+  disconnected: 'disconnectedCallbackUrl',
+  message_status: 'messageStatusCallbackUrl',
+  chat_presence: 'presenceChatCallbackUrl',
+  received: 'receivedCallbackUrl',
+};
+
+export type ChatExpiration = '24_HOURS' | '7_DAYS' | '90_DAYS' | 'OFF';
+const CHAT_EXPIRATION_SECONDS: Record<ChatExpiration, number> = { '24_HOURS': 86_400, '7_DAYS': 604_800, '90_DAYS': 7_776_000, OFF: 0 };
+
+export class AccountService {
+  constructor(
+    private readonly store: Store,
+    private readonly sessions: Pick<SessionsPort, 'isConnected'>,
+    private readonly account: AccountPort,
+    /** Drops the instance from the authentication cache after a settings write. */
+    private readonly invalidate: (instanceId: string) => void,
+  ) {}
+
+  /** `token` is the one the caller authenticated with (only its hash is stored). */
+  async me(instanceId: string, token: string): Promise<InstanceData> {
+    const row = await this.row(instanceId);
+    const hooks = await this.store.webhooks.list(instanceId);
+    const data: InstanceData = {
+      id: row.id,
+      token,
+      name: row.name,
+      // Self-hosted: an instance never expires and is never billed.
+      due: null,
+      connected: row.status === 'connected' && this.sessions.isConnected(instanceId),
+      paymentStatus: 'ACTIVE',
+      created: new Date(row.created_at).toISOString(),
+      connectedCallbackUrl: '',
+      deliveryCallbackUrl: '',
+      disconnectedCallbackUrl: '',
+      messageStatusCallbackUrl: '',
+      presenceChatCallbackUrl: '',
+      receivedCallbackUrl: '',
+      receiveCallbackSentByMe: row.notify_sent_by_me === 1,
+      callRejectAuto: row.call_reject_auto === 1,
+      callRejectMessage: row.call_reject_message ?? '',
+      autoReadMessage: row.auto_read_message === 1,
+      autoReadStatus: row.auto_read_status === 1,
+      initialDataCallbackUrl: '',
+      proxyUrl: row.proxy_url ? maskStoredProxyUrl(row.proxy_url) : '',
+      useProxy: proxyInUse(row.proxy_url, row.proxy_enabled === 1) !== null,
+    };
+    for (const hook of hooks) (data as unknown as Record<string, string>)[CALLBACK_FIELDS[hook.kind]] = hook.url;
+    return data;
+  }
+
+  async device(instanceId: string): Promise<DeviceView> {
+    const info = await this.account.device(instanceId);
+    return { ...info, imgUrl: info.imgUrl ?? '', device: { sessionName: 'zapgate', device_model: 'zapgate' } };
+  }
+
+  async setProfileName(instanceId: string, name: string): Promise<void> {
+    const value = name.trim();
+    if (!value) throw errors.invalidInput('value: must not be blank');
+    await this.account.setProfileName(instanceId, value);
+  }
+
+  setProfileDescription(instanceId: string, about: string): Promise<void> {
+    return this.account.setProfileDescription(instanceId, about);
+  }
+
+  setProfilePicture(instanceId: string, ref: string): Promise<void> {
+    const value = ref.trim();
+    if (!/^(https?:\/\/|data:)/i.test(value)) throw errors.invalidInput('value: must be an https URL or a data URI of an image');
+    return this.account.setProfilePicture(instanceId, value);
+  }
+
+  async contactPicture(instanceId: string, phone: string): Promise<{ link: string | null }> {
+    const digits = parsePhone(phone);
+    return { link: await this.account.profilePictureUrl(instanceId, digits) };
+  }
+
+  /** Z-API's chatExpiration values: `24_HOURS`, `7_DAYS`, `90_DAYS` or `OFF`. */
+  async setChatExpiration(instanceId: string, phone: string, expiration: ChatExpiration): Promise<void> {
+    const target = formatTarget(parseTarget(phone));
+    await this.account.setChatExpiration(instanceId, target, CHAT_EXPIRATION_SECONDS[expiration]);
+  }
+
+  async modifyBlocked(instanceId: string, phone: string, action: 'block' | 'unblock'): Promise<void> {
+    const digits = parsePhone(phone);
+    await this.account.setBlocked(instanceId, digits, action === 'block');
+  }
+
+  /** Stores one setting and has the running session apply it from the next message or call. */
+  async updateReaction(instanceId: string, setting: ReactionSetting): Promise<void> {
+    const patch: InstancePatch = {};
+    if ('autoReadMessage' in setting) patch.auto_read_message = setting.autoReadMessage ? 1 : 0;
+    if ('autoReadStatus' in setting) patch.auto_read_status = setting.autoReadStatus ? 1 : 0;
+    if ('callRejectAuto' in setting) patch.call_reject_auto = setting.callRejectAuto ? 1 : 0;
+    if ('callRejectMessage' in setting) patch.call_reject_message = setting.callRejectMessage.trim() || null;
+    await this.store.instances.update(instanceId, patch);
+    this.invalidate(instanceId);
+    this.account.applyReactions(instanceId, reactionSettingsOf(await this.row(instanceId)));
+  }
+
+  private async row(instanceId: string): Promise<InstanceRow> {
+    const row = await this.store.instances.findById(instanceId);
+    if (!row) throw errors.instanceNotFound();
+    return row;
+  }
+}

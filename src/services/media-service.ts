@@ -1,0 +1,66 @@
+// Serves received media at its signed link: the signature and expiry are checked first (a wrong or
+// stale link never reaches the file), then the file is streamed from the media store — fetched from
+// the network first when its download has not finished or failed before.
+import type { ReadStream } from 'node:fs';
+import type { Clock } from '../clock.js';
+import { errors } from '../errors.js';
+import type { MediaUrlSigner } from '../media/signed-urls.js';
+import type { MediaStore } from '../media/store.js';
+import type { MediaRepo } from '../store/media-repo.js';
+import type { MediaFileRow } from '../store/schema.js';
+
+/** Fetches a file that is not stored yet (the engine's media downloads); absent without an engine. */
+export interface MediaFetcher {
+  ensure(id: string): Promise<MediaFileRow>;
+}
+
+export interface MediaFile {
+  stream: ReadStream;
+  size: number;
+  mimetype: string;
+  fileName: string | null;
+}
+
+export class MediaService {
+  constructor(
+    private readonly repo: Pick<MediaRepo, 'find'>,
+    private readonly files: MediaStore,
+    private readonly signer: MediaUrlSigner,
+    private readonly fetcher: MediaFetcher | null,
+    private readonly clock: Clock,
+    /** Wall ms a request waits for a download still running before answering 502. */
+    private readonly waitMs = 30_000,
+  ) {}
+
+  async open(id: string, exp: string | undefined, sig: string | undefined): Promise<MediaFile> {
+    const verdict = this.signer.check(id, exp, sig, this.clock.now());
+    if (verdict === 'bad-signature') throw errors.forbidden('the link is not valid');
+    if (verdict === 'expired') throw errors.forbidden('the link has expired');
+    let row = await this.repo.find(id);
+    if (!row || row.expires_at <= this.clock.now()) throw errors.notFound('Media not found');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (row.status !== 'stored') row = await this.fetch(id);
+      const file = row.sha256 ? await this.files.open(row.sha256) : null;
+      if (file) return { ...file, mimetype: row.mimetype, fileName: row.file_name };
+      // The row says stored but the bytes are gone (a disk restored without them): fetch again.
+      row = { ...row, status: 'failed' };
+    }
+    throw errors.upstreamUnavailable('the file could not be stored', 30);
+  }
+
+  private async fetch(id: string): Promise<MediaFileRow> {
+    if (!this.fetcher) throw errors.upstreamUnavailable('this gateway runs without the engine', 60);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(errors.upstreamUnavailable('the download from the network is still running', 5)), this.waitMs);
+    });
+    try {
+      return await Promise.race([this.fetcher.ensure(id), timeout]);
+    } catch (err) {
+      if (err instanceof Error && err.name === 'DomainError') throw err;
+      throw errors.upstreamUnavailable(err instanceof Error ? err.message : String(err), 30);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+// One owner per data: a gateway takes its database's owner lock before it opens the database, and a
+// second gateway on the same SQLite data dir, or the same PostgreSQL database and schema, refuses to
+// start (until cluster mode shares a database safely). The lock dies with the process that holds it.
+import { inspect } from 'node:util';
+import { lockSqliteDataDir } from './dialects/sqlite-lock.js';
+import { lockPostgres } from './dialects/postgres-lock.js';
+
+export interface OwnerLock {
+  /**
+   * PostgreSQL: hears `false` when the lock's connection fails (another node could take the database
+   * meanwhile) and `true` once the lock is held again. A SQLite lock cannot be lost.
+   */
+  onChange(listener: (held: boolean, err?: Error) => void): void;
+  release(): Promise<void>;
+}
+
+/** Another process holds the lock. Printed as its one-line message (no stack: nothing is broken). */
+export class OwnerLockError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OwnerLockError';
+  }
+
+  [inspect.custom](): string {
+    return `zapgate: ${this.message}`;
+  }
+}
+
+export interface OwnerLockOptions {
+  readonly databaseUrl?: string | undefined;
+  readonly dataDir: string;
+  /** PostgreSQL: the connection string with the schema applied (what the store will use). */
+  readonly pgConnectionString?: string;
+}
+
+export async function acquireOwnerLock(options: OwnerLockOptions): Promise<OwnerLock> {
+  if (options.databaseUrl) {
+    const held = await lockPostgres(options.pgConnectionString ?? options.databaseUrl);
+    if ('heldBy' in held) {
+      throw new OwnerLockError(
+        `another zapgate is already running on this PostgreSQL database (${held.where}${held.heldBy ? `, held by ${held.heldBy}` : ''}); ` +
+          'stop it first, or give this one another database or schema',
+      );
+    }
+    return held;
+  }
+  const held = lockSqliteDataDir(options.dataDir);
+  if ('heldBy' in held) {
+    throw new OwnerLockError(
+      `another zapgate is already running on the data dir ${options.dataDir}${held.heldBy ? ` (pid ${held.heldBy})` : ''}; ` +
+        'stop it first, or give this one another ZAPGATE_DATA_DIR',
+    );
+  }
+  return { onChange: () => undefined, release: () => held.release() };
+}

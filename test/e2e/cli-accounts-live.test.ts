@@ -1,0 +1,122 @@
+// `zapgate accounts rotate|delete` run in another process take effect at once in a running gateway
+// (hardening #8). They used to leave the old Client-Token working for up to 5 s (the auth cache),
+// and a deleted account's sessions stayed connected (incoming messages then failed on a foreign
+// key). Now the gateway polls the account_changes log every 100 ms: the old token is refused within
+// ~200 ms of the command's exit, and a deleted account's instances are gone, their devices unlinked
+// and their sessions closed.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { REPO_ROOT, spawnGateway } from '../helpers/process-gateway.js';
+import { sleep, startHarness, type Harness } from './engine-harness.js';
+
+const run = promisify(execFile);
+
+/** Runs `zapgate accounts …` against the harness' data directory; returns its JSON output. */
+async function cli(dataDir: string, ...args: string[]): Promise<Record<string, unknown>> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ZAPGATE_')) env[k] = v;
+  env.ZAPGATE_DATA_DIR = dataDir;
+  const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'bin/zapgate.js'), ...args], { cwd: dataDir, env, timeout: 30_000 });
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+}
+
+/** Milliseconds until `check` holds, polling every 10 ms (fails after `limitMs`). */
+async function msUntil(what: string, check: () => Promise<boolean>, limitMs = 3_000): Promise<number> {
+  const t0 = performance.now();
+  while (!(await check())) {
+    if (performance.now() - t0 > limitMs) assert.fail(`${what}: not within ${limitMs} ms`);
+    await sleep(10);
+  }
+  return performance.now() - t0;
+}
+
+describe('account changes from the CLI reach the running gateway at once', () => {
+  let h: Harness;
+
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  const listWith = async (token: string) => (await h.call('GET', '/instances', undefined, { 'client-token': token })).status;
+
+  test('accounts rotate: the old Client-Token is refused within 200 ms, the new one works', async () => {
+    const b = await cli(h.dataDir, 'accounts', 'create', 'rotating');
+    const oldToken = String(b.clientToken);
+    // Used, so the gateway has it cached (the cache lasts 5 s).
+    assert.equal(await listWith(oldToken), 200);
+    assert.equal(await listWith(oldToken), 200);
+    const rotated = await cli(h.dataDir, 'accounts', 'rotate', String(b.id));
+    const ms = await msUntil('the old token refused', async () => (await listWith(oldToken)) === 401);
+    assert.ok(ms <= 200, `the old token still worked ${ms.toFixed(0)} ms after the rotation`);
+    assert.equal(await listWith(String(rotated.clientToken)), 200, 'the new token works');
+  });
+
+  test('accounts delete: the token is refused, the instances are gone, their sessions closed and devices unlinked', async () => {
+    const phone = '5511970000001';
+    const inst = await h.pairNew(phone, 'doomed');
+    const accountId = (await h.gateway.store.accounts.list()).find((a) => a.name === 'e2e')?.id;
+    assert.ok(accountId, 'the harness account');
+    assert.equal(h.gateway.sessions.isConnected(inst.instanceId), true, 'connected before');
+    const companions = async () => (await h.admin.user(phone)).devices.filter((d) => d.id !== 0);
+    assert.ok((await companions()).some((d) => d.online), 'the device is linked and online');
+    assert.equal(await listWith(h.clientToken), 200);
+
+    await cli(h.dataDir, 'accounts', 'delete', accountId);
+    const ms = await msUntil('the deleted account refused', async () => (await listWith(h.clientToken)) === 401);
+    assert.ok(ms <= 200, `the deleted account's token still worked ${ms.toFixed(0)} ms after the deletion`);
+    await msUntil('the session closed', async () => !h.gateway.sessions.isConnected(inst.instanceId));
+    await msUntil('the device unlinked on the network', async () => (await companions()).every((d) => !d.online));
+    assert.equal(await h.gateway.store.instances.findById(inst.instanceId), undefined, 'the instance is gone');
+    // Nothing reconnects it afterwards.
+    await sleep(500);
+    assert.equal(h.gateway.sessions.isConnected(inst.instanceId), false, 'still closed');
+  });
+});
+
+describe('the same against a gateway running as its own process', () => {
+  test('rotate: the old token refused within 200 ms; delete: the token refused and the instances gone', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'zapgate-cli-live-'));
+    const first = randomBytes(20).toString('hex').toUpperCase();
+    const gw = await spawnGateway({ dataDir, env: { ZAPGATE_CLIENT_TOKEN: first, ZAPGATE_RATE_LIMIT: '0' } });
+    const call = async (method: string, path: string, token: string, body?: unknown) => {
+      const res = await fetch(gw.url + path, {
+        method,
+        headers: { 'client-token': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, unknown> };
+    };
+    try {
+      const b = await cli(dataDir, 'accounts', 'create', 'b');
+      const oldToken = String(b.clientToken);
+      const created = await call('POST', '/instances', oldToken, { name: 'x' });
+      assert.equal(created.status, 201);
+      assert.equal((await call('GET', '/instances', oldToken)).status, 200, 'cached');
+
+      const rotated = await cli(dataDir, 'accounts', 'rotate', String(b.id));
+      const ms = await msUntil('the old token refused', async () => (await call('GET', '/instances', oldToken)).status === 401);
+      assert.ok(ms <= 200, `the old token still worked ${ms.toFixed(0)} ms after the rotation`);
+      const newToken = String(rotated.clientToken);
+      assert.equal((await call('GET', '/instances', newToken)).status, 200);
+
+      const prefix = `/instances/${String(created.json.instanceId)}/token/${String(created.json.instanceToken)}`;
+      assert.equal((await call('GET', `${prefix}/status`, newToken)).status, 200);
+      await cli(dataDir, 'accounts', 'delete', String(b.id));
+      const gone = await msUntil('the deleted account refused', async () => (await call('GET', `${prefix}/status`, newToken)).status === 401);
+      assert.ok(gone <= 200, `the deleted account still worked ${gone.toFixed(0)} ms after the deletion`);
+      assert.equal((await call('GET', '/instances', first)).status, 200, 'other accounts unaffected');
+      await gw.stop();
+      assert.doesNotMatch(gw.stdout() + gw.stderr(), /"level":50/, 'no error logged');
+    } finally {
+      await gw.kill9();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,109 @@
+// The write-ahead gate in isolation: frames written while a received message is unrecorded are held
+// in order, Signal state is committed before they go, nothing overtakes them, and a failed commit
+// drops them (the network will deliver again) instead of letting them out.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ReceiptGate } from '../../src/sessions/receipt-gate.js';
+import type { WASocket } from '../../src/sessions/socket-config.js';
+
+function fakeSocket() {
+  const wire: string[] = [];
+  const listeners = new Map<string, ((node: { attrs: { id?: string } }) => void)[]>();
+  const sock = {
+    ws: {
+      socket: { send: (data: string, cb?: (err?: Error) => void) => { wire.push(data); cb?.(); } },
+      on: (event: string, fn: (node: { attrs: { id?: string } }) => void) => listeners.set(event, [...(listeners.get(event) ?? []), fn]),
+    },
+    messageRetryManager: { addRecentMessage: (_to: string, _id: string) => undefined },
+  };
+  const raw = sock.ws.socket as unknown as { send(data: string, cb?: (err?: Error) => void): void };
+  return {
+    sock: sock as unknown as WASocket,
+    wire,
+    arrive: (id: string) => listeners.get('CB:message')?.forEach((fn) => fn({ attrs: { id } })),
+    decrypted: (id: string) => sock.messageRetryManager.addRecentMessage('chat', id),
+    send: (data: string) => new Promise<void>((resolve) => raw.send(data, () => resolve())),
+  };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('frames wait for the message to be recorded and for the Signal state, then go in order', async () => {
+  const steps: string[] = [];
+  const f = fakeSocket();
+  // The flush records how many frames had gone by then: none of the held ones may precede it.
+  const gate = new ReceiptGate(10_000, { flushState: async () => void steps.push(`flush after ${f.wire.length}`), failed: () => steps.push('failed'), heldTooLong: () => steps.push('late') });
+  gate.install(f.sock);
+  await f.send('before');
+  f.arrive('M1');
+  f.decrypted('M1');
+  assert.equal(gate.active(), true, 'key writes wait while M1 is unrecorded');
+  await f.send('receipt M1'); // Baileys is told it was written: it goes on to emit the message
+  await f.send('ping');
+  assert.deepEqual(f.wire, ['before']);
+  gate.settle('M1');
+  await tick();
+  assert.equal(steps[0], 'flush after 1', 'the Signal state is committed before the held frames go');
+  assert.ok(!steps.includes('failed') && !steps.includes('late'), steps.join());
+  assert.deepEqual(f.wire, ['before', 'receipt M1', 'ping']);
+  assert.equal(gate.active(), false);
+  await f.send('after');
+  assert.deepEqual(f.wire.at(-1), 'after', 'an open gate writes at once');
+});
+
+test('the device\'s own sends are not held; a second message keeps the first one\'s frames waiting', async () => {
+  const f = fakeSocket();
+  const gate = new ReceiptGate(10_000, { flushState: async () => {}, failed: () => {}, heldTooLong: () => {} });
+  gate.install(f.sock);
+  f.decrypted('OWN'); // our own send, recorded by Baileys the same way, never arrived from the network
+  await f.send('own message');
+  assert.deepEqual(f.wire, ['own message']);
+  for (const id of ['A', 'B']) {
+    f.arrive(id);
+    f.decrypted(id);
+  }
+  await f.send('receipt A');
+  await f.send('receipt B');
+  gate.settle('A');
+  await tick();
+  assert.deepEqual(f.wire, ['own message'], 'B is still unrecorded: nothing goes');
+  gate.settle('B');
+  await tick();
+  assert.deepEqual(f.wire, ['own message', 'receipt A', 'receipt B']);
+});
+
+test('a failed Signal-state commit drops the held frames and reports it', async () => {
+  const f = fakeSocket();
+  const failures: unknown[] = [];
+  const gate = new ReceiptGate(10_000, {
+    flushState: async () => {
+      throw new Error('disk full');
+    },
+    failed: (err) => {
+      failures.push(err);
+      gate.close();
+    },
+    heldTooLong: () => {},
+  });
+  gate.install(f.sock);
+  f.arrive('M');
+  f.decrypted('M');
+  await f.send('receipt M');
+  gate.settle('M');
+  await tick();
+  assert.deepEqual(f.wire, [], 'the receipt never went');
+  assert.equal(failures.length, 1);
+});
+
+test('a hold never outlasts its limit', async () => {
+  const f = fakeSocket();
+  let late = 0;
+  const gate = new ReceiptGate(30, { flushState: async () => {}, failed: () => {}, heldTooLong: () => late++ });
+  gate.install(f.sock);
+  f.arrive('SLOW');
+  f.decrypted('SLOW');
+  await f.send('receipt SLOW');
+  await new Promise((r) => setTimeout(r, 80));
+  assert.equal(late, 1);
+  assert.deepEqual(f.wire, ['receipt SLOW']);
+});
