@@ -51,6 +51,8 @@ export function instanceRow(accountId: string, overrides: Partial<NewInstanceRow
     auto_read_status: 0,
     call_reject_auto: 0,
     call_reject_message: null,
+    proxy_url: null,
+    proxy_enabled: 0,
     ...overrides,
   };
 }
