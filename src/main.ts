@@ -49,6 +49,10 @@ import { ChatsEngine } from './sessions/chats-engine.js';
 import { offlineChats } from './sessions/chats-port.js';
 import { ChatsService } from './services/chats-service.js';
 import { chatRouteTree } from './http/routes/chats.js';
+import { GroupAdminEngine } from './sessions/group-admin-engine.js';
+import { offlineGroupAdmin } from './sessions/group-admin-port.js';
+import { GroupAdminService } from './services/group-admin-service.js';
+import { groupAdminRouteTree } from './http/routes/group-admin.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
 
@@ -218,10 +222,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   if (engine) wireCallRejectReply(reactions, messages, store, log.child({ component: 'sessions' }), metrics);
   // Profile pictures go through a media pipeline of their own (same guard and limits, its own
   // slots): they are rare, and must not wait behind a queue of video conversions.
+  const profileMedia = mediaPipeline(guard, config.media);
   const accountPort: AccountPort = engine
     ? new AccountEngine({
         sessionOf: (id) => engine.sessionOf(id),
-        media: mediaPipeline(guard, config.media),
+        media: profileMedia,
         reactions,
         commandTimeoutMs: config.commandTimeoutMs,
       })
@@ -234,6 +239,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     : offlineChats();
   const chats = new ChatsService(store.chats, sessions, chatsPort, clock);
   const proxies = new ProxyService(store, guard, sessions, (id) => instances.invalidate(id));
+  // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
+  const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
+  const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -250,7 +258,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     groups,
     webhooks,
     media,
-    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies)],
+    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies), groupAdminRouteTree(groupAdmin, config.mediaBodyLimit)],
     now: () => clock.now(),
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };
