@@ -214,7 +214,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const queue = new QueueService(store, mediaReleased);
   const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...overrides.phoneCheckJobs }) : undefined;
   const contacts = new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax);
-  const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }));
+  const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);
   const webhooks = new WebhooksService(store, guard, clock);
   const media = new MediaService(store.media, mediaFiles, signer, engine ? engine.media : null, clock);
   const mediaSweeper = new MediaSweeper(store, mediaFiles, clock, log.child({ component: 'media' }), metrics);
