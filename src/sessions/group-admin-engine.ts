@@ -11,7 +11,7 @@ import type { MediaPipeline } from './media.js';
 import { inviteLink, openSocket, toGroupInfo, withTimeout } from './operations.js';
 import type { GroupInfo } from './port.js';
 import type { Session } from './session.js';
-import { rememberGroup, type WASocket } from './socket-config.js';
+import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from './socket-config.js';
 
 export interface GroupAdminEngineDeps {
   sessionOf(instanceId: string): Session | undefined;
@@ -27,6 +27,15 @@ export class GroupAdminEngine implements GroupAdminPort {
     return withTimeout(this.deps.commandTimeoutMs, () => fn(sock, session));
   }
 
+  /** A change to the group: its cached metadata is dropped once the network accepted it. */
+  private change<T>(instanceId: string, groupId: string, fn: (sock: WASocket, session: Session) => Promise<T>): Promise<T> {
+    return this.run(instanceId, async (sock, session) => {
+      const result = await fn(sock, session);
+      forgetGroup(session.caches, session.id, groupJid(groupId));
+      return result;
+    });
+  }
+
   participating(instanceId: string): Promise<ParticipatingGroup[]> {
     return this.run(instanceId, async (sock, session) => {
       const all = Object.values(await sock.groupFetchAllParticipating());
@@ -37,8 +46,13 @@ export class GroupAdminEngine implements GroupAdminPort {
 
   lightMetadata(instanceId: string, groupId: string): Promise<GroupInfo> {
     return this.run(instanceId, async (sock, session) => {
-      const meta = await sock.groupMetadata(groupJid(groupId));
-      rememberGroup(session.caches, session.id, meta);
+      // Served from the cache the sends use: it is dropped on every change the network reports
+      // (group notifications) and made by this API, and lives 5 minutes; reads then cost no query.
+      let meta = cachedGroup(session.caches, session.id, groupJid(groupId));
+      if (!meta) {
+        meta = await sock.groupMetadata(groupJid(groupId));
+        rememberGroup(session.caches, session.id, meta);
+      }
       return toGroupInfo(session, meta, null);
     });
   }
@@ -68,16 +82,16 @@ export class GroupAdminEngine implements GroupAdminPort {
   }
 
   leave(instanceId: string, groupId: string): Promise<void> {
-    return this.run(instanceId, (sock) => sock.groupLeave(groupJid(groupId)));
+    return this.change(instanceId, groupId, (sock) => sock.groupLeave(groupJid(groupId)));
   }
 
   setSubject(instanceId: string, groupId: string, subject: string): Promise<void> {
-    return this.run(instanceId, (sock) => sock.groupUpdateSubject(groupJid(groupId), subject));
+    return this.change(instanceId, groupId, (sock) => sock.groupUpdateSubject(groupJid(groupId), subject));
   }
 
   setDescription(instanceId: string, groupId: string, description: string): Promise<void> {
     // An empty description deletes it (Baileys sends <description delete="true">).
-    return this.run(instanceId, (sock) => sock.groupUpdateDescription(groupJid(groupId), description || undefined));
+    return this.change(instanceId, groupId, (sock) => sock.groupUpdateDescription(groupJid(groupId), description || undefined));
   }
 
   async setPicture(instanceId: string, groupId: string, ref: string): Promise<void> {
@@ -93,14 +107,14 @@ export class GroupAdminEngine implements GroupAdminPort {
   }
 
   participants(instanceId: string, groupId: string, phones: readonly string[], action: ParticipantAction): Promise<ParticipantOutcome[]> {
-    return this.run(instanceId, async (sock, session) => {
+    return this.change(instanceId, groupId, async (sock, session) => {
       const answer = await sock.groupParticipantsUpdate(groupJid(groupId), phones.map((p) => phoneJid(p)), action);
       return outcomes(session, phones, answer);
     });
   }
 
   joinRequests(instanceId: string, groupId: string, phones: readonly string[], action: JoinRequestAction): Promise<ParticipantOutcome[]> {
-    return this.run(instanceId, async (sock, session) => {
+    return this.change(instanceId, groupId, async (sock, session) => {
       const answer = await sock.groupRequestParticipantsUpdate(groupJid(groupId), phones.map((p) => phoneJid(p)), action);
       return outcomes(session, phones, answer);
     });

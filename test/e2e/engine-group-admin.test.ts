@@ -55,6 +55,22 @@ describe('engine group administration (gateway + Baileys + simnet)', () => {
     assert.deepEqual((light.json.participants as { phone: string }[]).map((p) => p.phone).sort(), [CARLA, OWNER].sort());
   });
 
+  test('light-group-metadata is served from the cache until the network reports a change', async () => {
+    const light = async () => (await h.call('GET', `${inst.prefix}/light-group-metadata/${groupId}`)).json;
+    const queries = async () => (await h.admin.counters()).counters['group.query'] ?? 0;
+    await light();
+    const before = await queries();
+    for (let i = 0; i < 5; i++) await light();
+    assert.equal(await queries(), before, 'five reads, no query to the network');
+    // Another admin (Carla is made one on the network) renames the group: the notification drops the cache.
+    await h.admin.groupAction({ group: jidOf(groupId), actor: OWNER, action: 'promote', participants: [CARLA] });
+    await h.admin.groupAction({ group: jidOf(groupId), actor: CARLA, action: 'subject', value: 'Ops (renamed by Carla)' });
+    const renamed = await until('the new subject', light, (m) => m.subject === 'Ops (renamed by Carla)');
+    assert.equal((renamed.participants as { phone: string; isAdmin: boolean }[]).find((p) => p.phone === CARLA)?.isAdmin, true);
+    await h.admin.groupAction({ group: jidOf(groupId), actor: CARLA, action: 'subject', value: 'Ops' });
+    await until('the subject back', light, (m) => m.subject === 'Ops');
+  });
+
   test('add-participant adds who can be added; with autoInvite the others get the link in a private message', async () => {
     const r = await post('add-participant', { groupId, phones: [DAN, EVE], autoInvite: true });
     assert.equal(r.value, false, 'not every phone was added');
