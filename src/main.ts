@@ -52,6 +52,7 @@ import { chatRouteTree } from './http/routes/chats.js';
 import { GroupAdminEngine } from './sessions/group-admin-engine.js';
 import { offlineGroupAdmin } from './sessions/group-admin-port.js';
 import { GroupAdminService } from './services/group-admin-service.js';
+import { PartnerService } from './services/partner-service.js';
 import { groupAdminRouteTree } from './http/routes/group-admin.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
@@ -238,6 +239,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     ? new ChatsEngine({ sessionOf: (id) => engine.sessionOf(id), checkPhones: (id, phones) => engine.checkPhones(id, phones), commandTimeoutMs: config.commandTimeoutMs })
     : offlineChats();
   const chats = new ChatsService(store.chats, sessions, chatsPort, clock);
+  const partner = new PartnerService(store, instances, webhooks, account, guard);
   const proxies = new ProxyService(store, guard, sessions, (id) => instances.invalidate(id));
   // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
   const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
@@ -257,6 +259,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     contacts,
     groups,
     webhooks,
+    partner,
     media,
     extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies), groupAdminRouteTree(groupAdmin, config.mediaBodyLimit)],
     now: () => clock.now(),

@@ -1,6 +1,7 @@
 // Tag "instance": create and list instances, pair them, control their session and settings.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { InstancesService } from '../../services/instances-service.js';
+import type { PartnerService } from '../../services/partner-service.js';
 import { accountOf, instanceOf } from '../auth.js';
 import { errorResponses, ValueTrue } from '../schemas/common.js';
 
@@ -11,7 +12,47 @@ const Status = Type.Union(
 const Name = Type.String({ minLength: 1, maxLength: 100 });
 
 /** Account-level routes: no instance in the path. */
-export function accountInstanceRoutes(instances: InstancesService): FastifyPluginAsyncTypebox {
+const CallbackUrl = Type.String({ maxLength: 2048, description: 'A webhook URL, checked as by update-webhook-*.' });
+const OnDemandBody = Type.Object(
+  {
+    name: Name,
+    sessionName: Type.Optional(Type.String({ maxLength: 100, description: 'Accepted and ignored: the linked device is named by the gateway.' })),
+    deliveryCallbackUrl: Type.Optional(CallbackUrl),
+    receivedCallbackUrl: Type.Optional(CallbackUrl),
+    receivedAndDeliveryCallbackUrl: Type.Optional(CallbackUrl),
+    presenceChatCallbackUrl: Type.Optional(CallbackUrl),
+    disconnectedCallbackUrl: Type.Optional(CallbackUrl),
+    connectedCallbackUrl: Type.Optional(CallbackUrl),
+    messageStatusCallbackUrl: Type.Optional(CallbackUrl),
+    callRejectAuto: Type.Optional(Type.Boolean()),
+    callRejectMessage: Type.Optional(Type.String({ maxLength: 1024 })),
+    autoReadMessage: Type.Optional(Type.Boolean()),
+    autoReadStatus: Type.Optional(Type.Boolean()),
+    isDevice: Type.Optional(Type.Boolean({ description: 'Accepted and ignored: zapgate instances are linked (web) devices.' })),
+    businessDevice: Type.Optional(Type.Boolean({ description: 'Accepted and ignored: the account type is the phone\'s.' })),
+    disableEnqueueWhenDisconnected: Type.Optional(Type.Boolean()),
+  },
+  { examples: [{ name: 'My instance', receivedCallbackUrl: 'https://hooks.example.com/zapgate', autoReadMessage: false }] },
+);
+const PartnerInstance = Type.Object({
+  id: Type.String(),
+  token: Type.Null({ description: 'Never listed: only the token\'s hash is stored.' }),
+  name: Type.String(),
+  tenant: Type.String({ description: 'The account id.' }),
+  created: Type.String({ description: 'ISO 8601' }),
+  due: Type.Null({ description: 'Self-hosted: no expiry.' }),
+  paymentStatus: Type.Null(),
+  deliveryCallbackUrl: Type.Union([Type.String(), Type.Null()]),
+  receivedCallbackUrl: Type.Union([Type.String(), Type.Null()]),
+  phoneConnected: Type.Boolean(),
+  whatsappConnected: Type.Boolean(),
+  middleware: Type.Literal('web'),
+  phone: Type.Union([Type.String(), Type.Null()]),
+  status: Status,
+});
+const InstanceSummary = Type.Object({ instanceId: Type.String(), name: Type.String(), status: Status, phone: Type.Union([Type.String(), Type.Null()]) });
+
+export function accountInstanceRoutes(instances: InstancesService, partner: PartnerService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/instances',
@@ -40,18 +81,17 @@ export function accountInstanceRoutes(instances: InstancesService): FastifyPlugi
         schema: {
           tags,
           operationId: 'instance_create-on-demand',
-          summary: 'Create an instance (Z-API integrator alias)',
-          body: Type.Object({ name: Name }),
+          summary: 'Create an instance with its webhooks and settings (Z-API integrator)',
+          description:
+            'Z-API\'s partner call, authenticated with the account\'s Client-Token. The callback URLs set the webhooks (`receivedAndDeliveryCallbackUrl` both received and delivery); `callRejectAuto`, `callRejectMessage`, `autoReadMessage`, `autoReadStatus` and `disableEnqueueWhenDisconnected` the settings. Every URL is checked first: a refused one is a 400 naming the field and no instance is made. `due` is null (self-hosted: no expiry).',
+          body: OnDemandBody,
           response: {
             200: Type.Object({ id: Type.String(), token: Type.String(), due: Type.Null() }),
             ...errorResponses(403),
           },
         },
       },
-      async (request) => {
-        const created = await instances.create(accountOf(request).id, request.body.name);
-        return { id: created.instanceId, token: created.instanceToken, due: null };
-      },
+      async (request) => partner.createOnDemand(accountOf(request).id, request.body),
     );
 
     app.get(
@@ -61,16 +101,33 @@ export function accountInstanceRoutes(instances: InstancesService): FastifyPlugi
           tags,
           operationId: 'instance_list',
           summary: "List this account's instances (never their tokens)",
+          description:
+            'Without `page`/`pageSize`: every instance as `[{instanceId, name, status, phone}]`. With them (Z-API\'s partner listing): `{total, totalPage, pageSize, page, content}` with Z-API\'s row fields, oldest first; `query` matches the name or id.',
+          querystring: Type.Object(
+            {
+              page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$', examples: ['1'] })),
+              pageSize: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$', examples: ['15'] })),
+              query: Type.Optional(Type.String({ maxLength: 100, description: 'Part of the name or id.', examples: ['sales'] })),
+              middleware: Type.Optional(Type.String({ maxLength: 10, description: 'Accepted; every zapgate instance is `web`.' })),
+            },
+            { examples: [{ page: '1', pageSize: '15' }] },
+          ),
           response: {
-            200: Type.Array(
-              Type.Object({ instanceId: Type.String(), name: Type.String(), status: Status, phone: Type.Union([Type.String(), Type.Null()]) }),
-            ),
+            200: Type.Union([
+              Type.Array(InstanceSummary),
+              Type.Object({ total: Type.Integer(), totalPage: Type.Integer(), pageSize: Type.Integer(), page: Type.Integer(), content: Type.Array(PartnerInstance) }),
+            ]),
+            400: Type.Ref('ErrorBody'),
             401: Type.Ref('ErrorBody'),
             429: Type.Ref('ErrorBody'),
           },
         },
       },
-      async (request) => instances.list(accountOf(request).id),
+      async (request) => {
+        const q = request.query;
+        if (q.page === undefined && q.pageSize === undefined && q.query === undefined) return instances.list(accountOf(request).id);
+        return partner.list(accountOf(request).id, Number(q.page ?? '1'), Number(q.pageSize ?? '100'), q.query);
+      },
     );
   };
 }
