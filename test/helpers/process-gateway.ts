@@ -1,5 +1,7 @@
 // Runs the real gateway as a child process (`node bin/zapgate.js serve`) on a free loopback port,
 // with a hermetic environment: no ZAPGATE_* variable leaks in from the parent, no .env is read.
+// The child runs the TypeScript sources (ZAPGATE_FROM_SOURCE=1, through tsx), never dist/: a test
+// must never pass or fail on a stale build. test/e2e/cli-dist.test.ts covers the compiled build.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,16 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The environment of a `bin/zapgate.js` child: the parent's, less every ZAPGATE_* setting (a test
+ * states the ones it means), running the sources rather than a possibly stale dist/.
+ */
+export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ZAPGATE_')) env[k] = v;
+  return { ...env, ZAPGATE_FROM_SOURCE: '1', ...extra };
 }
 
 export interface GatewayProcess {
@@ -50,8 +62,7 @@ export interface SpawnOptions {
 
 export async function spawnGateway(options: SpawnOptions): Promise<GatewayProcess> {
   const port = options.port ?? (await freePort());
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ZAPGATE_')) env[k] = v;
+  const env = cliEnv();
   Object.assign(env, {
     ZAPGATE_HOST: '127.0.0.1',
     ZAPGATE_PORT: String(port),
