@@ -143,7 +143,12 @@ Instance:     ${api}
    curl -s -X POST '${api}/send-text' -H 'Client-Token: ${token}' -H 'content-type: application/json' \\
      -d '{"phone":"${DEMO_CONTACT}","message":"Hello from zapgate"}'
 
-4. See what the contact's phone decrypted:
+4. Send a picture (any PNG or JPEG file; media go to simnet's media host, which the demo trusts):
+
+   curl -s -X POST '${api}/send-image' -H 'Client-Token: ${token}' -H 'content-type: application/json' \\
+     -d "{\\"phone\\":\\"${DEMO_CONTACT}\\",\\"image\\":\\"data:image/png;base64,$(base64 -w0 picture.png)\\"}"
+
+5. See what the contact's phone decrypted:
 
    curl -s '${admin}/users/${DEMO_CONTACT}/received'
 
