@@ -58,11 +58,14 @@ export interface SpawnOptions {
   nodeArgs?: string[];
   /** false: return at once, without waiting for /readyz (for a process expected to refuse to start). */
   waitReady?: boolean;
+  /** Another bin/zapgate.js, run as it is (a compiled build's, test/e2e/cli-dist.test.ts), not from the sources. */
+  bin?: string;
 }
 
 export async function spawnGateway(options: SpawnOptions): Promise<GatewayProcess> {
   const port = options.port ?? (await freePort());
   const env = cliEnv();
+  if (options.bin) delete env.ZAPGATE_FROM_SOURCE;
   Object.assign(env, {
     ZAPGATE_HOST: '127.0.0.1',
     ZAPGATE_PORT: String(port),
@@ -73,7 +76,7 @@ export async function spawnGateway(options: SpawnOptions): Promise<GatewayProces
     ZAPGATE_WA_URL: `ws://127.0.0.1:${await freePort()}/ws/chat`,
     ...options.env,
   });
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, 'serve'], {
     cwd: options.cwd ?? options.dataDir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
