@@ -26,7 +26,11 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 COPY simnet/src ./simnet/src
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# Then only what runs: no dev dependencies, and none of the SQLite addon's sources and objects.
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
+  && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
+       node_modules/better-sqlite3/build/Release/obj node_modules/better-sqlite3/build/Release/obj.target \
+       node_modules/better-sqlite3/build/Release/.deps node_modules/better-sqlite3/build/deps
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
