@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +15,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT, cliEnv, freePort, spawnGateway } from '../helpers/process-gateway.js';
 
 const run = promisify(execFile);
+
+/** Resolve hook: names each of the heavy packages (engine, media, HTTP) as it is loaded. */
+const HOOKS = `export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  const m = /node_modules\\/(baileys|sharp|fastify)\\//.exec(r.url);
+  if (m) process.stderr.write('LOADED ' + m[1] + '\\n');
+  return r;
+}
+`;
 
 /** The parent's environment for a compiled CLI: no ZAPGATE_* setting, and not from the sources. */
 function distEnv(extra: Record<string, string>): Record<string, string> {
@@ -42,12 +52,22 @@ test('the compiled build runs every command without tsx', async () => {
 
     const created = await run(process.execPath, [bin, 'accounts', 'create', 'compiled'], { cwd: dataDir, env, timeout: 30_000 });
     const account = JSON.parse(created.stdout) as { id: string; clientToken: string };
-    const listed = await run(process.execPath, [bin, 'accounts', 'list'], { cwd: dataDir, env, timeout: 30_000 });
+    // A loader hook reports every heavy package a command loads: `accounts list` and `--help` load none.
+    writeFileSync(join(root, 'hooks.mjs'), HOOKS);
+    writeFileSync(join(root, 'trace.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(root, 'hooks.mjs')).href)});\n`);
+    const traced = ['--import', pathToFileURL(join(root, 'trace.mjs')).href];
+    const listed = await run(process.execPath, [...traced, bin, 'accounts', 'list'], { cwd: dataDir, env, timeout: 30_000 });
     assert.match(listed.stdout, new RegExp(account.id), 'accounts list shows the account made by the build');
+    assert.doesNotMatch(listed.stderr, /LOADED/, `accounts list loads no engine, media or HTTP package: ${listed.stderr}`);
+    const helped = await run(process.execPath, [...traced, bin, 'serve', '--help'], { cwd: dataDir, env, timeout: 30_000 });
+    assert.doesNotMatch(helped.stderr, /LOADED/, `serve --help loads no engine, media or HTTP package: ${helped.stderr}`);
 
     // serve, with SQLite in its worker thread: the .mjs is found next to the compiled module.
-    const gw = await spawnGateway({ dataDir, bin, env: { ZAPGATE_SQLITE_THREAD: 'worker' } });
+    const gw = await spawnGateway({ dataDir, bin, env: { ZAPGATE_SQLITE_THREAD: 'worker' }, nodeArgs: traced });
     try {
+      // The hook does see them where they are needed (so its silence above means something).
+      assert.match(gw.stderr(), /LOADED baileys/, 'serve loads the engine');
+      assert.match(gw.stderr(), /LOADED fastify/, 'serve loads the HTTP server');
       const res = await fetch(`${gw.url}/instances`, { headers: { 'client-token': account.clientToken } });
       const body = await res.text();
       assert.equal(res.status, 200, `the compiled gateway answers with its store: ${body}`);
