@@ -276,6 +276,12 @@ async function demo(args: string[]): Promise<number> {
   // Checked the way serve checks it (a bad variable is a configuration error, exit 2).
   const c = await config({ ...env, ZAPGATE_DATA_DIR: env.ZAPGATE_DATA_DIR ?? '.' });
   await portFree(c.host, c.port);
+  try {
+    await portFree('127.0.0.1', simnetPort);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'EADDRINUSE') throw new Error(`simnet's port ${simnetPort} is already in use: choose another with --simnet-port (0 = any free port)`);
+    throw err;
+  }
   return runDemo(env, simnetPort);
 }
 

@@ -51,6 +51,11 @@ export function explainStartError(err: unknown, settings: StartSettings | undefi
   const e = (typeof err === 'object' && err !== null ? err : {}) as SystemError;
   const code = typeof e.code === 'string' ? e.code : undefined;
   const syscall = typeof e.syscall === 'string' ? e.syscall : undefined;
+  // A listen error on another port than the gateway's (the demo's simnet) names that port only.
+  const errPort = typeof (e as { port?: unknown }).port === 'number' ? (e as { port: number }).port : undefined;
+  if (syscall === 'listen' && code === 'EADDRINUSE' && errPort !== undefined && errPort !== settings?.port) {
+    return `port ${errPort} is already in use: stop what listens there, or choose another port`;
+  }
   if (settings && syscall === 'listen') {
     const where = `${settings.host}:${settings.port}`;
     if (code === 'EADDRINUSE') return `port ${settings.port} is already in use on ${settings.host}: stop what listens there, or set ZAPGATE_PORT to a free port`;
