@@ -39,17 +39,35 @@ for c in "${checkouts[@]}"; do
   for cmd in "--help" "accounts list"; do
     echo "  zapgate $cmd: wall $(median <"$work/$i/wall-${cmd// /_}") s, peak RSS $(( $(median <"$work/$i/rss-${cmd// /_}") / 1024 )) MB (median of $runs)"
   done
+done
+# Idle gateways, all at once (same load): RSS sampled every 2 s for 30 s once /readyz is 200.
+declare -A gw_pid
+for c in "${checkouts[@]}"; do
+  i=$(echo "$c" | md5sum | cut -c1-8)
   port=$(port_of)
-  (cd "$work/$i" && clean_env "$work/$i/data" ZAPGATE_HOST=127.0.0.1 ZAPGATE_PORT="$port" node "$c/bin/zapgate.js" serve >/dev/null 2>&1) &
-  pid=$!
-  deadline=$((SECONDS + 60))
-  until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null; do
-    [ $SECONDS -lt $deadline ] || { echo "  serve: not ready"; break; }
+  echo "$port" >"$work/$i/port"
+  (cd "$work/$i" && exec env -u ZAPGATE_FROM_SOURCE -u NODE_OPTIONS ZAPGATE_LOG_LEVEL=warn ZAPGATE_DATA_DIR="$work/$i/data" \
+    ZAPGATE_HOST=127.0.0.1 ZAPGATE_PORT="$port" node "$c/bin/zapgate.js" serve >/dev/null 2>&1) &
+  gw_pid[$c]=$!
+done
+for c in "${checkouts[@]}"; do
+  i=$(echo "$c" | md5sum | cut -c1-8)
+  deadline=$((SECONDS + 90))
+  until curl -sf "http://127.0.0.1:$(cat "$work/$i/port")/readyz" >/dev/null; do
+    [ $SECONDS -lt $deadline ] || { echo "serve of $c: not ready"; break; }
     sleep 0.2
   done
-  sleep 20
-  gw=$(pgrep -P "$pid" -f 'bin/zapgate.js serve' || echo "$pid")
-  echo "  idle serve: RSS $(( $(awk '/VmRSS/ {print $2}' /proc/"$gw"/status) / 1024 )) MB, 20 s after ready"
-  kill -TERM "$gw" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+done
+for ((k = 0; k < 15; k++)); do
+  sleep 2
+  for c in "${checkouts[@]}"; do
+    i=$(echo "$c" | md5sum | cut -c1-8)
+    awk '/VmRSS/ {print int($2 / 1024)}' /proc/"${gw_pid[$c]}"/status >>"$work/$i/idle"
+  done
+done
+for c in "${checkouts[@]}"; do
+  i=$(echo "$c" | md5sum | cut -c1-8)
+  echo "  idle serve ($c): RSS median $(median <"$work/$i/idle") MB, min $(sort -n "$work/$i/idle" | head -1), max $(sort -n "$work/$i/idle" | tail -1) (15 samples over 30 s after ready)"
+  kill -TERM "${gw_pid[$c]}" 2>/dev/null || true
+  wait "${gw_pid[$c]}" 2>/dev/null || true
 done
