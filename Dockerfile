@@ -23,6 +23,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/build.mjs
 COPY bin ./bin
 COPY src ./src
 COPY simnet/src ./simnet/src
