@@ -4,7 +4,7 @@ import { genKeyPair } from '../cert.js';
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { Curve, proto, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { type Simnet } from '../server/simnet.js';
+import type { Simnet } from '../server/simnet.js';
 import { bytesOf, child, iqError, iqResult, S_WHATSAPP_NET } from '../server/stanza.js';
 import { LinkedDevice, type Account } from '../network/accounts.js';
 import { curveSign } from '../identity-key.js';
