@@ -51,6 +51,8 @@ import { ChatsService } from './services/chats-service.js';
 import { chatRouteTree } from './http/routes/chats.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
+import { historySyncRouteTree } from './http/routes/history-sync.js';
+import { HistorySyncService } from './services/history-sync-service.js';
 
 export interface GatewayOverrides {
   clock?: Clock;
@@ -166,7 +168,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         // Incoming 1:1 messages also tell the anti-ban strategy who is no stranger.
         events: recordingInboundContacts(outbox.sink, store.antiban, clock),
         guard,
-        settings: { waUrl: config.waUrl, waRootKey: config.waRootKey, timeScale: config.timeScale, commandTimeoutMs: config.commandTimeoutMs, media: config.media },
+        settings: { waUrl: config.waUrl, waRootKey: config.waRootKey, waMediaHost: config.waMediaHost, timeScale: config.timeScale, commandTimeoutMs: config.commandTimeoutMs, media: config.media },
         media: { store: mediaFiles, signer, settings: mediaSettings },
         outgoingMedia: outgoingFiles,
         reactions,
@@ -234,6 +236,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     : offlineChats();
   const chats = new ChatsService(store.chats, sessions, chatsPort, clock);
   const proxies = new ProxyService(store, guard, sessions, (id) => instances.invalidate(id));
+  const historySync = new HistorySyncService(store, (id) => instances.invalidate(id));
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -250,7 +253,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     groups,
     webhooks,
     media,
-    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies)],
+    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies), historySyncRouteTree(historySync)],
     now: () => clock.now(),
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };

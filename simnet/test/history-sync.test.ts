@@ -38,7 +38,8 @@ test('a phone with 120 chats: bootstrap, three RECENT chunks from the media host
   assert.ok(Math.abs(Date.now() - newest) < 60_000 && Math.abs(Date.now() - 30 * 86_400_000 - oldest) < 60_000, 'spread over 30 days');
 
   const auth = memoryAuth();
-  const extra = { options: { dispatcher }, shouldSyncHistoryMessage: () => true };
+  // Baileys types `options` as the DOM RequestInit, which has no dispatcher; Node's fetch takes one.
+  const extra = { options: { dispatcher } as unknown as RequestInit, shouldSyncHistoryMessage: () => true };
   const first = connect(env, auth, extra);
   const qr = await waitForQr(first);
   const closed = waitForClose(first);
