@@ -65,7 +65,7 @@ describe('history sync at pairing (gateway + Baileys + simnet)', () => {
     return { inst, scannedAt };
   }
 
-  /** A contact writes right after the scan: ms from the scan to its ReceivedCallback. */
+  /** A contact writes right after the scan (held by the network until the device logs in): ms from the scan to its ReceivedCallback. */
   async function firstLiveEvent(inst: Instance, owner: string, scannedAt: number): Promise<number> {
     const { messageId } = await h.admin.sendAsContact({ from: LIVE, to: owner, type: 'text', text: `live after pairing ${owner}` });
     const hit = await h.webhooks.waitFor((x) => x.path === `/${inst.instanceId}` && x.body.messageId === messageId, 60_000, 'the live message\'s webhook');
@@ -85,11 +85,15 @@ describe('history sync at pairing (gateway + Baileys + simnet)', () => {
       assert.equal(set.status, 200, set.body.toString());
       assert.deepEqual(set.json, { value: true, enabled: true, days: 7, webhook: false }, 'the stored settings');
     });
-    await h.waitForStatus(inst, 'connected', 60_000);
+    // Measured side by side: the history's import and the first live message.
+    let importMs = 0;
+    const imported = until('every message of the window stored', () => storedMessages(inst.instanceId), (n) => n >= want.messages.length, 120_000).then(() => {
+      importMs = Date.now() - scannedAt;
+    });
     const liveMs = await firstLiveEvent(inst, OWNER, scannedAt);
-
-    const chats = await until('every chat of the window', () => allChats(inst), (c) => c.length >= want.chats.length, 120_000);
-    const importMs = Date.now() - scannedAt;
+    await imported;
+    await h.waitForStatus(inst, 'connected', 60_000);
+    const chats = await until('every chat of the window', () => allChats(inst), (c) => c.length >= want.chats.length + 1, 60_000);
     // The live contact's chat is there too; everything else is history.
     const history = chats.filter((c) => c.phone !== LIVE);
     assert.deepEqual(history.map((c) => c.phone).sort(), want.chats.map((c) => c.chatId).sort(), 'exactly the chats with a message in the window');
@@ -111,7 +115,13 @@ describe('history sync at pairing (gateway + Baileys + simnet)', () => {
     const stored = await storedMessages(inst.instanceId);
     assert.equal(stored, want.messages.length + 1, 'the window\'s messages (and the live one), none older');
 
-    const contacts = JSON.parse((await h.call('GET', `${inst.prefix}/contacts?page=1&pageSize=1000`)).body.toString()) as Record<string, unknown>[];
+    // The push names come in their own notice, after the chats.
+    const contacts = await until(
+      'the push names',
+      async () => JSON.parse((await h.call('GET', `${inst.prefix}/contacts?page=1&pageSize=1000`)).body.toString()) as Record<string, unknown>[],
+      (list) => list.filter((c) => typeof c.notify === 'string' && c.notify.startsWith('push ')).length >= seeded.pushNames,
+      30_000,
+    );
     const outside = seeded.chats.find((c) => !c.isGroup && !want.chats.includes(c))!;
     assert.equal(contacts.find((c) => c.phone === one.chatId)?.notify, `push ${seeded.chats.indexOf(one)}`, 'push names from the phone');
     assert.equal(contacts.find((c) => c.phone === outside.chatId)?.name, outside.name, 'contacts are people, not bounded by the window');
@@ -130,8 +140,8 @@ describe('history sync at pairing (gateway + Baileys + simnet)', () => {
   test('an instance that did not opt in imports nothing; its first live event is measured the same way', async () => {
     await h.admin.seedHistory(PLAIN_OWNER, { chats: 500, messagesPerChat: 4, days: 30, groups: 20, chunkChats: 50 });
     const { inst, scannedAt } = await pair(PLAIN_OWNER, async () => {});
-    await h.waitForStatus(inst, 'connected', 60_000);
     const liveMs = await firstLiveEvent(inst, PLAIN_OWNER, scannedAt);
+    await h.waitForStatus(inst, 'connected', 60_000);
     // The phone sent its history meanwhile (the chunks went out); give the import a moment it would need.
     await until('the phone sent its history', async () => (await h.admin.counters()).counters['history.chunks'] ?? 0, (n) => n >= 20, 30_000);
     await new Promise((r) => setTimeout(r, 1_000));
