@@ -29,6 +29,7 @@ const DAYS = Number(values.days);
 const WINDOW = Number(values.window);
 const OPT_IN = values['opt-in'] !== 'false';
 const OWNER = '5511900007001';
+const LIVE = '5511900007002';
 
 function memory(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -41,6 +42,7 @@ const bench = await startBench();
 try {
   await bench.restart({ ZAPGATE_WA_MEDIA_HOST: bench.sim.mediaHost, ZAPGATE_CHAT_MESSAGES_RETENTION_DAYS: '3650', ZAPGATE_CHAT_MESSAGES_PER_CHAT: '0' });
   await bench.admin.createUser({ phone: OWNER, pushName: 'owner' });
+  await bench.admin.createUser({ phone: LIVE, pushName: 'live' });
   const seeded = await bench.admin.seedHistory(OWNER, { chats: CHATS, messagesPerChat: MESSAGES, days: DAYS, groups: Math.floor(CHATS / 25), chunkChats: Number(values.chunk) });
   const cutoff = Date.now() - WINDOW * 86_400_000;
   const wantChats = seeded.chats.filter((c) => c.messages.some((m) => m.at >= cutoff)).length;
@@ -63,19 +65,25 @@ try {
       if (!(err instanceof SimnetError && err.status === 410) || attempt >= 5) throw err;
     }
   }
+  // Sent once the device is linked (the scan returns before), held by the network until it logs in.
+  for (let i = 0; i < 600 && (await bench.admin.user(OWNER)).devices.length === 0; i++) await sleep(50);
+  const { messageId: liveId } = await bench.admin.sendAsContact({ from: LIVE, to: OWNER, type: 'text', text: 'live' });
   const db = new Database(join(bench.dataDir, 'zapgate.db'), { readonly: true, fileMustExist: true });
-  const count = () => (db.prepare('select count(*) as n from chat_messages').get() as { n: number }).n;
+  const count = () => (db.prepare('select count(*) as n from chat_messages where message_id <> ?').get(liveId) as { n: number }).n;
+  const liveStored = () => !!db.prepare('select 1 from chat_messages where message_id = ?').get(liveId);
+  let liveMs = 0;
   const deadline = Date.now() + 300_000;
   let connectedMs = 0;
   let peakRss = before.rss;
   while (Date.now() < deadline) {
     peakRss = Math.max(peakRss, memory(pid).rss);
     if (!connectedMs && (await bench.call('GET', `${prefix}/status`)).json.status === 'connected') connectedMs = Date.now() - scannedAt;
-    if (OPT_IN ? count() >= wantMessages : connectedMs && Date.now() - scannedAt > 5_000) break;
+    if (!liveMs && liveStored()) liveMs = Date.now() - scannedAt;
+    if (liveMs && (OPT_IN ? count() >= wantMessages : Date.now() - scannedAt > 5_000)) break;
     await sleep(50);
   }
   const importMs = Date.now() - scannedAt;
-  const chats = (db.prepare('select count(*) as n from chats').get() as { n: number }).n;
+  const chats = (db.prepare('select count(*) as n from chats where chat_id <> ?').get(LIVE) as { n: number }).n;
   const stored = count();
   db.close();
   const after = memory(pid);
@@ -87,6 +95,7 @@ try {
       expected: OPT_IN ? { chats: wantChats, messages: wantMessages } : { chats: 0, messages: 0 },
       stored: { chats, messages: stored },
       scanToConnectedMs: connectedMs,
+      scanToLiveMessageStoredMs: liveMs,
       scanToImportedMs: OPT_IN ? importMs : null,
       rssBefore: mb(before.rss),
       rssPeakSampled: mb(peakRss),

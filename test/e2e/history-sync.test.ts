@@ -65,8 +65,13 @@ describe('history sync at pairing (gateway + Baileys + simnet)', () => {
     return { inst, scannedAt };
   }
 
-  /** A contact writes right after the scan (held by the network until the device logs in): ms from the scan to its ReceivedCallback. */
+  /**
+   * A contact writes as soon as the device is linked (the network holds the message until the
+   * device logs in): ms from the scan to its ReceivedCallback.
+   */
   async function firstLiveEvent(inst: Instance, owner: string, scannedAt: number): Promise<number> {
+    // The scan returns at pair-success; the device joins the account at the companion's answer.
+    await until('the device linked', () => h.admin.user(owner), (u) => u.devices.length > 0, 30_000);
     const { messageId } = await h.admin.sendAsContact({ from: LIVE, to: owner, type: 'text', text: `live after pairing ${owner}` });
     const hit = await h.webhooks.waitFor((x) => x.path === `/${inst.instanceId}` && x.body.messageId === messageId, 60_000, 'the live message\'s webhook');
     assert.equal(hit.body.fromHistory, undefined, 'a live message is not marked as history');
