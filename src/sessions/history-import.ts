@@ -60,6 +60,7 @@ export interface HistoryImportSummary {
   messages: number;
   /** Messages not stored before (the rest were already there). */
   fresh: number;
+  /** Messages outside the window. */
   dropped: number;
   ms: number;
 }
@@ -70,22 +71,12 @@ const DAY_MS = 86_400_000;
 
 export class HistoryImporter {
   private queue: Promise<void> = Promise.resolve();
-  private queued = 0;
 
   constructor(private readonly deps: HistoryImportDeps) {}
 
-  /** Sets waiting or being imported. */
-  get pending(): number {
-    return this.queued;
-  }
-
   /** Queues a set; never waits (Baileys emits it from its receive path). */
   take(set: HistorySet): void {
-    this.queued++;
-    this.queue = this.queue
-      .then(() => this.importSet(set))
-      .catch((err: unknown) => this.deps.failed(err, 'import history'))
-      .finally(() => this.queued--);
+    this.queue = this.queue.then(() => this.importSet(set)).catch((err: unknown) => this.deps.failed(err, 'import history'));
   }
 
   /** Resolves when every queued set is imported (stop() waits for it). */
@@ -170,6 +161,7 @@ export class HistoryImporter {
 
     let fresh: string[] = [];
     const allChats = [...chats.values()];
+    // The first slice carries the chats and contacts (also when the set has no message in the window).
     for (let i = 0; i === 0 || i < rows.length; i += SLICE) {
       const batch: HistoryBatch = {
         instanceId: this.deps.instanceId,

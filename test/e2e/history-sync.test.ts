@@ -7,7 +7,9 @@
 // and scan → the whole history imported.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Value } from '@sinclair/typebox/value';
 import type { HistorySummary } from '../../simnet/src/index.js';
+import { ReceivedCallbackSchema } from '../../src/http/schemas/callbacks.js';
 import { startHarness, until, type Harness, type Instance } from './engine-harness.js';
 
 const OWNER = '5511900009101';
@@ -173,6 +175,8 @@ describe('history sync at pairing (gateway + Baileys + simnet)', () => {
     const hits = mine();
     assert.equal(hits.length, ids.size, 'each once');
     assert.ok(hits.every((x) => x.body.type === 'ReceivedCallback' && x.body.fromHistory === true && x.body.fromMe === false), 'ReceivedCallback marked fromHistory');
+    const errs = [...Value.Errors(ReceivedCallbackSchema, hits[0]!.body)].slice(0, 3).map((e) => `${e.path}: ${e.message}`);
+    assert.deepEqual(errs, [], 'the documented ReceivedCallback schema');
     const sample = hits.find((x) => x.body.messageId === incoming[0]!.id)!;
     assert.deepEqual((sample.body.text as { message: string }).message, incoming[0]!.text, 'with its content');
     const outsideIds = seeded.chats.flatMap((c) => c.messages).filter((m) => !want.messages.includes(m)).map((m) => m.id);
