@@ -45,6 +45,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       ZAPGATE_DATABASE_URL: '',
       ZAPGATE_WA_URL: simnet.wsUrl,
       ZAPGATE_WA_ROOT_KEY: simnet.rootPublicKey,
+      // History sync (when an instance opts in) downloads from simnet's media host.
+      ZAPGATE_WA_MEDIA_HOST: simnet.mediaHost,
       // Local receivers and media servers are the point of a demo.
       ZAPGATE_WEBHOOK_ALLOW_HTTP: 'true',
       ZAPGATE_ALLOW_HOSTS: '127.0.0.1,localhost',

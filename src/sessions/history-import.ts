@@ -139,7 +139,7 @@ export class HistoryImporter {
         isGroup: group,
         name: bounded(chat.name ?? chat.displayName),
         last: last ? { id: last.id, at: last.at, fromMe: last.fromMe } : null,
-        unread: typeof chat.unreadCount === 'number' ? (chat.unreadCount < 0 ? -1 : chat.unreadCount) : 0,
+        unread: unreadOf(chat),
         archived: chat.archived === true,
         // History carries seconds where app-state patches carry ms; the copy keeps ms.
         pinnedAt: chat.pinned ? toMs(Number(chat.pinned)) : 0,
@@ -215,6 +215,13 @@ function capPerChat(messages: readonly WAMessage[], max: number): WAMessage[] {
     for (const m of newest) keep.add(m);
   }
   return messages.filter((m) => keep.has(m));
+}
+
+/** The phone's count; a chat marked unread with nothing counted is -1, as app-state marks it. */
+function unreadOf(chat: Chat): number {
+  const n = typeof chat.unreadCount === 'number' ? chat.unreadCount : 0;
+  if (n < 0 || (n === 0 && chat.markedAsUnread)) return -1;
+  return n;
 }
 
 /** Seconds (what history carries) to ms; values already in ms are kept. */

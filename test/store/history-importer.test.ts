@@ -67,7 +67,7 @@ function set(): HistorySet {
       { id: bob, name: 'Bob', unreadCount: 2, archived: true, pinned: Math.floor((NOW - DAY) / 1000), muteEndTime: -1, ephemeralExpiration: 86_400, conversationTimestamp: Math.floor((NOW - DAY) / 1000) },
       // Only old messages: stays out of the list.
       { id: carla, name: 'Carla', unreadCount: 1, conversationTimestamp: Math.floor((NOW - 20 * DAY) / 1000) },
-      { id: GROUP, name: 'Team', conversationTimestamp: Math.floor((NOW - 2 * DAY) / 1000) },
+      { id: GROUP, name: 'Team', markedAsUnread: true, conversationTimestamp: Math.floor((NOW - 2 * DAY) / 1000) },
     ],
     contacts: [{ id: bob, name: 'Bob Smith' }, { id: carla, notify: 'carla' }, { id: GROUP, name: 'Team' }],
     messages: [
@@ -108,6 +108,7 @@ storeTest('history importer: the window, the phone\'s chat settings, contacts; n
     'as the phone had it (pinned in ms)',
   );
   assert.deepEqual((await store.chats.listMessages(instanceId, BOB, 100)).map((m) => m.message_id), ['B3', 'B2', 'B1'], 'older than 7 days dropped');
+  assert.deepEqual({ n: chats[1]!.name, u: chats[1]!.unread }, { n: 'Team', u: -1 }, 'group subject; marked unread on the phone');
   const group = await store.chats.listMessages(instanceId, '120363000000000001-group', 10);
   assert.deepEqual(group.map((m) => [m.message_id, m.sender]), [['G1', CARLA]], 'group message with its author');
   const contacts = await store.chats.listContacts(instanceId, 0, 100);
