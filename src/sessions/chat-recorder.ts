@@ -40,6 +40,18 @@ export class ChatRecorder {
   /** Messages whose events were committed. */
   messages(items: readonly RecordedMessage[]): void {
     for (const { event, msg, network } of items) {
+      if (event.notification === 'REVOKE') {
+        this.write({ kind: 'revoke', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId });
+        continue;
+      }
+      if (event.isEdit === true && !event.notification) {
+        const kind = MESSAGE_KINDS.find((k) => event[k] !== undefined);
+        if (!kind) continue;
+        // An edit carries the message's new content under the edited message's id.
+        const body = bodyOf(kind, event[kind] as Record<string, unknown>);
+        this.write({ kind: 'edit', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId, body: body === null ? null : body.slice(0, BODY_MAX_CHARS) });
+        continue;
+      }
       const entry = chatMessageOf(this.deps.instanceId, event, msg, network);
       if (!entry) continue;
       this.write({ kind: 'message', message: entry.message, chat: entry.chat, countsUnread: network && !event.fromMe });
@@ -50,6 +62,11 @@ export class ChatRecorder {
         this.write({ kind: 'contact', instanceId: this.deps.instanceId, phone: sender, patch: { notify: bounded(event.senderName), ...(lid ? { lid } : {}) }, at: this.deps.now() });
       }
     }
+  }
+
+  /** The account's own phone read received messages of a chat (READ_BY_ME). */
+  readOnPhone(chatId: string, ids: readonly string[]): void {
+    if (ids.length > 0) this.write({ kind: 'read', instanceId: this.deps.instanceId, chatId, ids });
   }
 
   /** Statuses the network reported for messages this instance sent. */

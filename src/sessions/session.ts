@@ -650,15 +650,9 @@ export class Session {
     }
     const events: GatewayEvent[] = [];
     for (const [chat, ids] of byChat) {
-      events.push({
-        type: 'MessageStatusCallback',
-        status: 'READ_BY_ME',
-        ids,
-        momment: this.deps.clock.now(),
-        phone: isGroup(chat) ? groupIdOf(chat) : await this.phoneOf(chat),
-        isGroup: isGroup(chat),
-        phoneDevice: 0,
-      });
+      const phone = isGroup(chat) ? groupIdOf(chat) : await this.phoneOf(chat);
+      events.push({ type: 'MessageStatusCallback', status: 'READ_BY_ME', ids, momment: this.deps.clock.now(), phone, isGroup: isGroup(chat), phoneDevice: 0 });
+      this.chats.readOnPhone(phone, ids);
     }
     await this.emit(events);
   }
@@ -769,7 +763,10 @@ export class Session {
   private async phoneInGroup(group: string, lid: string): Promise<string | null> {
     const sock = this.sock;
     let meta = cachedGroup(this.deps.caches, this.id, group);
-    if (!meta?.participants.some((p) => p.id === lid) && sock && this.open) {
+    // Not while frames are held for a received message being recorded: the query would wait behind
+    // the hold, and the hold for the recording, until the hold's limit (the link looks dead by
+    // then). The LID address is reported instead; the next change by this member asks again.
+    if (!meta?.participants.some((p) => p.id === lid) && sock && this.open && !this.gate?.active()) {
       meta = await sock.groupMetadata(group).catch(() => undefined);
       if (meta) rememberGroup(this.deps.caches, this.id, meta);
     }

@@ -18,6 +18,7 @@ import type { CallRecord, CallRequest, GroupActionRequest, GroupActionResult, Ow
 
 export type * from './types.js';
 import type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
+import type { AddressBookEntry } from '../handlers/address-book.js';
 export type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
 
 export class SimnetError extends Error {
@@ -126,6 +127,11 @@ export class SimnetClient {
   /** The history `phone`'s phone holds. */
   phoneHistory(phone: string): Promise<HistorySummary> {
     return this.call('GET', `${this.u(phone)}/history`);
+  }
+
+  /** Contacts saved in `phone`'s own phone's address book by its linked devices (app-state `contact` mutations). */
+  addressBook(phone: string): Promise<AddressBookEntry[]> {
+    return this.call('GET', `${this.u(phone)}/address-book`);
   }
 
   /** The profile picture's bytes as the device uploaded them (404 when none). */

@@ -52,6 +52,7 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       // The phone's chat list: read it, or change a chat on the phone (linked devices sync it).
       if (method === 'GET' && c === 'chats' && parts[3]) return api.chatState(b, parts[3]);
       if (method === 'POST' && c === 'chats' && parts[3]) return api.changeChat(b, parts[3], body as PhoneChatChange);
+      if (method === 'GET' && c === 'address-book') return api.addressBook(b);
       if (method === 'GET' && c === 'profile-picture') return api.profilePicture(b);
       // What the phone holds before a device is linked: sent to it as history sync at pairing.
       if (method === 'PUT' && c === 'history') return api.seedHistory(b, body as unknown as HistorySeedRequest);

@@ -39,14 +39,20 @@ export function groupRoutes(groups: GroupsService): FastifyPluginAsyncTypebox {
           operationId: 'groups_create-group',
           summary: 'Create a group (asynchronous: answers a durable pending id)',
           description:
-            'Poll `GET /groups/{pendingId}` for the outcome; a ReceivedCallback with notification GROUP_CREATE carries both ids. With autoInvite, numbers that could not be added get the invite link privately.',
+            'Answers the pending id, and Z-API\'s `phone`, `invitationLink` and `phonesNotAdded` when the network makes the group within ZAPGATE_CREATE_GROUP_WAIT_MS (default 5 s). Otherwise poll `GET /groups/{pendingId}` for the outcome; a ReceivedCallback with notification GROUP_CREATE carries both ids either way. With autoInvite, numbers that could not be added get the invite link privately.',
           body: Type.Object({
             groupName: Type.String({ minLength: 1, maxLength: 100 }),
             phones: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: 1024 }),
             autoInvite: Type.Optional(Type.Boolean()),
           }),
           response: {
-            200: Type.Object({ groupId: Type.String(), inviteLink: Type.Null() }),
+            200: Type.Object({
+              groupId: Type.String({ description: '`pending-<uuid>`: the durable id of the request (GET /groups/{pendingId}).' }),
+              inviteLink: Type.Null(),
+              phone: Type.Optional(Type.String({ description: 'Z-API: the group\'s `<digits>-group` id, when the network made it within ZAPGATE_CREATE_GROUP_WAIT_MS (default 5 s).' })),
+              invitationLink: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Z-API: the invitation link, with `phone`.' })),
+              phonesNotAdded: Type.Optional(Type.Array(Type.String(), { description: 'With `phone`: numbers the network would not add.' })),
+            }),
             ...errorResponses(409, 422, 504),
           },
         },
