@@ -118,6 +118,13 @@ describe('history sync at pairing (gateway + Baileys + simnet)', () => {
     const meta = await h.call('GET', `${inst.prefix}/chats/${one.chatId}`);
     assert.equal(meta.status, 200, meta.body.toString());
     assert.deepEqual({ id: meta.json.lastMessageId, unread: meta.json.unread }, { id: one.messages.at(-1)!.id, unread: String(one.unread) }, 'GET /chats/{phone} shows the imported chat');
+    const listed = await h.call('GET', `${inst.prefix}/chat-messages/${one.chatId}?amount=50`);
+    assert.equal(listed.status, 200, listed.body.toString());
+    assert.deepEqual(
+      (JSON.parse(listed.body.toString()) as Record<string, unknown>[]).map((m) => [m.messageId, m.body]),
+      one.messages.filter((m) => m.at >= Date.now() - 7 * DAY - 60_000).reverse().map((m) => [m.id, m.text]),
+      'GET /chat-messages/{phone} lists the imported messages, newest first',
+    );
     await until('every message of the window stored', () => storedMessages(inst.instanceId), (n) => n >= want.messages.length + 1, 60_000);
     const stored = await storedMessages(inst.instanceId);
     assert.equal(stored, want.messages.length + 1, 'the window\'s messages (and the live one), none older');
