@@ -13,6 +13,7 @@ export const EnvSchema = Type.Object({
   ZAPGATE_CLIENT_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   ZAPGATE_WA_URL: Type.Optional(Type.String({ pattern: '^wss?://' })),
   ZAPGATE_WA_ROOT_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]+={0,2}$' })),
+  ZAPGATE_WA_MEDIA_HOST: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9.-]+(:[0-9]{1,5})?$' })),
   ZAPGATE_WEBHOOK_ALLOW_HTTP: Type.String({ default: 'false', enum: ['true', 'false'] }),
   ZAPGATE_ALLOW_HOSTS: Type.String({ default: '' }),
   ZAPGATE_TIME_SCALE: Type.String({ default: '1', pattern: '^[0-9]*\\.?[0-9]+$' }),
@@ -88,6 +89,8 @@ export interface Config {
   readonly bootstrapClientToken: string | undefined;
   readonly waUrl: string | undefined;
   readonly waRootKey: string | undefined;
+  /** `host[:port]` of the network's media host for downloads by path (history sync); WhatsApp's when unset. */
+  readonly waMediaHost: string | undefined;
   readonly webhookAllowHttp: boolean;
   readonly allowHosts: readonly string[];
   readonly timeScale: number;
@@ -221,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapClientToken: e.ZAPGATE_CLIENT_TOKEN,
     waUrl: e.ZAPGATE_WA_URL,
     waRootKey: e.ZAPGATE_WA_ROOT_KEY,
+    waMediaHost: e.ZAPGATE_WA_MEDIA_HOST,
     webhookAllowHttp: e.ZAPGATE_WEBHOOK_ALLOW_HTTP === 'true',
     allowHosts: Object.freeze(
       e.ZAPGATE_ALLOW_HOSTS.split(',').map((s) => s.trim()).filter((s) => s.length > 0),

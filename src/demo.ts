@@ -72,7 +72,14 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   // that CA through its agent, so media sends work without NODE_EXTRA_CA_CERTS.
   const mediaAgent = new HttpsAgent({ ca: simnet.mediaCaPem });
   try {
-    const config = loadConfig({ ...env, ZAPGATE_DATA_DIR: dataDir, ZAPGATE_WA_URL: simnet.wsUrl, ZAPGATE_WA_ROOT_KEY: simnet.rootPublicKey });
+    const config = loadConfig({
+      ...env,
+      ZAPGATE_DATA_DIR: dataDir,
+      ZAPGATE_WA_URL: simnet.wsUrl,
+      ZAPGATE_WA_ROOT_KEY: simnet.rootPublicKey,
+      // History sync (when an instance opts in) downloads from simnet's media host.
+      ZAPGATE_WA_MEDIA_HOST: simnet.mediaHost,
+    });
     const gateway = await createGateway(config, { engine: { mediaAgent } });
     try {
       const { account, instance } = await demoInstance(gateway);

@@ -56,6 +56,8 @@ import { PartnerService } from './services/partner-service.js';
 import { groupAdminRouteTree } from './http/routes/group-admin.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
+import { historySyncRouteTree } from './http/routes/history-sync.js';
+import { HistorySyncService } from './services/history-sync-service.js';
 
 export interface GatewayOverrides {
   clock?: Clock;
@@ -171,7 +173,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         // Incoming 1:1 messages also tell the anti-ban strategy who is no stranger.
         events: recordingInboundContacts(outbox.sink, store.antiban, clock),
         guard,
-        settings: { waUrl: config.waUrl, waRootKey: config.waRootKey, timeScale: config.timeScale, commandTimeoutMs: config.commandTimeoutMs, media: config.media },
+        settings: { waUrl: config.waUrl, waRootKey: config.waRootKey, waMediaHost: config.waMediaHost, timeScale: config.timeScale, commandTimeoutMs: config.commandTimeoutMs, media: config.media },
         media: { store: mediaFiles, signer, settings: mediaSettings },
         outgoingMedia: outgoingFiles,
         reactions,
@@ -241,6 +243,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const chats = new ChatsService(store.chats, sessions, chatsPort, clock);
   const partner = new PartnerService(store, instances, webhooks, account, guard);
   const proxies = new ProxyService(store, guard, sessions, (id) => instances.invalidate(id));
+  const historySync = new HistorySyncService(store, (id) => instances.invalidate(id));
   // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
   const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
   const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
@@ -261,7 +264,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     webhooks,
     partner,
     media,
-    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies), groupAdminRouteTree(groupAdmin, config.mediaBodyLimit)],
+    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies), groupAdminRouteTree(groupAdmin, config.mediaBodyLimit), historySyncRouteTree(historySync)],
     now: () => clock.now(),
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };

@@ -5,7 +5,8 @@
 // awaited here: the copy must never slow the receive path or hold a receipt.
 import type { BaileysEventMap, Chat, Contact, WAMessage } from 'baileys';
 import type { ReceivedCallback } from '../events/types.js';
-import type { ChatActivitySink, ChatPatch, ChatWrite, ContactPatch } from '../store/chats-repo.js';
+import type { ChatActivitySink, ChatPatch, ChatSeen, ChatWrite, ContactPatch } from '../store/chats-repo.js';
+import type { ChatMessageRow } from '../store/schema.js';
 import { NAME_MAX_CHARS } from '../store/chats-repo.js';
 import { mediaFileId } from './inbound-media.js';
 import { groupIdOf, isGroup, isLid, normalJid, userOf } from './jids.js';
@@ -39,44 +40,25 @@ export class ChatRecorder {
   /** Messages whose events were committed. */
   messages(items: readonly RecordedMessage[]): void {
     for (const { event, msg, network } of items) {
-      const kind = MESSAGE_KINDS.find((k) => event[k] !== undefined);
       if (event.notification === 'REVOKE') {
         this.write({ kind: 'revoke', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId });
         continue;
       }
-      if (!kind || event.notification) continue;
-      const content = event[kind] as Record<string, unknown>;
-      const body = bodyOf(kind, content);
-      if (event.isEdit === true) {
+      if (event.isEdit === true && !event.notification) {
+        const kind = MESSAGE_KINDS.find((k) => event[k] !== undefined);
+        if (!kind) continue;
         // An edit carries the message's new content under the edited message's id.
+        const body = bodyOf(kind, event[kind] as Record<string, unknown>);
         this.write({ kind: 'edit', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId, body: body === null ? null : body.slice(0, BODY_MAX_CHARS) });
         continue;
       }
-      const url = MEDIA_URL[kind];
-      const hasFile = network && !!url && typeof content[url] === 'string' && content[url] !== '';
-      const chatJid = normalJid(msg.key.remoteJid ?? '');
-      const group = event.isGroup;
-      const sender = event.fromMe ? null : group ? event.participantPhone : event.phone;
-      this.write({
-        kind: 'message',
-        message: {
-          instance_id: this.deps.instanceId,
-          chat_id: event.phone,
-          message_id: event.messageId,
-          from_me: event.fromMe ? 1 : 0,
-          sender: sender || null,
-          at: event.momment,
-          type: kind,
-          body: body === null ? null : body.slice(0, BODY_MAX_CHARS),
-          media_id: hasFile ? mediaFileId(this.deps.instanceId, event.messageId, 'file') : null,
-          status: event.fromMe ? 'SENT' : 'RECEIVED',
-        },
-        chat: { jid: chatJid, isGroup: group, name: bounded(group ? event.chatName : event.fromMe ? '' : event.senderName) },
-        countsUnread: network && !event.fromMe,
-      });
+      const entry = chatMessageOf(this.deps.instanceId, event, msg, network);
+      if (!entry) continue;
+      this.write({ kind: 'message', message: entry.message, chat: entry.chat, countsUnread: network && !event.fromMe });
       // Push names: what the contact calls itself travels with each of its messages.
+      const sender = entry.message.sender;
       if (!event.fromMe && sender && event.senderName) {
-        const lid = lidOf(group ? [msg.key.participant, msg.key.participantAlt] : [msg.key.remoteJid, msg.key.remoteJidAlt]);
+        const lid = lidOf(event.isGroup ? [msg.key.participant, msg.key.participantAlt] : [msg.key.remoteJid, msg.key.remoteJidAlt]);
         this.write({ kind: 'contact', instanceId: this.deps.instanceId, phone: sender, patch: { notify: bounded(event.senderName), ...(lid ? { lid } : {}) }, at: this.deps.now() });
       }
     }
@@ -136,6 +118,37 @@ export class ChatRecorder {
   private write(w: ChatWrite): void {
     this.deps.sink.record(w).catch((err: unknown) => this.deps.failed(err, 'record the chat copy'));
   }
+}
+
+/**
+ * The stored-copy row of a message as its ReceivedCallback describes it (null for what is not a
+ * message of the chat: edits, notifications). `withFile`: received media whose file was recorded.
+ */
+export function chatMessageOf(instanceId: string, event: ReceivedCallback, msg: WAMessage, withFile: boolean): { message: ChatMessageRow; chat: ChatSeen } | null {
+  const kind = MESSAGE_KINDS.find((k) => event[k] !== undefined);
+  if (!kind || event.isEdit === true || event.notification) return null;
+  const content = event[kind] as Record<string, unknown>;
+  const body = bodyOf(kind, content);
+  const url = MEDIA_URL[kind];
+  const hasFile = withFile && !!url && typeof content[url] === 'string' && content[url] !== '';
+  const chatJid = normalJid(msg.key.remoteJid ?? '');
+  const group = event.isGroup;
+  const sender = event.fromMe ? null : group ? event.participantPhone : event.phone;
+  return {
+    message: {
+      instance_id: instanceId,
+      chat_id: event.phone,
+      message_id: event.messageId,
+      from_me: event.fromMe ? 1 : 0,
+      sender: sender || null,
+      at: event.momment,
+      type: kind,
+      body: body === null ? null : body.slice(0, BODY_MAX_CHARS),
+      media_id: hasFile ? mediaFileId(instanceId, event.messageId, 'file') : null,
+      status: event.fromMe ? 'SENT' : 'RECEIVED',
+    },
+    chat: { jid: chatJid, isGroup: group, name: bounded(group ? event.chatName : event.fromMe ? '' : event.senderName) },
+  };
 }
 
 function bodyOf(kind: string, content: Record<string, unknown>): string | null {

@@ -39,11 +39,15 @@ import type { MediaStore } from '../media/store.js';
 import type { MediaUrlSigner } from '../media/signed-urls.js';
 import { applyNetworkRoot, createSharedCaches, type SharedCaches } from './socket-config.js';
 import { useKeyPairPool } from './keypair-pool.js';
+import { historyDispatcher } from './history-download.js';
+import type { Dispatcher } from 'undici';
 import { useNativeVerify } from './xeddsa.js';
 
 export interface EngineSettings {
   waUrl?: string | undefined;
   waRootKey?: string | undefined;
+  /** `host[:port]` of the network's media host for downloads by path (history sync); WhatsApp's when unset. */
+  waMediaHost?: string | undefined;
   timeScale: number;
   commandTimeoutMs: number;
   /** Limits of outgoing media (ZAPGATE_MEDIA_*); the defaults of src/convert/limits.ts otherwise. */
@@ -103,6 +107,8 @@ export class SessionManager implements SessionsPort, MessageTransport {
   private restoring: Promise<void> | null = null;
   /** Received media: registered by sessions, downloaded in the background, served by the API. */
   readonly media: InboundMedia;
+  /** History-sync blob downloads (history-download.ts), shared by every socket; none for WhatsApp itself. */
+  private readonly historyDownloads: Dispatcher | undefined;
 
   constructor(private readonly deps: SessionManagerDeps) {
     applyNetworkRoot(deps.settings.waRootKey);
@@ -110,6 +116,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
     useKeyPairPool();
     this.log = deps.log.child({ component: 'sessions' });
     this.caches = createSharedCaches(() => deps.clock.now());
+    this.historyDownloads = historyDispatcher({ mediaHost: deps.settings.waMediaHost, ca: deps.mediaAgent?.options.ca });
     this.opDeps = {
       media: mediaPipeline(deps.guard, deps.settings.media, deps.outgoingMedia),
       commandTimeoutMs: deps.settings.commandTimeoutMs,
@@ -209,6 +216,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
     await this.deps.store.auth.drain();
     await this.deps.store.waMessages.drain();
     await this.deps.store.chats.drain();
+    await this.historyDownloads?.close().catch(() => undefined);
   }
 
   /** Runs lifecycle work for one instance after any already queued for it. */
@@ -249,6 +257,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
         proxy,
         timeScale: this.deps.clock.timeScale,
         queryTimeoutMs: this.deps.settings.commandTimeoutMs,
+        historyDispatcher: this.historyDownloads,
       },
       caches: this.caches,
       backoff: this.deps.backoff ?? DEFAULT_BACKOFF,
@@ -256,6 +265,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
       media: this.media,
       receiptHoldMs: this.deps.receiptHoldMs ?? 10_000,
       reactions: this.deps.reactions,
+      chatRetention: this.deps.chatRetention,
       onConnection: (connected) => this.connectionChanged(instanceId, connected),
       onRestriction: (reason, fatal) => this.restricted({ instanceId, reason, fatal }),
       onEnded: () => {

@@ -29,6 +29,7 @@ import type { InstanceStatus } from './port.js';
 import { createSocket, forgetGroup, rememberGroup, cachedGroup, type NetworkSettings, type SharedCaches, type WASocket } from './socket-config.js';
 import { StatusTracker } from './status-tracker.js';
 import { ChatRecorder, type RecordedMessage } from './chat-recorder.js';
+import { HistoryImporter, type HistorySet } from './history-import.js';
 
 export interface SessionDeps {
   instanceId: string;
@@ -54,6 +55,8 @@ export interface SessionDeps {
   onEnded(): void;
   /** Per-instance reactions to committed messages and to calls (auto-read, call rejection). */
   reactions?: SessionReactions | undefined;
+  /** Retention of the stored copy: history older or beyond the per-chat cap is not imported. */
+  chatRetention?: { maxAgeMs: number; maxPerChat: number } | undefined;
 }
 
 type Waiter = { resolve(): void };
@@ -67,6 +70,8 @@ export class Session {
   readonly tracker: StatusTracker;
   /** Feeds the stored copy of the account (chats, contacts, messages). */
   readonly chats: ChatRecorder;
+  /** Imports the phone's history at pairing, for instances that opted in. */
+  readonly history: HistoryImporter;
   /** Reconnect attempts since the link was last stable. */
   attempts = 0;
   /** Sockets created over the session's life (tests check there is no reconnect storm). */
@@ -105,6 +110,16 @@ export class Session {
       now: () => deps.clock.now(),
       phoneOf: (jid) => this.phoneOf(jid),
       failed: (err, what) => this.failed(err, what),
+    });
+    this.history = new HistoryImporter({
+      instanceId: deps.instanceId,
+      store: deps.store,
+      events: deps.events,
+      now: () => deps.clock.now(),
+      context: () => this.incomingContext(),
+      retention: deps.chatRetention ?? { maxAgeMs: Number.MAX_SAFE_INTEGER, maxPerChat: 0 },
+      failed: (err, what) => this.failed(err, what),
+      imported: (s) => this.log.info({ history: s }, 'history sync imported'),
     });
     this.tracker = new StatusTracker({
       advance: async (ids, status, at) => {
@@ -195,12 +210,15 @@ export class Session {
     // A pairing's first login makes hundreds of keys: have them made off the event loop meanwhile.
     if (!this.registered) prewarmKeyPairs();
     await this.setState(this.registered ? 'connecting' : this.state === 'pairing' ? 'pairing' : 'connecting', reason);
+    // Read per socket: set before pairing, the opt-in applies to the link that receives the history.
+    const syncHistory = (await store.instances.findById(instanceId))?.history_import === 1;
     const generation = ++this.generation;
     const { sock, keyTransactions } = createSocket(this.deps.net, this.deps.caches, {
       instanceId,
       auth: auth.state,
       logger: engineLogger(this.deps.engineLog, { instanceId }),
       getMessage: async (key) => (key.id ? this.memory.message(key.id) : undefined),
+      syncHistory,
     });
     // What an encryption advanced is on disk before the message it made can leave.
     installSendWriteAhead(sock.signalRepository, keyTransactions, (mutations) => auth.writeAhead(mutations));
@@ -220,6 +238,12 @@ export class Session {
         const listened = emit(event, data as never);
         this.holdUntilCredsSaved(auth, gate, sock);
         return listened;
+      }
+      if (event === 'messaging-history.set' && generation === this.generation) {
+        // Taken chunk by chunk here: Baileys' buffer would hold every chunk of a large history
+        // until its initial sync ends. Nothing else reads the set.
+        this.history.take(data as HistorySet);
+        return true;
       }
       if (event !== 'messages.upsert' || generation !== this.generation) return emit(event as 'messages.upsert', data as never);
       const upsert = data as { messages: WAMessage[]; type: 'append' | 'notify' };
@@ -390,6 +414,7 @@ export class Session {
     await this.incoming;
     await this.commits;
     await this.tracker.idle();
+    await this.history.idle();
   }
 
   /** Unlinks the device on the network (when a socket is open), then forgets the credentials. */

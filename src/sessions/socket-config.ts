@@ -4,6 +4,7 @@
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent } from 'node:https';
 import makeWASocket, { DEFAULT_CONNECTION_CONFIG, WA_CERT_DETAILS, proto, type AuthenticationState, type GroupMetadata, type WAMessageKey } from 'baileys';
+import type { Dispatcher } from 'undici';
 import type { EngineLogger } from './engine-logger.js';
 import { BoundedCache } from './bounded-cache.js';
 import { withScopedStorage } from './tx-storage.js';
@@ -27,6 +28,8 @@ export interface NetworkSettings {
   timeScale: number;
   /** Upper bound of any single network query (config.commandTimeoutMs). */
   queryTimeoutMs: number;
+  /** Where Baileys downloads history-sync blobs (history-download.ts); its default fetch when unset. */
+  historyDispatcher?: Dispatcher | undefined;
 }
 
 let appliedRootKey: string | undefined;
@@ -64,6 +67,8 @@ export interface SocketHooks {
   auth: AuthenticationState;
   logger: EngineLogger;
   getMessage(key: WAMessageKey): Promise<proto.IMessage | undefined>;
+  /** The instance opted in to history sync (013-history-sync): accept the phone's RECENT and FULL syncs. */
+  syncHistory: boolean;
 }
 
 export interface CreatedSocket {
@@ -92,10 +97,16 @@ function socketConfig(net: NetworkSettings, caches: SharedCaches, hooks: SocketH
     logger: hooks.logger,
     browser: ['Zapgate', 'Chrome', '1.0.0'],
     markOnlineOnConnect: false,
+    // The phone decides how far back RECENT reaches (about three months on WhatsApp); a full sync
+    // would be years of chats, downloaded only for most of it to fall outside the import window.
     syncFullHistory: false,
-    // Message history is not kept, and waiting for RECENT delays the first events after pairing by
-    // up to 20 s; the bootstrap sync still runs because it carries the initial LID mappings.
-    shouldSyncHistoryMessage: ({ syncType }) => syncType !== proto.HistorySync.HistorySyncType.RECENT && syncType !== proto.HistorySync.HistorySyncType.FULL,
+    // Without the opt-in, history is not kept: accepting RECENT would only make Baileys wait for it
+    // (up to 20 s when the phone is slow to send it) before it goes online. The bootstrap sync runs
+    // either way because it carries the initial LID mappings. With it, every sync the phone sends
+    // is accepted and imported (history-import.ts).
+    shouldSyncHistoryMessage: ({ syncType }) =>
+      hooks.syncHistory || (syncType !== proto.HistorySync.HistorySyncType.RECENT && syncType !== proto.HistorySync.HistorySyncType.FULL),
+    ...(net.historyDispatcher ? { options: { dispatcher: net.historyDispatcher } as unknown as RequestInit } : {}),
     fireInitQueries: true,
     emitOwnEvents: true,
     // Baileys' retry manager is where it reports each decrypted message before writing its receipt:

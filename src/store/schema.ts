@@ -43,6 +43,12 @@ export interface InstancesTable {
   proxy_url: string | null;
   /** 011: use proxy_url (Z-API's `enable`); without a URL it has no effect. */
   proxy_enabled: Generated<Flag>;
+  /** 013: import the phone's history at pairing (opt-in). */
+  history_import: Generated<Flag>;
+  /** 013: days of history imported (messages older are dropped). */
+  history_days: Generated<number>;
+  /** 013: imported messages also go to the received webhook, marked `fromHistory`. */
+  history_webhook: Generated<Flag>;
 }
 
 export interface InstanceStatusHistoryTable {

@@ -144,6 +144,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ZAPGATE_RATE_LIMIT: '0',
     ZAPGATE_WA_URL: simnet.wsUrl,
     ZAPGATE_WA_ROOT_KEY: simnet.rootPublicKey,
+    // History-sync blobs are fetched by path from the network's media host.
+    ZAPGATE_WA_MEDIA_HOST: simnet.mediaHost,
     ZAPGATE_TIME_SCALE: String(TIME_SCALE),
     ZAPGATE_WEBHOOK_ALLOW_HTTP: 'true',
     ZAPGATE_ALLOW_HOSTS: '127.0.0.1',

@@ -53,6 +53,9 @@ export function instanceRow(accountId: string, overrides: Partial<NewInstanceRow
     call_reject_message: null,
     proxy_url: null,
     proxy_enabled: 0,
+    history_import: 0,
+    history_days: 7,
+    history_webhook: 0,
     ...overrides,
   };
 }

@@ -24,6 +24,7 @@ import { ownerRead } from '../handlers/owner-read.js';
 import { chatSettings, phoneChangesChat, type ChatSettings, type PhoneChatChange } from '../handlers/chat-state.js';
 import { addressBook, type AddressBookEntry } from '../handlers/address-book.js';
 import type { Group } from '../network/groups.js';
+import { generateHistory, MAX_HISTORY_CHATS, MAX_HISTORY_MESSAGES, phoneHistory, setPhoneHistory, summarize, type HistorySeedRequest, type HistorySummary } from '../network/phone-history.js';
 import type {
   CallOutcome,
   CallRecord,
@@ -352,6 +353,35 @@ export class AdminApi {
   /** Retry receipts this phone got for messages it sent, and what it did (resent, relayed, unknown, exhausted, failed). */
   retries(phone: string): RetryRecord[] {
     return this.account(phone).retryLog;
+  }
+
+  /**
+   * Seeds what the account's phone holds (chats, messages, push names); a device linked afterwards
+   * receives it as history sync. Replaces any history seeded before.
+   */
+  seedHistory(phone: string, req: HistorySeedRequest): HistorySummary {
+    const acc = this.account(phone);
+    const int = (v: unknown, name: string, min: number, max: number): number => {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new HttpError(400, `${name} must be an integer ${min}..${max}`);
+      return v;
+    };
+    const chats = int(req.chats, 'chats', 0, MAX_HISTORY_CHATS);
+    const messagesPerChat = int(req.messagesPerChat, 'messagesPerChat', 1, MAX_HISTORY_MESSAGES);
+    if (chats * messagesPerChat > MAX_HISTORY_MESSAGES) throw new HttpError(400, `at most ${MAX_HISTORY_MESSAGES} messages`);
+    if (typeof req.days !== 'number' || !(req.days >= 0) || req.days > 3650) throw new HttpError(400, 'days must be 0..3650');
+    if (req.groups !== undefined) int(req.groups, 'groups', 0, chats);
+    if (req.chunkChats !== undefined) int(req.chunkChats, 'chunkChats', 1, MAX_HISTORY_CHATS);
+    if (req.messageSpacingSec !== undefined) int(req.messageSpacingSec, 'messageSpacingSec', 1, 86_400);
+    const history = generateHistory({ ...req, chats, messagesPerChat }, Date.now());
+    setPhoneHistory(acc, history);
+    return summarize(history);
+  }
+
+  /** The history the account's phone holds (what a newly linked device gets). */
+  history(phone: string): HistorySummary {
+    const h = phoneHistory(this.account(phone));
+    if (!h) throw new HttpError(404, `${phone}'s phone holds no history`);
+    return summarize(h);
   }
 
   /** Fault: the server loses the acks and receipts of the account's linked devices (everything sent stays held). */

@@ -13,6 +13,7 @@ import type {
   SimnetStats,
   UserInfo,
 } from './types.js';
+import type { HistorySeedRequest, HistorySummary } from './types.js';
 import type { CallRecord, CallRequest, GroupActionRequest, GroupActionResult, OwnerReadRequest, OwnerReadResult, PresenceInfo, PresenceRequest, RetryRecord } from './types.js';
 
 export type * from './types.js';
@@ -112,6 +113,20 @@ export class SimnetClient {
   /** Archives (or unarchives) a chat on `phone`'s phone, as WhatsApp's app-state sync tells the linked devices. */
   archiveChat(phone: string, chat: string, archived: boolean): Promise<{ patches: number; devices: number }> {
     return this.changeChat(phone, chat, { archived });
+  }
+
+  /**
+   * "This account's phone has N chats with M messages each, timestamps spread over D days" (plus
+   * push names): a device linked afterwards receives it as history sync. Returns every chat and
+   * message with its timestamp, so a test knows which fall within a window.
+   */
+  seedHistory(phone: string, req: HistorySeedRequest): Promise<HistorySummary> {
+    return this.call('PUT', `${this.u(phone)}/history`, req);
+  }
+
+  /** The history `phone`'s phone holds. */
+  phoneHistory(phone: string): Promise<HistorySummary> {
+    return this.call('GET', `${this.u(phone)}/history`);
   }
 
   /** Contacts saved in `phone`'s own phone's address book by its linked devices (app-state `contact` mutations). */

@@ -6,7 +6,7 @@ import { AdminApi } from './api.js';
 import type { PhoneChatChange } from '../handlers/chat-state.js';
 import type { FaultRequest, MediaFault, SendAsContactRequest, SimnetInfo } from './types.js';
 import type { ReceiptKind } from '../handlers/receipts.js';
-import type { CallRequest, GroupActionRequest, OwnerReadRequest, PresenceRequest } from './types.js';
+import type { CallRequest, GroupActionRequest, HistorySeedRequest, OwnerReadRequest, PresenceRequest } from './types.js';
 
 const MAX_BODY = 64 * 1024 * 1024;
 
@@ -54,6 +54,9 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       if (method === 'POST' && c === 'chats' && parts[3]) return api.changeChat(b, parts[3], body as PhoneChatChange);
       if (method === 'GET' && c === 'address-book') return api.addressBook(b);
       if (method === 'GET' && c === 'profile-picture') return api.profilePicture(b);
+      // What the phone holds before a device is linked: sent to it as history sync at pairing.
+      if (method === 'PUT' && c === 'history') return api.seedHistory(b, body as unknown as HistorySeedRequest);
+      if (method === 'GET' && c === 'history') return api.history(b);
       if (method === 'GET' && c === 'groups') return api.groupsOf(b);
       if (method === 'GET' && c === 'receipts') {
         const acc = api.account(b);

@@ -180,3 +180,5 @@ export interface ProfileInfo {
   /** Default disappearing timer of new chats, seconds (0 = off). */
   disappearingSeconds: number;
 }
+
+export type { HistorySeedRequest, HistorySummary, HistorySummaryChat } from '../network/phone-history.js';

@@ -25,7 +25,8 @@ export interface EncryptedMedia {
   fileEncSha256: Buffer;
 }
 
-export async function encryptMedia(plain: Buffer, kind: ContactMediaKind, mediaKey = randomBytes(32)): Promise<EncryptedMedia> {
+/** `md-msg-hist`: the phone's history-sync blobs (handlers/history-sync.ts). */
+export async function encryptMedia(plain: Buffer, kind: ContactMediaKind | 'md-msg-hist', mediaKey = randomBytes(32)): Promise<EncryptedMedia> {
   const keys = await getMediaKeys(mediaKey, kind);
   const iv = Buffer.from(keys.iv);
   const c = createCipheriv('aes-256-cbc', Buffer.from(keys.cipherKey), iv);

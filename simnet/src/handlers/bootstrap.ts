@@ -1,9 +1,9 @@
-// Right after pairing the phone shares the app-state sync key and sends an (empty) initial history-sync notice.
-import { deflateSync } from 'node:zlib';
+// Right after pairing the phone shares the app-state sync key, then sends its history (handlers/history-sync.ts).
 import { proto } from 'baileys';
 import type { Simnet } from '../server/simnet.js';
 import type { LinkedDevice } from '../network/accounts.js';
 import { phoneSendToOwnDevice } from '../contacts/outbound.js';
+import { sendHistory } from './history-sync.js';
 
 export async function sendBootstrap(net: Simnet, dev: LinkedDevice): Promise<void> {
   const acc = dev.account;
@@ -21,22 +21,6 @@ export async function sendBootstrap(net: Simnet, dev: LinkedDevice): Promise<voi
       },
     },
   });
-  const history = proto.HistorySync.encode({
-    syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP,
-    conversations: [],
-    pushnames: [],
-    progress: 100,
-    chunkOrder: 0,
-  }).finish();
-  await phoneSendToOwnDevice(net, dev, {
-    protocolMessage: {
-      type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
-      historySyncNotification: {
-        syncType: proto.Message.HistorySyncType.INITIAL_BOOTSTRAP,
-        chunkOrder: 0,
-        progress: 100,
-        initialHistBootstrapInlinePayload: deflateSync(history),
-      },
-    },
-  });
+  // Then the history notices (an empty bootstrap when the phone holds no history).
+  await sendHistory(net, dev);
 }

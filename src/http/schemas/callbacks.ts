@@ -138,6 +138,7 @@ export const ReceivedCallbackSchema = Type.Object(
     isStatusReply: Opt(Bool('A reply to this account\'s status')),
     waitingMessage: Opt(Bool('Always false: messages are reported once decrypted')),
     fromApi: Opt(Bool('Sent through this gateway\'s API')),
+    fromHistory: Opt(Bool('Imported from the phone\'s history at pairing (update-history-sync with `webhook`); absent on live messages')),
     forwarded: Opt(Type.Boolean()),
     messageExpirationSeconds: Opt(Type.Integer({ description: 'Disappearing-message timer of the chat (0 = off)' })),
     chatLid: Opt(Type.Null({ description: 'Always null: zapgate names people by phone number, never by LID (CONTRACT §5)' })),

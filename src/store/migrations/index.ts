@@ -13,6 +13,7 @@ import { migration009AccountSettings } from './009-account-settings.js';
 import { migration010Chats } from './010-chats.js';
 import { migration012PhoneCheckJobs } from './012-phone-check-jobs.js';
 import { migration011InstanceProxy } from './011-instance-proxy.js';
+import { migration013HistorySync } from './013-history-sync.js';
 
 export interface Migration {
   readonly name: string;
@@ -33,4 +34,5 @@ export const migrations: readonly Migration[] = [
   migration010Chats,
   migration011InstanceProxy,
   migration012PhoneCheckJobs,
+  migration013HistorySync,
 ];
