@@ -6,7 +6,8 @@ import { parseDegrees, type MessagesService, type SendCommon } from '../../servi
 import type { SessionsPort } from '../../sessions/port.js';
 import { parseTarget, formatTarget } from '../../domain/phone.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses, EXAMPLE_IMAGE, SendCommonFields, SendResult, ValueTrue } from '../schemas/common.js';
+import { errorResponses, SendCommonFields, SendResult, ValueTrue } from '../schemas/common.js';
+import { EXAMPLE_AUDIO, EXAMPLE_IMAGE, EXAMPLE_PDF, EXAMPLE_VIDEO } from '../schemas/examples.js';
 import { sendKindsRoutes } from './messages-kinds.js';
 
 const tags = ['messages'];
@@ -324,7 +325,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
             waveform: Type.Optional(Type.Boolean({ description: 'Send the waveform bars (default true).' })),
             async: Type.Optional(Type.Boolean({ description: 'Accepted for Z-API compatibility: every send is asynchronous.' })),
           },
-          { examples: [{ phone: EXAMPLE_PHONE, audio: 'https://media.example.com/hello.mp3', waveform: true }] },
+          { examples: [{ phone: EXAMPLE_PHONE, audio: EXAMPLE_AUDIO, waveform: true }] },
         ),
         response: sendResponses,
       },
@@ -355,7 +356,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
             viewOnce: Type.Optional(Type.Boolean({ description: 'Play once.' })),
             async: Type.Optional(Type.Boolean({ description: 'Accepted for Z-API compatibility: every send is asynchronous.' })),
           },
-          { examples: [{ phone: EXAMPLE_PHONE, video: 'https://media.example.com/clip.mp4', caption: 'Our new store' }] },
+          { examples: [{ phone: EXAMPLE_PHONE, video: EXAMPLE_VIDEO, caption: 'Our new store' }] },
         ),
         response: sendResponses,
       },
@@ -384,7 +385,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
             video: Type.Optional(MediaRef),
             ptv: Type.Optional(MediaRef),
           },
-          { examples: [{ phone: EXAMPLE_PHONE, video: 'https://media.example.com/hello.mp4' }] },
+          { examples: [{ phone: EXAMPLE_PHONE, video: EXAMPLE_VIDEO }] },
         ),
         response: sendResponses,
       },
@@ -412,7 +413,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
             gif: MediaRef,
             caption: Type.Optional(Type.String({ maxLength: 4096 })),
           },
-          { examples: [{ phone: EXAMPLE_PHONE, gif: 'https://media.example.com/dance.mp4', caption: 'Friday!' }] },
+          { examples: [{ phone: EXAMPLE_PHONE, gif: EXAMPLE_VIDEO, caption: 'Friday!' }] },
         ),
         response: sendResponses,
       },
@@ -445,7 +446,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
             fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Name shown to the contact (default `file.<extension>`).' })),
             caption: Type.Optional(Type.String({ maxLength: 4096 })),
           },
-          { examples: [{ phone: EXAMPLE_PHONE, document: 'https://media.example.com/invoice.pdf', fileName: 'invoice-0042.pdf' }] },
+          { examples: [{ phone: EXAMPLE_PHONE, document: EXAMPLE_PDF, fileName: 'invoice-0042.pdf' }] },
         ),
         response: sendResponses,
       },

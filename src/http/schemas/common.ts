@@ -28,9 +28,7 @@ export const ErrorBody = Type.Object(
 
 export const ValueTrue = named('ValueTrue', 'The change was made (`value` is `true`).', Type.Object({ value: Type.Boolean() }, { examples: [{ value: true }] }));
 
-/** A 1×1 PNG: an image example that works when pressed in /docs (an example URL would have to exist). */
-export const EXAMPLE_IMAGE =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+export { EXAMPLE_IMAGE } from './examples.js';
 
 export const InstanceParams = Type.Object({
   instanceId: Type.String({ minLength: 1, maxLength: 100 }),
