@@ -385,6 +385,16 @@ export class MessagesRepo {
     return row?.payload;
   }
 
+  /** For /metrics: messages still to send (queued or in flight), across every instance. */
+  async countAllWaiting(): Promise<number> {
+    const r = await this.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('state', 'in', ['queued', 'in_flight'])
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   /** Instances with messages still to send: the sender starts a lane for each. */
   async instancesWithWaiting(): Promise<string[]> {
     const rows = await this.db
