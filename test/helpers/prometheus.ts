@@ -44,7 +44,10 @@ export function valueOf(scrape: Scrape, name: string, labels: Record<string, str
   return scrape.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 }
 
-/** Declared zapgate_* metrics without a single sample. */
+/** prom-client's default process metrics (prefixed zapgate_ too): some have no sample by nature. */
+const DEFAULT_METRICS = /^zapgate_(process|nodejs)_/;
+
+/** Declared zapgate_* metrics of the gateway's own (not the process defaults) without a single sample. */
 export function metricsWithoutSamples(scrape: Scrape): string[] {
-  return [...scrape.declared.keys()].filter((name) => name.startsWith('zapgate_') && samplesOf(scrape, name).length === 0);
+  return [...scrape.declared.keys()].filter((name) => name.startsWith('zapgate_') && !DEFAULT_METRICS.test(name) && samplesOf(scrape, name).length === 0);
 }
