@@ -5,9 +5,11 @@
 // engine's series (sessions connected, messages sent) are checked in test/e2e/log-levels.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { ReceivedCallback } from '../../src/events/types.js';
+import { createMetrics } from '../../src/metrics.js';
 import { metricsWithoutSamples, parseScrape, valueOf, type Scrape } from '../helpers/prometheus.js';
 import { eventually, startHarness, startReceiver, type Harness, type HarnessInstance, type Receiver } from '../helpers/webhook-harness.js';
 
@@ -100,4 +102,23 @@ describe('/metrics', () => {
     assert.ok((valueOf(s, 'zapgate_webhook_delivery_lag_seconds_sum') ?? 0) >= 1, 'the lag includes the wait for the retry');
     assert.equal(valueOf(s, 'zapgate_webhook_oldest_pending_seconds'), 0, 'no age without a pending delivery');
   });
+});
+
+test('the Grafana dashboard reads only metrics the gateway declares, and says what each panel shows', async () => {
+  const dashboard = JSON.parse(readFileSync(new URL('../../docs/grafana/zapgate.json', import.meta.url), 'utf8')) as {
+    panels: { type: string; title: string; description?: string; targets?: { expr: string }[] }[];
+  };
+  // A gateway's registry as in production (with the process metrics: the event-loop panels use them).
+  const declared = parseScrape(await createMetrics(true).registry.metrics()).declared;
+  const used = new Set<string>();
+  for (const panel of dashboard.panels.filter((p) => p.type !== 'row')) {
+    assert.ok(panel.description, `panel "${panel.title}" has a description`);
+    assert.ok((panel.targets ?? []).length > 0, `panel "${panel.title}" has a query`);
+    for (const t of panel.targets ?? []) for (const m of t.expr.matchAll(/zapgate_[a-z0-9_]+/g)) used.add(m[0].replace(/_(bucket|sum|count)$/, ''));
+  }
+  const unknown = [...used].filter((name) => !declared.has(name));
+  assert.deepEqual(unknown, [], 'metrics the dashboard reads but the gateway does not declare');
+  // Each metric of the gateway's own is on the dashboard.
+  const own = [...declared.keys()].filter((name) => !/^zapgate_(process|nodejs)_/.test(name));
+  assert.deepEqual(own.filter((name) => !used.has(name)), [], 'metrics missing from the dashboard');
 });
