@@ -79,6 +79,9 @@ describe('/openapi.json', () => {
     for (const { key, op } of ops) {
       if (!op.description?.trim()) problems.push(`${key}: no description`);
       if (!op.tags?.length || !op.tags.every((t) => TAG_ORDER.includes(t))) problems.push(`${key}: tags ${JSON.stringify(op.tags)}`);
+      for (const [code, response] of Object.entries(op.responses ?? {})) {
+        if (!/^2/.test(code) && (!response.description || response.description === 'Default Response')) problems.push(`${key}: ${code} says nothing`);
+      }
       const ok = Object.entries(op.responses ?? {}).filter(([code]) => /^2/.test(code));
       if (ok.length === 0) problems.push(`${key}: no 2xx response`);
       for (const [code, response] of ok) {

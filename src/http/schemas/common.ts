@@ -64,9 +64,28 @@ export const SendResult = named(
   ),
 );
 
+/** What each error status means here (README "Errors"), shown in /docs beside the status. */
+const ERROR_MEANINGS: Readonly<Record<number, string>> = {
+  400: 'Invalid input: `message` names the field. Nothing changed.',
+  401: '`Invalid Client-Token` or `Invalid instanceToken`.',
+  403: 'Forbidden: the instance limit is reached, or a media link is wrong or expired.',
+  404: '`Instance not found` (also for another account\'s instance), or the thing the path names does not exist.',
+  409: '`Instance not connected` (pair it, or wait for it to reconnect), or the state does not allow it.',
+  413: 'The body is larger than the limit (`ZAPGATE_BODY_LIMIT`, or `ZAPGATE_MEDIA_BODY_LIMIT` for media).',
+  415: 'The body is not `application/json`.',
+  422: 'WhatsApp refused: `message` says why.',
+  429: 'Too many requests, a full queue or the account\'s queued bytes: retry after `Retry-After` seconds.',
+  502: 'The media cannot be had from WhatsApp right now: retry after `Retry-After` seconds.',
+  504: 'The session did not answer within `ZAPGATE_COMMAND_TIMEOUT_MS`.',
+  507: 'The disk is full: nothing of the request was stored.',
+};
+
 /** Standard error responses for instance-scoped routes, for the OpenAPI document. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const s of [400, 401, 404, 429, ...statuses]) out[s] = Type.Ref('ErrorBody');
+  for (const s of [400, 401, 404, 429, ...statuses]) {
+    const meaning = ERROR_MEANINGS[s];
+    out[s] = meaning ? Type.Ref('ErrorBody', { description: meaning }) : Type.Ref('ErrorBody');
+  }
   return out;
 }
