@@ -172,7 +172,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           operationId: 'instance_delete',
           summary: 'Unlink the device if paired and delete the instance with all its data',
           description:
-            'The phone loses the linked device; the queue, webhooks, stored chats, received media and keys of the instance are deleted. Cannot be undone.',
+            'The phone loses the linked device; the instance is deleted with everything stored for it (queue, webhook settings and deliveries, stored chats, keys). Cannot be undone.',
           response: { 200: ValueTrue, ...errorResponses() },
         },
       },
@@ -251,7 +251,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           operationId: 'instance_qr-code',
           summary: 'Current raw QR string',
           description:
-            'The string to render as a QR code yourself (it changes every 20 s or so while the pairing runs). Starts a pairing session when none is live, like qr-code/image; 404 when connected.',
+            'The string to render as a QR code yourself (it changes while the pairing waits: ask again when it expired). Starts a pairing session when none is live, like qr-code/image; 404 when connected.',
           response: { 200: QrValue, ...errorResponses() },
         },
       },

@@ -78,7 +78,7 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
           operationId: 'messages_send-image',
           summary: 'Send an image by URL or data URI, with an optional caption',
           description:
-            'JPEG and PNG within `ZAPGATE_MEDIA_IMAGE_MAX_SIDE` go byte for byte; any other image is decoded once (under the pixel limit), scaled and re-encoded as JPEG. ' +
+            'JPEG and PNG within `ZAPGATE_MEDIA_IMAGE_MAX_SIDE` go byte for byte; any other image is decoded once (under the pixel limit), scaled and re-encoded (JPEG, or PNG when it has transparency). ' +
             '`viewOnce` lets the contact open it once. A data URI that is not an image is a 400 at once; a URL that fails arrives as a DeliveryCallback with `error` and `errorCode`.',
           body: Type.Object(
             {

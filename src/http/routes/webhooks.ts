@@ -88,7 +88,7 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
           tags,
           operationId: 'webhooks_update-notify-sent-by-me',
           summary: 'Also deliver messages sent by this instance to the received webhook',
-          description: '`true`: messages this number sends (through the API or from the phone) are reported on the received webhook too, with `fromMe: true`. Default `false`.',
+          description: '`true`: messages this number sends are reported on the received webhook too, with `fromMe: true`. Default `false`.',
           body: Type.Object({ notifySentByMe: Type.Boolean() }, { examples: [{ notifySentByMe: true }] }),
           response: { 200: ValueTrue, ...errorResponses() },
         },
