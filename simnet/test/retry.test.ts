@@ -2,10 +2,12 @@
 // same message (same id) over a new session: from the device's server bundle, or from the keys in the receipt.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { WAMessage } from 'baileys';
+import { extractE2ESessionFromRetryReceipt, type BinaryNode, type WAMessage } from 'baileys';
 import { endSock, pairByQr, startEnv, until, type MemoryAuth, type SimEnv, type Sock } from './helpers.js';
 // eslint-disable-next-line no-restricted-imports -- simnet's own sources (the rule guards the gateway's src/)
 import { MAX_RESENDS, phoneAnswerRetry } from '../src/contacts/resend.js';
+// eslint-disable-next-line no-restricted-imports -- simnet's own sources
+import { MAX_RETRY_ASKS, phoneAsksRetry } from '../src/contacts/ask-retry.js';
 
 const ALICE = '5511900000180';
 const BOB = '5511900000181';
@@ -50,21 +52,24 @@ async function textFromBob(to: string, text: string): Promise<string> {
 
 const decrypted = (id: string, text: string) => upserts.find((m) => m.key.id === id && (m.message?.conversation === text || m.message?.extendedTextMessage?.text === text));
 
-test('lost session: retry (count 1, no keys) → the contact re-encrypts from the server bundle (pkmsg), same id and text', async () => {
+test('lost session: the first retry is re-encrypted over the phone\'s session, the second (with keys) over a new one', async () => {
   const first = await textFromBob(ALICE, 'before the loss');
   await until(() => decrypted(first, 'before the loss'), 5000, 'first');
   assert.ok(wipe('session', bobLid) > 0, 'the device had a session with bob');
   const id = await textFromBob(ALICE, 'after the loss');
   const m = await until(() => decrypted(id, 'after the loss'), 15_000, 're-sent message');
   assert.equal(m.key.fromMe, false);
-  const log = await env.admin.retries(BOB);
-  const r = log.find((x) => x.messageId === id);
-  assert.ok(r, JSON.stringify(log));
-  assert.equal(r.action, 'resent');
-  assert.equal(r.count, 1);
-  assert.equal(r.withKeys, false);
-  assert.equal(r.encType, 'pkmsg');
-  assert.equal(r.from, ALICE);
+  const log = (await env.admin.retries(BOB)).filter((x) => x.messageId === id);
+  // The phone's session still carries its pre-key message header (the device never answered bob),
+  // so both re-sends are pkmsg: the first over the session the device lost, the second a new one.
+  assert.deepEqual(
+    log.map((r) => [r.count, r.withKeys, r.action, r.from]),
+    [
+      [1, false, 'resent', ALICE],
+      [2, true, 'resent', ALICE],
+    ],
+    'as WhatsApp\'s phones: the same session first, a new one from the receipt\'s keys next',
+  );
   // The healed session carries on with ordinary messages.
   const next = await textFromBob(ALICE, 'business as usual');
   await until(() => decrypted(next, 'business as usual'), 5000, 'next');
@@ -78,6 +83,61 @@ test('session and pre-keys lost: the bundle re-send fails too, the second retry 
   await until(() => decrypted(id, 'needs the keys'), 20_000, 're-sent with receipt keys');
   const mine = (await env.admin.retries(BOB)).filter((x) => x.messageId === id);
   assert.deepEqual(mine.map((x) => [x.count, x.withKeys, x.action]), [[1, false, 'resent'], [2, true, 'resent']]);
+});
+
+test('the phone cannot decrypt a device\'s message (its session rolled back, as after a crash): it asks the device again and the re-sent message decrypts', async () => {
+  const bobJid = `${BOB}@s.whatsapp.net`;
+  const sent = async (text: string) => (await sock.sendMessage(bobJid, { text }))!.key.id!;
+  const atBob = async (id: string) => (await env.admin.received(BOB)).filter((m) => m.id === id);
+  const warm = await sent('warm up');
+  await until(async () => (await atBob(warm)).some((m) => !m.error), 10_000, 'the first message at bob');
+  // The device's copy of its session with bob, as a crash would leave it on disk.
+  const snapshot = [...auth.data].filter(([k]) => k.startsWith('session:') && k.includes(bobLid)).map(([k, v]) => [k, structuredClone(v)] as const);
+  assert.ok(snapshot.length > 0, 'the device has a session with bob');
+  for (const text of ['one', 'two']) {
+    const id = await sent(text);
+    await until(async () => (await atBob(id)).some((m) => !m.error), 10_000, `${text} at bob`);
+  }
+  for (const [k, v] of snapshot) auth.data.set(k, v);
+  // Encrypted with message keys bob's phone has already used: it cannot decrypt them.
+  const id = await sent('after the rollback');
+  const copies = await until(async () => {
+    const c = await atBob(id);
+    return c.some((m) => !m.error) ? c : undefined;
+  }, 20_000, 'the message decrypted by bob after the asks');
+  assert.ok(copies.some((m) => m.error), `bob's phone failed first: ${JSON.stringify(copies.map((m) => m.error ?? 'ok'))}`);
+  assert.equal(copies.find((m) => !m.error)?.text, 'after the rollback', 'the same id, the same text');
+  const cs = (await env.admin.counters()).counters;
+  assert.ok((cs['retry.asked'] ?? 0) >= 1, `the phone asked the device: ${JSON.stringify(cs)}`);
+  // The new session carries on.
+  const next = await sent('carry on');
+  await until(async () => (await atBob(next)).some((m) => !m.error), 10_000, 'the next message');
+  assert.deepEqual((await atBob(next)).map((m) => m.error ?? 'ok'), ['ok'], 'decrypted at once, no ask');
+});
+
+test('the phone\'s retry receipts: count and registration first, its keys (a bundle Baileys accepts) from the second on; bounded', async () => {
+  const net = env.sim.net;
+  const bob = net.registry.byNumber(BOB)!;
+  const dev = net.registry.byNumber(ALICE)!.companions.get(1)!;
+  const got: BinaryNode[] = [];
+  const onReceipt = (node: BinaryNode) => {
+    if (node.attrs.id === 'ASK-FORMAT') got.push(node);
+  };
+  sock.ws.on('CB:receipt', onReceipt);
+  try {
+    const counts = Array.from({ length: MAX_RETRY_ASKS + 1 }, () => phoneAsksRetry(net, bob, dev, 'ASK-FORMAT', false));
+    assert.deepEqual(counts, [1, 2, 3, 4, 5, 0], 'asks count up, then the phone gives up');
+    await until(() => got.length >= 2, 5000, 'the receipts at the device');
+    assert.equal(got[0]?.attrs.type, 'retry');
+    assert.equal(got[0]?.attrs.from, `${BOB}@s.whatsapp.net`);
+    assert.equal(extractE2ESessionFromRetryReceipt(got[0]!), null, 'no keys on the first ask');
+    const bundle = extractE2ESessionFromRetryReceipt(got[1]!);
+    assert.ok(bundle, 'the second ask carries a bundle Baileys parses');
+    assert.equal(bundle.registrationId, bob.phoneSignal.registrationId);
+    assert.ok(bundle.preKey, 'with a one-time pre-key');
+  } finally {
+    sock.ws.off('CB:receipt', onReceipt);
+  }
 });
 
 test('group message whose sender key was lost: re-sent pairwise with the sender key, same id', async () => {

@@ -3,6 +3,7 @@
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import { formatTarget, parseTarget } from '../domain/phone.js';
+import { DomainError } from '../errors.js';
 import type { ChatAction, ChatsPort } from '../sessions/chats-port.js';
 import { targetJid } from '../sessions/jids.js';
 import type { SessionsPort } from '../sessions/port.js';
@@ -13,6 +14,22 @@ import type { ChatRow, ContactRow } from '../store/schema.js';
 export const MAX_PAGE_SIZE = 1000;
 /** A picture URL looked up on the network is reused this long (WhatsApp's links live ~48 h). */
 const PICTURE_FRESH_MS = 24 * 60 * 60_000;
+
+/** Contacts one contacts/add or contacts/remove call may name (each is a round trip to the network). */
+export const MAX_CONTACTS_PER_CALL = 50;
+
+/** A contact for contacts/add (Z-API's body entries). */
+export interface NewContact {
+  firstName: string;
+  lastName?: string;
+  phone: string;
+}
+
+/** Z-API's answer to contacts/add and contacts/remove: the entries the network refused are listed. */
+export interface ContactsChangeResult {
+  success: boolean;
+  errors: { phone: string; error: string }[];
+}
 
 /** Z-API's chat in GET /chats (flags as strings, as Z-API sends them). */
 export interface ChatView {
@@ -35,6 +52,22 @@ export interface ChatView {
 export interface ChatMetadataView extends ChatView {
   profileThumbnail: string | null;
   about: string | null;
+}
+
+/** A stored message of a chat (GET /chat-messages/{phone}). */
+export interface ChatMessageView {
+  messageId: string;
+  phone: string;
+  fromMe: boolean;
+  /** The sender's number in a group; null for your own messages and in 1:1 chats. */
+  participantPhone: string | null;
+  /** ms since the epoch */
+  momment: number;
+  /** text, image, audio, video, document, sticker, contact, location, poll, … or `revoked` (deleted for everyone). */
+  type: string;
+  /** Text, caption, file name, question …: the edited text after an edit; null when there is none. */
+  body: string | null;
+  status: string;
 }
 
 export interface ContactView {
@@ -73,7 +106,12 @@ export class ChatsService {
     const row = await this.store.findChat(instanceId, chatId);
     if (!row) throw errors.notFound('Chat not found');
     const contact = row.is_group ? undefined : await this.store.findContact(instanceId, chatId);
-    return { ...chatView(row, this.clock.now()), profileThumbnail: contact?.img_url ?? null, about: null };
+    const view = { ...chatView(row, this.clock.now()), profileThumbnail: contact?.img_url ?? null, about: null };
+    if (row.is_group || !/^\d+$/.test(chatId) || !this.sessions.isConnected(instanceId)) return view;
+    // The contact's about (profile status) is only on the network; a slow or refused lookup leaves
+    // the stored metadata as the answer rather than failing it.
+    const net = await this.chats.contact(instanceId, chatId).catch(() => null);
+    return net?.exists ? { ...view, about: net.about, profileThumbnail: net.imgUrl ?? view.profileThumbnail } : view;
   }
 
   async modify(instanceId: string, phone: string, action: ChatAction): Promise<void> {
@@ -90,9 +128,66 @@ export class ChatsService {
     await this.store.patchChat(instanceId, chatId, jid, patchOf(action, now), now);
   }
 
+  /** A chat's stored messages, newest first; `before` pages on from an earlier answer's last id. */
+  async messages(instanceId: string, phone: string, amount: number, before?: string): Promise<ChatMessageView[]> {
+    const chatId = chatIdOf(phone);
+    const rows = await this.store.listMessages(instanceId, chatId, Math.min(amount, MAX_PAGE_SIZE), before);
+    if (rows.length === 0 && !(await this.store.findChat(instanceId, chatId))) throw errors.notFound('Chat not found');
+    return rows.map((r) => ({
+      messageId: r.message_id,
+      phone: r.chat_id,
+      fromMe: r.from_me === 1,
+      participantPhone: r.from_me === 1 || !r.chat_id.endsWith('-group') ? null : r.sender,
+      momment: r.at,
+      type: r.type,
+      body: r.body,
+      status: r.status,
+    }));
+  }
+
   async contacts(instanceId: string, page: number, pageSize: number): Promise<ContactView[]> {
     const rows = await this.store.listContacts(instanceId, (page - 1) * pageSize, Math.min(pageSize, MAX_PAGE_SIZE));
     return rows.map((r) => ({ phone: r.phone, name: r.name, short: r.short, notify: r.notify, vname: r.vname }));
+  }
+
+  /**
+   * contacts/add: saves each contact in the phone's address book (an app-state change the phone
+   * applies), one after the other; an entry the network refuses is listed in `errors` and the rest
+   * go on. A malformed entry refuses the whole call before anything is sent.
+   */
+  async saveContacts(instanceId: string, entries: readonly NewContact[]): Promise<ContactsChangeResult> {
+    const targets = entries.map((e, i) => ({ ...e, phone: contactPhoneOf(e.phone, `[${i}].phone`) }));
+    return this.changeContacts(instanceId, targets.map((t) => t.phone), async (phone, i) => {
+      const t = targets[i]!;
+      const saved = await this.chats.saveContact(instanceId, phone, { firstName: t.firstName, lastName: t.lastName ?? null });
+      const fullName = t.lastName ? `${t.firstName} ${t.lastName}` : t.firstName;
+      await this.store.putContact(instanceId, saved, { name: fullName, short: t.firstName }, this.clock.now());
+    });
+  }
+
+  /** contacts/remove: removes each number from the phone's address book (the contact stays known by its push name). */
+  async removeContacts(instanceId: string, phones: readonly string[]): Promise<ContactsChangeResult> {
+    const targets = phones.map((p, i) => contactPhoneOf(p, `[${i}]`));
+    return this.changeContacts(instanceId, targets, async (phone) => {
+      const removed = await this.chats.saveContact(instanceId, phone, null);
+      await this.store.putContact(instanceId, removed, { name: null, short: null }, this.clock.now());
+    });
+  }
+
+  private async changeContacts(instanceId: string, phones: readonly string[], change: (phone: string, i: number) => Promise<void>): Promise<ContactsChangeResult> {
+    if (phones.length > MAX_CONTACTS_PER_CALL) throw errors.invalidInput(`at most ${MAX_CONTACTS_PER_CALL} contacts per call`);
+    if (!this.sessions.isConnected(instanceId)) throw errors.notConnected();
+    const failed: ContactsChangeResult['errors'] = [];
+    for (const [i, phone] of phones.entries()) {
+      try {
+        await change(phone, i);
+      } catch (err) {
+        // The link dropped or the session timed out: the rest would fail the same way.
+        if (err instanceof DomainError && (err.code === 'not_connected' || err.code === 'command_timeout')) throw err;
+        failed.push({ phone, error: err instanceof DomainError ? (err.detail ?? err.message) : 'the network refused the change' });
+      }
+    }
+    return { success: failed.length === 0, errors: failed };
   }
 
   /** The stored contact, with its picture and about from the network when connected. */
@@ -112,6 +207,13 @@ export class ChatsService {
     const fresh = stored?.img_fetched_at != null && now - stored.img_fetched_at < PICTURE_FRESH_MS ? stored.img_url : null;
     return contactView(stored ?? emptyContact(net.phone), net.exists ? net.imgUrl : fresh, net.about);
   }
+}
+
+/** A contact's number for the address book: digits only (not a group, not a LID). */
+function contactPhoneOf(phone: string, field: string): string {
+  const target = parseTarget(phone, field);
+  if (target.kind !== 'phone') throw errors.invalidInput(`${field}: must be a phone number`);
+  return formatTarget(target);
 }
 
 /** A chat as the API names it: digits, `<digits>-group` or `<digits>@lid`. */

@@ -40,9 +40,18 @@ export class ChatRecorder {
   messages(items: readonly RecordedMessage[]): void {
     for (const { event, msg, network } of items) {
       const kind = MESSAGE_KINDS.find((k) => event[k] !== undefined);
-      if (!kind || event.isEdit === true || event.notification) continue;
+      if (event.notification === 'REVOKE') {
+        this.write({ kind: 'revoke', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId });
+        continue;
+      }
+      if (!kind || event.notification) continue;
       const content = event[kind] as Record<string, unknown>;
       const body = bodyOf(kind, content);
+      if (event.isEdit === true) {
+        // An edit carries the message's new content under the edited message's id.
+        this.write({ kind: 'edit', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId, body: body === null ? null : body.slice(0, BODY_MAX_CHARS) });
+        continue;
+      }
       const url = MEDIA_URL[kind];
       const hasFile = network && !!url && typeof content[url] === 'string' && content[url] !== '';
       const chatJid = normalJid(msg.key.remoteJid ?? '');
@@ -71,6 +80,11 @@ export class ChatRecorder {
         this.write({ kind: 'contact', instanceId: this.deps.instanceId, phone: sender, patch: { notify: bounded(event.senderName), ...(lid ? { lid } : {}) }, at: this.deps.now() });
       }
     }
+  }
+
+  /** The account's own phone read received messages of a chat (READ_BY_ME). */
+  readOnPhone(chatId: string, ids: readonly string[]): void {
+    if (ids.length > 0) this.write({ kind: 'read', instanceId: this.deps.instanceId, chatId, ids });
   }
 
   /** Statuses the network reported for messages this instance sent. */

@@ -2,7 +2,8 @@
 // which the phone and the other devices apply), contacts are looked up by usync and profile IQs.
 // Failures become domain errors through withTimeout, as every other operation.
 import type { ChatModification, MinimalMessage } from 'baileys';
-import type { ChatAction, ChatsPort, LastMessageRef, NetworkContact } from './chats-port.js';
+import type { AddressBookName, ChatAction, ChatsPort, LastMessageRef, NetworkContact } from './chats-port.js';
+import { errors } from '../errors.js';
 import { openSocket, withTimeout } from './operations.js';
 import { profilePictureUrl } from './account-ops.js';
 import { phoneJid } from './jids.js';
@@ -40,6 +41,23 @@ export class ChatsEngine implements ChatsPort {
       }),
     ]);
     return { exists: true, phone: digits, lid: check.lid, imgUrl, about };
+  }
+
+  async saveContact(instanceId: string, phone: string, name: AddressBookName | null): Promise<string> {
+    const { sock } = openSocket(this.deps.sessionOf(instanceId));
+    if (!name) {
+      await withTimeout(this.deps.commandTimeoutMs, () => sock.removeContact(phoneJid(phone)));
+      return phone;
+    }
+    // Only WhatsApp users can be saved (the entry names their jid); the network's form of the number
+    // (e.g. Brazil's ninth digit) is the one saved.
+    const [check] = await this.deps.checkPhones(instanceId, [phone]);
+    if (!check?.exists) throw errors.networkRefused(`${phone} is not on WhatsApp`);
+    const jid = phoneJid(check.outputPhone);
+    const fullName = name.lastName ? `${name.firstName} ${name.lastName}` : name.firstName;
+    // saveOnPrimaryAddressbook: the phone writes it to its own contacts too (Z-API's "save to the phone").
+    await withTimeout(this.deps.commandTimeoutMs, () => sock.addOrEditContact(jid, { fullName, firstName: name.firstName, saveOnPrimaryAddressbook: true }));
+    return check.outputPhone;
   }
 }
 

@@ -24,10 +24,22 @@ export interface NetworkContact {
   about: string | null;
 }
 
+/** A name saved in the phone's address book. */
+export interface AddressBookName {
+  firstName: string;
+  lastName: string | null;
+}
+
 export interface ChatsPort {
   /** `jid` is the chat's network address. */
   modifyChat(instanceId: string, jid: string, action: ChatAction, last: LastMessageRef | null): Promise<void>;
   contact(instanceId: string, phone: string): Promise<NetworkContact>;
+  /**
+   * Saves (`name`) or removes (null) a contact in the phone's address book, as an app-state change
+   * the phone applies. Saving refuses a number not on WhatsApp (networkRefused). Answers the number
+   * as the network knows it (the one saved).
+   */
+  saveContact(instanceId: string, phone: string, name: AddressBookName | null): Promise<string>;
 }
 
 /** No engine: nothing is connected. */
@@ -35,5 +47,5 @@ export function offlineChats(): ChatsPort {
   const refuse = async (): Promise<never> => {
     throw errors.notConnected();
   };
-  return { modifyChat: refuse, contact: refuse };
+  return { modifyChat: refuse, contact: refuse, saveContact: refuse };
 }

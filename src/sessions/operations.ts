@@ -290,6 +290,10 @@ export async function deleteMessage(session: Session, req: DeleteMessageRequest,
   const jid = targetJid(req.phone);
   const stored = await session.memory.row(req.messageId);
   const remoteJid = stored?.remote_jid ?? jid;
+  // A revoke of an id this instance never sent would be accepted by the network and change
+  // nothing: say so instead (sent messages are remembered 14 days; WhatsApp allows revokes ~2).
+  if (req.owner && !stored) throw errors.notFound('Message not found');
+  if (req.owner && stored?.from_me === 0) throw errors.invalidInput('owner=true revokes your own messages: this one was received (owner=false deletes it)');
   await withTimeout(deps.commandTimeoutMs, async () => {
     if (req.owner) {
       await sock.sendMessage(jid, { delete: { remoteJid, fromMe: true, id: req.messageId } });

@@ -70,9 +70,13 @@ export class ReceiptGate implements KeyWriteDeferral {
       if (this.arrived.size >= MAX_ARRIVED) this.arrived.clear();
       this.arrived.add(id);
     });
-    // Called by Baileys right after a message decrypts, before its receipt is written.
-    manager.addRecentMessage = (_to: string, id: string) => {
+    // Called by Baileys right after a message decrypts, before its receipt is written, and after
+    // each of our own sends leaves. Received messages are not kept; our sends are, in Baileys' own
+    // bounded cache (minutes): a retry receipt can come back before the store has the sent message.
+    const keepSent = manager.addRecentMessage.bind(manager);
+    manager.addRecentMessage = (to: string, id: string, message: Parameters<typeof keepSent>[2]) => {
       if (this.arrived.delete(id)) this.hold(id);
+      else keepSent(to, id, message);
     };
   }
 

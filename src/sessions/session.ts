@@ -625,15 +625,9 @@ export class Session {
     }
     const events: GatewayEvent[] = [];
     for (const [chat, ids] of byChat) {
-      events.push({
-        type: 'MessageStatusCallback',
-        status: 'READ_BY_ME',
-        ids,
-        momment: this.deps.clock.now(),
-        phone: isGroup(chat) ? groupIdOf(chat) : await this.phoneOf(chat),
-        isGroup: isGroup(chat),
-        phoneDevice: 0,
-      });
+      const phone = isGroup(chat) ? groupIdOf(chat) : await this.phoneOf(chat);
+      events.push({ type: 'MessageStatusCallback', status: 'READ_BY_ME', ids, momment: this.deps.clock.now(), phone, isGroup: isGroup(chat), phoneDevice: 0 });
+      this.chats.readOnPhone(phone, ids);
     }
     await this.emit(events);
   }

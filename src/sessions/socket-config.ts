@@ -99,7 +99,7 @@ function socketConfig(net: NetworkSettings, caches: SharedCaches, hooks: SocketH
     fireInitQueries: true,
     emitOwnEvents: true,
     // Baileys' retry manager is where it reports each decrypted message before writing its receipt:
-    // the receipt gate hooks in there (and keeps no copy: retries are answered from the store).
+    // the receipt gate hooks in there; it keeps our own sends only (a retry can beat the store's copy).
     enableRecentMessageCache: true,
     generateHighQualityLinkPreview: false,
     keepAliveIntervalMs: scaled(DEFAULT_CONNECTION_CONFIG.keepAliveIntervalMs, 250),

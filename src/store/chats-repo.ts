@@ -42,7 +42,13 @@ export type ChatWrite =
   | { kind: 'message'; message: ChatMessageRow; chat: ChatSeen; countsUnread: boolean }
   | { kind: 'chat'; instanceId: string; chatId: string; jid: string; isGroup: boolean; patch: ChatPatch; at: number }
   | { kind: 'contact'; instanceId: string; phone: string; patch: ContactPatch; at: number }
-  | { kind: 'status'; instanceId: string; ids: readonly string[]; status: string };
+  | { kind: 'status'; instanceId: string; ids: readonly string[]; status: string }
+  /** A message's new text (an edit made by its sender). */
+  | { kind: 'edit'; instanceId: string; chatId: string; messageId: string; body: string | null }
+  /** A message deleted for everyone: its content goes, a `revoked` row stays in its place. */
+  | { kind: 'revoke'; instanceId: string; chatId: string; messageId: string }
+  /** The account's own phone read these received messages: the chat's unread count follows. */
+  | { kind: 'read'; instanceId: string; chatId: string; ids: readonly string[] };
 
 /** Feeds the copy from the engine: writes gather per tick and commit together. */
 export interface ChatActivitySink {
@@ -57,8 +63,8 @@ export interface ChatReader {
   findChat(instanceId: string, chatId: string): Promise<ChatRow | undefined>;
   /** The newest stored message of a chat. */
   lastMessage(instanceId: string, chatId: string): Promise<ChatMessageRow | undefined>;
-  /** A chat's messages, newest first. */
-  listMessages(instanceId: string, chatId: string, limit: number): Promise<ChatMessageRow[]>;
+  /** A chat's messages, newest first; with `beforeId`, those older than that message (none when it is unknown). */
+  listMessages(instanceId: string, chatId: string, limit: number, beforeId?: string): Promise<ChatMessageRow[]>;
 }
 
 export interface ContactReader {
@@ -130,15 +136,15 @@ export class ChatsRepo implements ChatActivitySink, ChatReader, ContactReader, C
     return (await this.listMessages(instanceId, chatId, 1))[0];
   }
 
-  listMessages(instanceId: string, chatId: string, limit: number): Promise<ChatMessageRow[]> {
-    return this.db
-      .selectFrom('chat_messages')
-      .selectAll()
-      .where('instance_id', '=', instanceId)
-      .where('chat_id', '=', chatId)
-      .orderBy('at', 'desc')
-      .limit(limit)
-      .execute();
+  async listMessages(instanceId: string, chatId: string, limit: number, beforeId?: string): Promise<ChatMessageRow[]> {
+    let q = this.db.selectFrom('chat_messages').selectAll().where('instance_id', '=', instanceId).where('chat_id', '=', chatId);
+    if (beforeId !== undefined) {
+      const cursor = await q.where('message_id', '=', beforeId).executeTakeFirst();
+      if (!cursor) return [];
+      // Same-millisecond messages are ordered by id, so paging neither skips nor repeats one.
+      q = q.where((eb) => eb.or([eb('at', '<', cursor.at), eb.and([eb('at', '=', cursor.at), eb('message_id', '<', cursor.message_id)])]));
+    }
+    return q.orderBy('at', 'desc').orderBy('message_id', 'desc').limit(limit).execute();
   }
 
   listContacts(instanceId: string, offset: number, limit: number): Promise<ContactRow[]> {
@@ -259,7 +265,44 @@ async function apply(trx: Executor, w: ChatWrite): Promise<void> {
       if (w.ids.length === 0) return;
       await trx.updateTable('chat_messages').set({ status: w.status }).where('instance_id', '=', w.instanceId).where('message_id', 'in', [...w.ids]).execute();
       return;
+    case 'edit':
+    case 'revoke':
+      await trx
+        .updateTable('chat_messages')
+        .set(w.kind === 'edit' ? { body: w.body } : { type: 'revoked', body: null, media_id: null })
+        .where('instance_id', '=', w.instanceId)
+        .where('chat_id', '=', w.chatId)
+        .where('message_id', '=', w.messageId)
+        .execute();
+      return;
+    case 'read':
+      return applyRead(trx, w);
   }
+}
+
+/**
+ * The phone read up to the newest of `ids`: unread becomes the received messages after it (0 when
+ * it was the newest). Ids the copy does not hold (older than retention) change nothing.
+ */
+async function applyRead(trx: Executor, w: Extract<ChatWrite, { kind: 'read' }>): Promise<void> {
+  if (w.ids.length === 0) return;
+  const read = await trx
+    .selectFrom('chat_messages')
+    .select((eb) => eb.fn.max('at').as('at'))
+    .where('instance_id', '=', w.instanceId)
+    .where('chat_id', '=', w.chatId)
+    .where('message_id', 'in', [...w.ids])
+    .executeTakeFirst();
+  if (read?.at === null || read?.at === undefined) return;
+  const after = await trx
+    .selectFrom('chat_messages')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+    .where('instance_id', '=', w.instanceId)
+    .where('chat_id', '=', w.chatId)
+    .where('from_me', '=', 0)
+    .where('at', '>', Number(read.at))
+    .executeTakeFirst();
+  await trx.updateTable('chats').set({ unread: Number(after?.n ?? 0) }).where('instance_id', '=', w.instanceId).where('chat_id', '=', w.chatId).execute();
 }
 
 /** A message once: a replay (same id) changes nothing, so unread counts are never doubled. */

@@ -121,6 +121,73 @@ describe('engine chats: the stored copy of chats, contacts and messages (gateway
     assert.equal(unknown.status, 404, unknown.body.toString());
   });
 
+  test('GET /chats/{phone} carries the contact\'s about from the network', async () => {
+    const meta = await h.call('GET', `${inst.prefix}/chats/${CARLA}`);
+    assert.equal(meta.status, 200, meta.body.toString());
+    assert.equal(meta.json.about, 'Hey there! I am using WhatsApp.', 'the about text, read from the network');
+  });
+
+  test('contacts/add saves names in the phone\'s address book; contacts/remove takes them out', async () => {
+    const add = await h.call('POST', `${inst.prefix}/contacts/add`, [
+      { firstName: 'Carla', lastName: 'Souza', phone: CARLA },
+      { firstName: 'Nobody', phone: '49301234567' },
+    ]);
+    assert.equal(add.status, 200, add.body.toString());
+    assert.equal(add.json.success, false, 'one entry refused');
+    assert.deepEqual((add.json.errors as { phone: string }[]).map((e) => e.phone), ['49301234567'], 'the number not on WhatsApp is listed');
+    const book = await until('the phone to save Carla', () => h.admin.addressBook(OWNER), (b) => b.some((e) => e.jid.startsWith(CARLA)));
+    assert.deepEqual(
+      book.map((e) => [e.jid, e.fullName, e.firstName, e.savedOnPhone]),
+      [[`${CARLA}@s.whatsapp.net`, 'Carla Souza', 'Carla', true]],
+      'only the WhatsApp user is in the address book, with her full name',
+    );
+    const listed = JSON.parse((await h.call('GET', `${inst.prefix}/contacts?page=1&pageSize=50`)).body.toString()) as Record<string, unknown>[];
+    assert.deepEqual(listed.filter((c) => c.phone === CARLA).map((c) => [c.name, c.short, c.notify]), [['Carla Souza', 'Carla', 'Carla']], 'GET /contacts shows the saved name');
+
+    const bad = await h.call('POST', `${inst.prefix}/contacts/add`, [{ firstName: 'X', phone: '120363000000000001-group' }]);
+    assert.equal(bad.status, 400, `a group is not a contact: ${bad.body.toString()}`);
+
+    const remove = await h.call('DELETE', `${inst.prefix}/contacts/remove`, [CARLA]);
+    assert.equal(remove.status, 200, remove.body.toString());
+    assert.deepEqual(remove.json, { success: true, errors: [] });
+    await until('the phone to remove Carla', () => h.admin.addressBook(OWNER), (b) => b.length === 0);
+    const after = JSON.parse((await h.call('GET', `${inst.prefix}/contacts?page=1&pageSize=50`)).body.toString()) as Record<string, unknown>[];
+    assert.deepEqual(after.filter((c) => c.phone === CARLA).map((c) => [c.name, c.notify]), [[null, 'Carla']], 'the saved name is gone, the push name stays');
+  });
+
+  test('chat-messages: edits show the new text, a revoke leaves a revoked row; READ_BY_ME from the phone clears unread', async () => {
+    const first = await h.admin.sendAsContact({ from: DAN, to: OWNER, type: 'text', text: 'price is 10' });
+    await sleep(1100);
+    const second = await h.admin.sendAsContact({ from: DAN, to: OWNER, type: 'text', text: 'call me' });
+    await until('both in Dan\'s chat', () => chat(DAN), (c) => c?.lastMessageId === second.messageId);
+    await h.admin.sendAsContact({ from: DAN, to: OWNER, type: 'edit', targetId: first.messageId, text: 'price is 12' });
+    await h.admin.sendAsContact({ from: DAN, to: OWNER, type: 'revoke', targetId: second.messageId });
+    const listMessages = async (q = '') => {
+      const r = await h.call('GET', `${inst.prefix}/chat-messages/${DAN}${q}`);
+      assert.equal(r.status, 200, r.body.toString());
+      return JSON.parse(r.body.toString()) as { messageId: string; type: string; body: string | null; fromMe: boolean }[];
+    };
+    const msgs = await until('the edit and the revoke applied', () => listMessages(), (m) => m.some((x) => x.body === 'price is 12') && m.some((x) => x.type === 'revoked'));
+    const byId = new Map(msgs.map((m) => [m.messageId, m]));
+    assert.deepEqual([byId.get(first.messageId)?.type, byId.get(first.messageId)?.body], ['text', 'price is 12'], 'the edited text');
+    assert.deepEqual([byId.get(second.messageId)?.type, byId.get(second.messageId)?.body], ['revoked', null], 'deleted for everyone: no content kept');
+    assert.equal(msgs[0]?.messageId, second.messageId, 'newest first');
+    const page2 = await listMessages(`?amount=1&lastMessageId=${second.messageId}`);
+    assert.deepEqual(page2.map((m) => m.messageId), [first.messageId], 'the next page starts after the given id');
+    assert.equal((await h.call('GET', `${inst.prefix}/chat-messages/5511900008999`)).status, 404, 'a chat never seen');
+
+    await until('two unread', () => chat(DAN), (c) => c?.unread === '2');
+    await h.admin.ownerRead({ phone: OWNER, chat: DAN, ids: [first.messageId] });
+    await until('one unread after the phone read the older one', () => chat(DAN), (c) => c?.unread === '1');
+    await h.admin.ownerRead({ phone: OWNER, chat: DAN, ids: [second.messageId] });
+    await until('read on the phone: none unread', () => chat(DAN), (c) => c?.unread === '0');
+  });
+
+  test('DELETE /messages owner=true of an id this instance never sent: 404, nothing sent', async () => {
+    const r = await h.call('DELETE', `${inst.prefix}/messages?messageId=3EB0FFFFFFFFFFFFFFFF&phone=${CARLA}&owner=true`);
+    assert.equal(r.status, 404, r.body.toString());
+  });
+
   test('retention: each chat keeps its newest ZAPGATE_CHAT_MESSAGES_PER_CHAT messages', async () => {
     const last = await h.admin.sendAsContact({ from: CARLA, to: OWNER, type: 'text', text: 'one more' });
     await until('the new message', () => chat(CARLA), (c) => c?.lastMessageId === last.messageId);

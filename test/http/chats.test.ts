@@ -97,10 +97,36 @@ describe('chats and contacts routes with no session', () => {
     assert.deepEqual((await g.request('GET', `${inst.prefix}/chats`)).body, before.body, 'the stored chats are as they were');
   });
 
+  test('GET /chat-messages/{phone}: newest first from the copy, paged by lastMessageId, offline too', async () => {
+    const r = await g.request('GET', `${inst.prefix}/chat-messages/${BOB}`);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body, [
+      { messageId: 'B2', phone: BOB, fromMe: false, participantPhone: null, momment: 1_700_000_002_000, type: 'text', body: 'B2', status: 'RECEIVED' },
+      { messageId: 'B1', phone: BOB, fromMe: false, participantPhone: null, momment: 1_700_000_001_000, type: 'text', body: 'B1', status: 'RECEIVED' },
+    ]);
+    const next = await g.request('GET', `${inst.prefix}/chat-messages/${BOB}?amount=1&lastMessageId=B2`);
+    assert.deepEqual((next.body as { messageId: string }[]).map((m) => m.messageId), ['B1']);
+    expectError(await g.request('GET', `${inst.prefix}/chat-messages/5511900007999`), 404, 'Chat not found');
+    expectError(await g.request('GET', `${inst.prefix}/chat-messages/${BOB}?amount=0`), 400, 'Invalid request', /^amount/);
+  });
+
+  test('POST /contacts/add and DELETE /contacts/remove: bad input → 400 before anything; offline → 409', async () => {
+    const before = await g.request('GET', `${inst.prefix}/contacts`);
+    expectError(await g.request('POST', `${inst.prefix}/contacts/add`, { body: [] }), 400, 'Invalid request');
+    expectError(await g.request('POST', `${inst.prefix}/contacts/add`, { body: [{ phone: BOB }] }), 400, 'Invalid request', /firstName/);
+    expectError(await g.request('POST', `${inst.prefix}/contacts/add`, { body: [{ firstName: 'A', phone: BOB }, { firstName: 'B', phone: 'abc' }] }), 400, 'Invalid request', /^\[1\]\.phone: /);
+    expectError(await g.request('POST', `${inst.prefix}/contacts/add`, { body: [{ firstName: 'G', phone: GROUP }] }), 400, 'Invalid request', /must be a phone number/);
+    expectError(await g.request('POST', `${inst.prefix}/contacts/add`, { body: Array.from({ length: 51 }, () => ({ firstName: 'A', phone: BOB })) }), 400, 'Invalid request');
+    expectError(await g.request('DELETE', `${inst.prefix}/contacts/remove`, { body: ['5511'] }), 400, 'Invalid request', /^\[0\]: /);
+    expectError(await g.request('POST', `${inst.prefix}/contacts/add`, { body: [{ firstName: 'Bob', phone: BOB }] }), 409, 'Instance not connected');
+    expectError(await g.request('DELETE', `${inst.prefix}/contacts/remove`, { body: [BOB] }), 409, 'Instance not connected');
+    assert.deepEqual((await g.request('GET', `${inst.prefix}/contacts`)).body, before.body, 'the stored contacts are as they were');
+  });
+
   test('every chats/contacts route is in /openapi.json with a description and an example', async () => {
     const doc = (await g.request('GET', '/openapi.json')).json as { paths: Record<string, Record<string, { description?: string; parameters?: unknown[]; requestBody?: unknown }>> };
     const prefix = '/instances/{instanceId}/token/{instanceToken}';
-    for (const [method, path] of [['get', '/chats'], ['get', '/chats/{phone}'], ['post', '/modify-chat'], ['get', '/contacts'], ['get', '/contacts/{phone}']] as const) {
+    for (const [method, path] of [['get', '/chats'], ['get', '/chats/{phone}'], ['post', '/modify-chat'], ['get', '/contacts'], ['get', '/contacts/{phone}'], ['get', '/chat-messages/{phone}'], ['post', '/contacts/add'], ['delete', '/contacts/remove']] as const) {
       const op = doc.paths[`${prefix}${path}`]?.[method];
       assert.ok(op, `${method.toUpperCase()} ${path} is documented`);
       assert.ok(op.description, `${method.toUpperCase()} ${path} has a description`);

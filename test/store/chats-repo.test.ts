@@ -111,3 +111,44 @@ storeTest('chats: importMessages loads many rows in multi-row statements and ski
   assert.equal(newest[0]?.message_id, 'i2499', 'newest first');
   assert.equal(await store.chats.findChat(instanceId, '5511900000002'), undefined, 'chats are not touched by an import');
 });
+
+storeTest('chats: an edit replaces the text, a revoke drops the content; only that message of that chat', async (store) => {
+  const { instanceId } = await seedInstance(store);
+  const chats = store.chats;
+  await chats.record({ kind: 'message', message: { ...msg(instanceId, 'A', 1000), media_id: 'f1', type: 'image' }, chat: BOB, countsUnread: true });
+  await chats.record({ kind: 'message', message: msg(instanceId, 'B', 2000), chat: BOB, countsUnread: true });
+  await chats.record({ kind: 'message', message: msg(instanceId, 'B', 2000, false, '5511900000003'), chat: { ...BOB, jid: '5511900000003@s.whatsapp.net' }, countsUnread: true });
+  await chats.record({ kind: 'edit', instanceId, chatId: '5511900000002', messageId: 'B', body: 'edited' });
+  await chats.record({ kind: 'revoke', instanceId, chatId: '5511900000002', messageId: 'A' });
+  const rows = await chats.listMessages(instanceId, '5511900000002', 10);
+  assert.deepEqual(rows.map((m) => [m.message_id, m.type, m.body, m.media_id]), [['B', 'text', 'edited', null], ['A', 'revoked', null, null]]);
+  assert.equal((await chats.listMessages(instanceId, '5511900000003', 10))[0]?.body, 'm B', 'the same id in another chat is untouched');
+});
+
+storeTest('chats: read on the phone leaves unread = received messages after the newest read one; unknown ids change nothing', async (store) => {
+  const { instanceId } = await seedInstance(store);
+  const chats = store.chats;
+  for (const [id, at] of [['A', 1000], ['B', 2000], ['C', 3000]] as const) await chats.record({ kind: 'message', message: msg(instanceId, id, at), chat: BOB, countsUnread: true });
+  await chats.record({ kind: 'read', instanceId, chatId: '5511900000002', ids: ['nope'] });
+  assert.equal((await chats.findChat(instanceId, '5511900000002'))?.unread, 3, 'an id not stored changes nothing');
+  await chats.record({ kind: 'read', instanceId, chatId: '5511900000002', ids: ['A', 'B'] });
+  assert.equal((await chats.findChat(instanceId, '5511900000002'))?.unread, 1, 'C is still unread');
+  await chats.record({ kind: 'read', instanceId, chatId: '5511900000002', ids: ['C'] });
+  assert.equal((await chats.findChat(instanceId, '5511900000002'))?.unread, 0);
+});
+
+storeTest('chats: listMessages pages with a message id as cursor, same-millisecond messages neither skipped nor repeated', async (store) => {
+  const { instanceId } = await seedInstance(store);
+  const chats = store.chats;
+  for (const [id, at] of [['A', 1000], ['B', 2000], ['C', 2000], ['D', 3000]] as const) await chats.record({ kind: 'message', message: msg(instanceId, id, at), chat: BOB, countsUnread: true });
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 10; i++) {
+    const page = await chats.listMessages(instanceId, '5511900000002', 1, cursor);
+    if (page.length === 0) break;
+    seen.push(page[0]!.message_id);
+    cursor = page[0]!.message_id;
+  }
+  assert.deepEqual(seen, ['D', 'C', 'B', 'A']);
+  assert.deepEqual(await chats.listMessages(instanceId, '5511900000002', 10, 'unknown'), [], 'an unknown cursor answers nothing');
+});

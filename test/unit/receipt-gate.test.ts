@@ -8,18 +8,20 @@ import type { WASocket } from '../../src/sessions/socket-config.js';
 
 function fakeSocket() {
   const wire: string[] = [];
+  const cached: string[] = [];
   const listeners = new Map<string, ((node: { attrs: { id?: string } }) => void)[]>();
   const sock = {
     ws: {
       socket: { send: (data: string, cb?: (err?: Error) => void) => { wire.push(data); cb?.(); } },
       on: (event: string, fn: (node: { attrs: { id?: string } }) => void) => listeners.set(event, [...(listeners.get(event) ?? []), fn]),
     },
-    messageRetryManager: { addRecentMessage: (_to: string, _id: string) => undefined },
+    messageRetryManager: { addRecentMessage: (_to: string, id: string) => void cached.push(id) },
   };
   const raw = sock.ws.socket as unknown as { send(data: string, cb?: (err?: Error) => void): void };
   return {
     sock: sock as unknown as WASocket,
     wire,
+    cached,
     arrive: (id: string) => listeners.get('CB:message')?.forEach((fn) => fn({ attrs: { id } })),
     decrypted: (id: string) => sock.messageRetryManager.addRecentMessage('chat', id),
     send: (data: string) => new Promise<void>((resolve) => raw.send(data, () => resolve())),
@@ -106,4 +108,15 @@ test('a hold never outlasts its limit', async () => {
   await new Promise((r) => setTimeout(r, 80));
   assert.equal(late, 1);
   assert.deepEqual(f.wire, ['receipt SLOW']);
+});
+
+test('our own sends stay in Baileys\' retry cache (a retry can come back before the store has them); received messages do not', () => {
+  const f = fakeSocket();
+  const gate = new ReceiptGate(10_000, { flushState: async () => undefined, failed: () => undefined, heldTooLong: () => undefined });
+  gate.install(f.sock);
+  f.arrive('IN1');
+  f.decrypted('IN1');
+  f.decrypted('OUT1'); // Baileys reports a send of ours: it never arrived from the network
+  assert.deepEqual(f.cached, ['OUT1']);
+  gate.settle('IN1');
 });

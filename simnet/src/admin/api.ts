@@ -22,6 +22,7 @@ import { callStore, placeCall } from '../handlers/calls.js';
 import { contactPresence } from '../handlers/presence.js';
 import { ownerRead } from '../handlers/owner-read.js';
 import { chatSettings, phoneChangesChat, type ChatSettings, type PhoneChatChange } from '../handlers/chat-state.js';
+import { addressBook, type AddressBookEntry } from '../handlers/address-book.js';
 import type { Group } from '../network/groups.js';
 import type {
   CallOutcome,
@@ -97,6 +98,11 @@ export class AdminApi {
   /** The phone changes a chat (archive, pin, mute, read): linked devices get the app-state patch. */
   async changeChat(phone: string, chat: string, change: PhoneChatChange): Promise<{ patches: number; devices: number }> {
     return phoneChangesChat(this.net, this.account(phone), chat, change);
+  }
+
+  /** The phone's address book: contacts its linked devices saved (app-state `contact` mutations). */
+  addressBook(phone: string): AddressBookEntry[] {
+    return addressBook(this.account(phone));
   }
 
   /** The profile picture's bytes (base64), as the device uploaded it. */

@@ -17,6 +17,7 @@ import type { CallRecord, CallRequest, GroupActionRequest, GroupActionResult, Ow
 
 export type * from './types.js';
 import type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
+import type { AddressBookEntry } from '../handlers/address-book.js';
 export type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
 
 export class SimnetError extends Error {
@@ -111,6 +112,11 @@ export class SimnetClient {
   /** Archives (or unarchives) a chat on `phone`'s phone, as WhatsApp's app-state sync tells the linked devices. */
   archiveChat(phone: string, chat: string, archived: boolean): Promise<{ patches: number; devices: number }> {
     return this.changeChat(phone, chat, { archived });
+  }
+
+  /** Contacts saved in `phone`'s own phone's address book by its linked devices (app-state `contact` mutations). */
+  addressBook(phone: string): Promise<AddressBookEntry[]> {
+    return this.call('GET', `${this.u(phone)}/address-book`);
   }
 
   /** The profile picture's bytes as the device uploaded them (404 when none). */

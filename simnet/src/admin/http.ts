@@ -52,6 +52,7 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       // The phone's chat list: read it, or change a chat on the phone (linked devices sync it).
       if (method === 'GET' && c === 'chats' && parts[3]) return api.chatState(b, parts[3]);
       if (method === 'POST' && c === 'chats' && parts[3]) return api.changeChat(b, parts[3], body as PhoneChatChange);
+      if (method === 'GET' && c === 'address-book') return api.addressBook(b);
       if (method === 'GET' && c === 'profile-picture') return api.profilePicture(b);
       if (method === 'GET' && c === 'groups') return api.groupsOf(b);
       if (method === 'GET' && c === 'receipts') {

@@ -1,5 +1,5 @@
 // A phone answers a retry receipt as WhatsApp phones do: it re-encrypts the same message (same id) for the one device that
-// could not decrypt it, over a new session built from the keys in the receipt, or from the device's bundle on the server.
+// could not decrypt it: over the session it has on a first retry, over a new one from the receipt's keys or the device's bundle after.
 import { encodeWAMessage, proto, type BinaryNode } from 'baileys';
 import type { Simnet } from '../server/simnet.js';
 import { bytesOf, child } from '../server/simnet.js';
@@ -69,9 +69,15 @@ export async function phoneAnswerRetry(net: Simnet, sender: Account, dev: Linked
       payload = own ? encodeWAMessage({ deviceSentMessage: { destinationJid: pnJid(recipient.phone), message } }) : encodeWAMessage(message);
       attrs = directAttrs(sender, recipient, base, own);
     }
-    // A new session either way: from the receipt's keys, else from the device's bundle on the server.
+    // As WhatsApp's phones (and whatsmeow) do: the first retry without keys is re-encrypted over the
+    // session the phone has (the device may only have missed a step); keys in the receipt (Baileys
+    // sends them from the second retry on) start a new session from them; with no session at all,
+    // one is started from the device's bundle on the server.
     const sig = sender.phoneSignal;
-    if (bundle) {
+    const reuse = !bundle && count < 2 && sig.hasSession(`${dev.account.lid}.${dev.id}`);
+    if (reuse) {
+      // nothing to set up
+    } else if (bundle) {
       await sig.initOutgoing(dev.account.lid, dev.id, bundle);
       if (bundle.registrationId) dev.registrationId = bundle.registrationId;
     } else {

@@ -4,6 +4,7 @@ import type { ClientConnection } from '../server/connection.js';
 import { bytesOf, child, childNodes, iqResult, type Simnet } from '../server/simnet.js';
 import { applyOwnPatch } from './push-name.js';
 import { applyChatPatch } from './chat-state.js';
+import { applyContactPatch } from './address-book.js';
 import { proto } from 'baileys';
 
 /** Patches kept per collection; older ones are dropped (clients beyond that get a fresh start). */
@@ -28,6 +29,7 @@ export function handleAppStateIq(net: Simnet, conn: ClientConnection, node: Bina
         // The phone reads what concerns it (the push name); a patch it cannot read stays opaque.
         if (acc) void applyOwnPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
         if (acc) void applyChatPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
+        if (acc) void applyContactPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
         if (state.patches.length > MAX_PATCHES) state.patches.shift();
         net.counters.inc(`appstate.patch.${name}`);
       }

@@ -9,6 +9,7 @@ import { scheduleContactReceipts } from './receipts.js';
 import { handleGroupMessage } from './group-messages.js';
 import { handleStatusMessage, STATUS_JID } from './status-messages.js';
 import { forwardTargetedResend } from './retry.js';
+import { phoneAsksRetry, retryAnswered } from '../contacts/ask-retry.js';
 
 export function sendAck(net: Simnet, conn: ClientConnection, node: BinaryNode, error?: string): void {
   const attrs: Record<string, string> = { class: 'message', id: node.attrs.id ?? '', from: node.attrs.to ?? '', t: net.nowSec() };
@@ -68,11 +69,17 @@ export async function handleClientMessage(net: Simnet, conn: ClientConnection, n
       try {
         const msg = await phoneDecrypt(acc, dev, enc);
         if (acc === sender) ownCopy = msg;
-        else recipientCopy = msg;
+        else {
+          recipientCopy = msg;
+          retryAnswered(acc, dev, id);
+        }
       } catch (e) {
         error = (e as Error).message;
         net.counters.inc('decrypt.failed');
         net.config.log('phone failed to decrypt', { id, to: t.attrs.jid, error });
+        // The recipient's phone asks the sending device for the message again (its own phone's
+        // copy is not asked for: the recipient's copy is what the conversation needs).
+        if (acc !== sender) phoneAsksRetry(net, acc, dev, id, viaLid);
       }
     } else {
       const target = acc.companions.get(p.device);

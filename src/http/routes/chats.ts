@@ -3,7 +3,7 @@
 // the phone as WhatsApp's own clients send them.
 import type { FastifyInstance } from 'fastify';
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { ChatsService } from '../../services/chats-service.js';
+import { MAX_CONTACTS_PER_CALL, type ChatsService } from '../../services/chats-service.js';
 import { instanceOf } from '../auth.js';
 import { errorResponses, named, Phone, ValueTrue } from '../schemas/common.js';
 
@@ -46,6 +46,17 @@ const ChatMetadata = Type.Composite([
     about: Nullable(Type.String()),
   }),
 ]);
+
+const ChatMessage = Type.Object({
+  messageId: Type.String(),
+  phone: Type.String({ description: 'The chat: number, `<digits>-group` or `<digits>@lid`.' }),
+  fromMe: Type.Boolean(),
+  participantPhone: Nullable(Type.String({ description: 'The sender in a group; null for your own messages and in 1:1 chats.' })),
+  momment: Type.Integer({ description: 'ms since the epoch (Z-API\'s spelling).' }),
+  type: Type.String({ description: '`text`, `image`, `audio`, `video`, `document`, `sticker`, `contact`, `location`, `poll`, … or `revoked` (deleted for everyone).' }),
+  body: Nullable(Type.String({ description: 'Text, caption, file name or question (cut at 4096 characters); after an edit, the new text.' })),
+  status: Type.String({ description: 'Your messages: SENT, RECEIVED, READ, PLAYED; received ones: RECEIVED.' }),
+});
 
 const ChatActionBody = Type.Object(
   {
@@ -103,6 +114,31 @@ const ContactInfo = named(
   Type.Composite([ContactMetadata], { examples: [{ phone: '5511999999999', name: 'Maria Silva', short: 'Maria', notify: 'Maria', imgUrl: null, about: 'Hey there! I am using WhatsApp.' }] }),
 );
 
+const NewContact = Type.Object({
+  firstName: Type.String({ minLength: 1, maxLength: 128, description: 'Name saved in the phone\'s address book.' }),
+  lastName: Type.Optional(Type.String({ maxLength: 128, description: 'Last name; the saved full name is "firstName lastName".' })),
+  phone: Type.String({ minLength: 1, maxLength: 64, description: 'The contact\'s number with country code.' }),
+});
+
+const ContactsChange = named(
+  'ContactsChange',
+  "The phone's address book changed: `success` when every entry was applied, else `errors` names the ones refused.",
+  Type.Object(
+    {
+      success: Type.Boolean({ description: 'true when every entry was applied.' }),
+      errors: Type.Array(Type.Object({ phone: Type.String(), error: Type.String() }), { description: 'Entries the network refused (e.g. a number not on WhatsApp); the others were applied.' }),
+    },
+    { examples: [{ success: true, errors: [] }] },
+  ),
+);
+const ChatMessages = named(
+  'ChatMessages',
+  "A page of one chat's stored messages, newest first: edits show the new text, deletions are `revoked`.",
+  Type.Array(ChatMessage, {
+    examples: [[{ messageId: '3EB0A7C2F5D1E8B94C6A', phone: '5511999999999', fromMe: false, participantPhone: null, momment: 1764000000000, type: 'text', body: 'Hi! Got it.', status: 'RECEIVED' }]],
+  }),
+);
+
 function paging(q: { page?: string; pageSize?: string }): [number, number] {
   return [Number(q.page ?? '1'), Number(q.pageSize ?? '100')];
 }
@@ -140,6 +176,29 @@ export function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
       async (request) => chats.metadata(instanceOf(request).id, request.params.phone),
     );
 
+    app.get(
+      '/chat-messages/:phone',
+      {
+        schema: {
+          tags: ['chats'],
+          operationId: 'chats_messages',
+          summary: 'A chat\'s stored messages, newest first',
+          description:
+            'Z-API\'s legacy chat-messages, from the stored copy (what the instance sent and received since it was paired, within ZAPGATE_CHAT_MESSAGES_RETENTION_DAYS and ZAPGATE_CHAT_MESSAGES_PER_CHAT). Edits show the new text; a message deleted for everyone stays as type `revoked` with no body. Page on with `lastMessageId` = the last id of the previous page. 404 `Chat not found` for a chat the instance has not seen.',
+          params: PhoneParams,
+          querystring: Type.Object(
+            {
+              amount: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$', description: 'Messages per page, 1–1000 (default 20).', examples: ['20'] })),
+              lastMessageId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Answer the messages older than this one.' })),
+            },
+            { examples: [{ amount: '20' }] },
+          ),
+          response: { 200: ChatMessages, ...errorResponses() },
+        },
+      },
+      async (request) => chats.messages(instanceOf(request).id, request.params.phone, Number(request.query.amount ?? '20'), request.query.lastMessageId),
+    );
+
     app.post(
       '/modify-chat',
       {
@@ -172,6 +231,38 @@ export function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => chats.contacts(instanceOf(request).id, ...paging(request.query)),
+    );
+
+    app.post(
+      '/contacts/add',
+      {
+        schema: {
+          tags: ['contacts'],
+          operationId: 'contacts_add',
+          summary: 'Save contacts in the phone\'s address book',
+          description:
+            `Each entry is sent as WhatsApp's app-state contact change, which the phone applies (and, where WhatsApp may write the phone's contacts, saves there too). Only numbers on WhatsApp can be saved: the others are listed in \`errors\` and the rest are saved. At most ${MAX_CONTACTS_PER_CALL} per call; a malformed number refuses the whole call (400) before anything is sent. \`GET /contacts\` then shows the name.`,
+          body: Type.Array(NewContact, { minItems: 1, maxItems: MAX_CONTACTS_PER_CALL, examples: [[{ firstName: 'Contact 1', lastName: 'Last name 1', phone: '5511999999999' }]] }),
+          response: { 200: ContactsChange, ...errorResponses(409, 504) },
+        },
+      },
+      async (request) => chats.saveContacts(instanceOf(request).id, request.body),
+    );
+
+    // Z-API's method: DELETE with a JSON body (the numbers).
+    app.delete(
+      '/contacts/remove',
+      {
+        schema: {
+          tags: ['contacts'],
+          operationId: 'contacts_remove',
+          summary: 'Remove contacts from the phone\'s address book',
+          description: `Each number is removed from the phone's address book (an app-state change); the contact stays known by the name it set in WhatsApp. At most ${MAX_CONTACTS_PER_CALL} per call.`,
+          body: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: MAX_CONTACTS_PER_CALL, examples: [['5511999999999']] }),
+          response: { 200: ContactsChange, ...errorResponses(409, 504) },
+        },
+      },
+      async (request) => chats.removeContacts(instanceOf(request).id, request.body),
     );
 
     app.get(
