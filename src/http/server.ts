@@ -52,6 +52,24 @@ export const TAGS = [
   { name: 'operations', description: 'Liveness, readiness and Prometheus metrics for operators (no token).' },
 ];
 
+const INSTANCE_PARAM_TEXT: Readonly<Record<string, string>> = {
+  instanceId: 'The instance: `instanceId` from POST /instances (or GET /instances).',
+  instanceToken: 'The instance\'s token from POST /instances (or its last rotate-token).',
+};
+
+/** The instance path parameters come from the URL, with no schema text: say where their values come from. */
+function describeInstanceParams<T extends { paths?: object }>(doc: T): T {
+  for (const methods of Object.values(doc.paths ?? {}) as Record<string, { parameters?: { name?: string; in?: string; description?: string }[] }>[]) {
+    for (const op of Object.values(methods)) {
+      for (const p of op.parameters ?? []) {
+        const text = p.in === 'path' && p.name ? INSTANCE_PARAM_TEXT[p.name] : undefined;
+        if (text && !p.description) p.description = text;
+      }
+    }
+  }
+  return doc;
+}
+
 export interface HttpDeps {
   config: Config;
   log: Logger;
@@ -150,6 +168,7 @@ export async function buildHttpServer(deps: HttpDeps) {
       tags: TAGS,
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (doc) => ('openapiObject' in doc ? describeInstanceParams(doc.openapiObject) : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

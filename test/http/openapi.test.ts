@@ -99,7 +99,11 @@ describe('/openapi.json', () => {
       const body = op.requestBody?.content?.['application/json'];
       if (op.requestBody && exampleOf(body) === undefined) problems.push(`${key}: body without an example`);
       for (const p of op.parameters ?? []) {
-        if (INSTANCE_PARAMS.has(p.name)) continue;
+        if (INSTANCE_PARAMS.has(p.name)) {
+          // Filled in by the user from POST /instances: the text says so.
+          if (!(p as { description?: string }).description) problems.push(`${key}: ${p.name} says nothing`);
+          continue;
+        }
         if ((p.in === 'path' || p.required) && exampleOf(p) === undefined) problems.push(`${key}: ${p.in} parameter ${p.name} without an example`);
       }
     }
