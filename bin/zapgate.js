@@ -1,6 +1,42 @@
 #!/usr/bin/env node
-// The `zapgate` command: loads the TypeScript sources through tsx's loader, then runs the CLI.
-import { register } from 'tsx/esm/api';
+// The `zapgate` command. It runs the compiled build in dist/ (`npm install` builds it through the
+// `prepare` script; `npm run build` rebuilds it). ZAPGATE_FROM_SOURCE=1 runs the TypeScript sources
+// through tsx instead (a development dependency): `npm run dev` and the test harness use it, so a
+// test never runs a stale build.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 
-register();
-await import('../src/cli.ts');
+/** In a checkout (sources beside dist/): a source newer than the build means a forgotten `npm run build`. */
+function warnIfStale(entry) {
+  const built = statSync(entry).mtimeMs;
+  for (const dir of ['../src', '../simnet/src']) {
+    const root = new URL(`${dir}/`, import.meta.url);
+    if (!existsSync(root)) continue;
+    for (const file of readdirSync(root, { recursive: true })) {
+      if (!String(file).endsWith('.ts') && !String(file).endsWith('.mjs')) continue;
+      if (statSync(new URL(String(file), root)).mtimeMs > built) {
+        console.error(`zapgate: warning: ${dir.slice(3)}/${file} is newer than the build in dist/: run \`npm run build\` (or \`npm run dev\` to run the sources)`);
+        return;
+      }
+    }
+  }
+}
+
+if (process.env.ZAPGATE_FROM_SOURCE === '1') {
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    console.error('zapgate: ZAPGATE_FROM_SOURCE=1 needs tsx, a development dependency (run npm install without --omit=dev)');
+    process.exit(1);
+  }
+  register();
+  await import('../src/cli.ts');
+} else {
+  const entry = new URL('../dist/src/cli.js', import.meta.url);
+  if (!existsSync(entry)) {
+    console.error('zapgate: no build in dist/: run `npm run build` (npm install runs it too)');
+    process.exit(1);
+  }
+  warnIfStale(entry);
+  await import(entry.href);
+}

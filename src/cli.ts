@@ -1,14 +1,13 @@
-// The `zapgate` command line: serve, accounts, migrate, simnet, demo.
+// The `zapgate` command line: serve, accounts, migrate, simnet, demo. Each command loads what it
+// needs when it runs (dynamic imports), so `zapgate --help` or `zapgate accounts list` never load
+// Baileys, sharp or Fastify. Mistakes in how a command is called are one line and that command's
+// usage on stderr, exit 2; failures at start are one line that names the setting to change, exit 1.
 import { parseArgs } from 'node:util';
-import 'dotenv/config';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { createGateway } from './main.js';
-import { systemClock } from './clock.js';
-import { openDatabase } from './store/database.js';
-import { createStore } from './store/index.js';
-import { AccountsService } from './services/accounts-service.js';
+import { createServer } from 'node:net';
+import type { Config } from './config.js';
+import { explainStartError, type StartSettings } from './start-errors.js';
 
-const USAGE = `Usage: zapgate <command>
+const USAGE = `Usage: zapgate <command> [options]
 
 Commands:
   serve                         run the gateway (configuration from the environment / .env)
@@ -20,45 +19,94 @@ Commands:
   simnet [--port N]             run simnet, the offline WhatsApp network, for local testing
   demo [--port N] [--simnet-port N] [--data-dir D]
                                 run the gateway against an embedded simnet and print how to try it
-`;
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'serve':
-      return serve(config());
-    case 'accounts':
-      return accounts(rest);
-    case 'migrate': {
-      const c = config();
-      const db = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
-      await db.close();
-      console.log('migrations applied');
-      return 0;
-    }
-    case 'simnet': {
-      const { runSimnetCli } = await import('../simnet/src/cli.js');
-      return runSimnetCli(rest);
-    }
-    case 'demo': {
-      const { runDemo } = await import('./demo.js');
-      return runDemo(rest);
-    }
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      console.log(USAGE);
-      return command === undefined ? 1 : 0;
-    default:
-      console.error(`zapgate: unknown command: ${command}\n\n${USAGE}`);
-      return 2;
+Run \`zapgate <command> --help\` for a command's options.`;
+
+const SETTINGS = `Settings come from the environment, or a .env file in the working directory:
+  ZAPGATE_PORT (3000), ZAPGATE_HOST (0.0.0.0), ZAPGATE_DATA_DIR (./data),
+  ZAPGATE_DATABASE_URL (PostgreSQL; SQLite in the data dir when unset), ZAPGATE_LOG_LEVEL (info),
+  and the rest listed in the README.`;
+
+const SERVE_USAGE = `Usage: zapgate serve
+
+Runs the gateway: the HTTP API, the WhatsApp sessions and the webhook dispatcher. The first start
+on an empty database creates an account and prints its Client-Token once (or set ZAPGATE_CLIENT_TOKEN).
+${SETTINGS}`;
+
+const ACCOUNTS_USAGE = `Usage: zapgate accounts <create <name> | list | rotate <id> | delete <id>>
+
+  accounts create <name>        create an account and print {"id","name","clientToken"} (the token only now)
+  accounts list                 one JSON line per account, never their tokens
+  accounts rotate <id>          replace the account's Client-Token and print the new one once
+  accounts delete <id>          delete the account and all its instances
+
+Works on the database the gateway uses (ZAPGATE_DATABASE_URL or ZAPGATE_DATA_DIR), also while it runs.`;
+
+const MIGRATE_USAGE = `Usage: zapgate migrate
+
+Applies pending database migrations and exits (serve applies them too when it starts).
+${SETTINGS}`;
+
+const DEMO_USAGE = `Usage: zapgate demo [--port N] [--simnet-port N] [--data-dir D]
+
+Runs the gateway against an embedded simnet (an offline WhatsApp network) with one instance ready
+to pair, and prints the curl commands that pair a virtual phone and send a first message.
+
+  --port N          the gateway's port (default: ZAPGATE_PORT, else 3000)
+  --simnet-port N   simnet's port (default 7080; 0 = any free port)
+  --data-dir D      keep the demo's data here (default: ZAPGATE_DATA_DIR, else a temporary
+                    directory removed on exit); a second run reuses the demo account
+
+Honours the same settings as serve (ZAPGATE_HOST defaults to 127.0.0.1 here).`;
+
+/** A mistake in how a command was called: one line, then that command's usage, exit 2. */
+export class UsageError extends Error {
+  constructor(message: string, readonly usage: string = USAGE) {
+    super(message);
+    this.name = 'UsageError';
   }
 }
 
-function config(): Config {
+/** node:util parseArgs' messages, shortened to one line a person reads. */
+export function parseArgsMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const unknown = /^Unknown option '([^']+)'/i.exec(message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const missing = /^Option '(-\w, )?(--[\w-]+)[^']*' argument missing/i.exec(message);
+  if (missing) return `option ${missing[2]} needs a value`;
+  const unexpected = /^Unexpected argument '([^']+)'/i.exec(message);
+  if (unexpected) return `unexpected argument ${unexpected[1]}`;
+  const notBoolean = /^Option '(--[\w-]+)' does not take an argument/i.exec(message);
+  if (notBoolean) return `option ${notBoolean[1]} takes no value`;
+  return message.split('\n')[0] ?? message;
+}
+
+type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+
+/** parseArgs with `--help`, strict; its errors become UsageErrors carrying `usage`. */
+function parse<O extends Options>(args: string[], options: O, usage: string, positionals = false) {
   try {
-    return loadConfig();
+    return parseArgs({ args, strict: true, allowPositionals: positionals, options: { ...options, help: { type: 'boolean', short: 'h' } } });
+  } catch (err) {
+    throw new UsageError(parseArgsMessage(err), usage);
+  }
+}
+
+/** A port given on the command line: 0-65535, or a usage error. */
+export function portOption(name: string, value: string, usage: string): number {
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`${name} must be a port number (0-65535), got ${JSON.stringify(value)}`, usage);
+  return Number(value);
+}
+
+/** The settings a start failure is explained against, once the configuration is known. */
+let settings: StartSettings | undefined;
+
+async function config(env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  const { ConfigError, loadConfig } = await import('./config.js');
+  try {
+    const c = loadConfig(env);
+    settings = c;
+    return c;
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`zapgate: invalid configuration: ${err.message}`);
@@ -68,16 +116,72 @@ function config(): Config {
   }
 }
 
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      if (parse(rest, {}, SERVE_USAGE).values.help) return help(SERVE_USAGE);
+      await import('dotenv/config');
+      return serve(await config());
+    case 'accounts':
+      return accounts(rest);
+    case 'migrate': {
+      if (parse(rest, {}, MIGRATE_USAGE).values.help) return help(MIGRATE_USAGE);
+      await import('dotenv/config');
+      const c = await config();
+      const { openDatabase } = await import('./store/database.js');
+      const { privateDir } = await import('./store/private-files.js');
+      if (!c.databaseUrl) privateDir(c.dataDir);
+      const db = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
+      await db.close();
+      console.log('migrations applied');
+      return 0;
+    }
+    case 'simnet': {
+      const { runSimnetCli } = await import('../simnet/src/cli.js');
+      return runSimnetCli(rest);
+    }
+    case 'demo':
+      return demo(rest);
+    case undefined:
+      console.error(USAGE);
+      return 2;
+    case 'help':
+    case '--help':
+    case '-h':
+      return help(USAGE);
+    default:
+      throw new UsageError(command.startsWith('-') ? `unknown option ${command}` : `unknown command: ${command}`);
+  }
+}
+
+function help(usage: string): number {
+  console.log(usage);
+  return 0;
+}
+
+/** Fails early, before anything is created, when the port is taken (the listen error would come after the first account's token was printed). */
+async function portFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 export async function serve(c: Config): Promise<number> {
+  await portFree(c.host, c.port);
+  const { createGateway } = await import('./main.js');
   const gateway = await createGateway(c);
   const created = await gateway.accounts.bootstrap(c.bootstrapClientToken);
+  const address = await gateway.listen();
   if (created && !c.bootstrapClientToken) {
     // Printed once, on the terminal only: never through the logger.
     process.stdout.write(
       `\nzapgate: created the first account. Its Client-Token (shown only now):\n\n    ${created.clientToken}\n\n`,
     );
   }
-  const address = await gateway.listen();
   gateway.log.info({ address }, 'zapgate listening');
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -92,33 +196,44 @@ export async function serve(c: Config): Promise<number> {
   return new Promise<number>(() => {});
 }
 
-/** A mistake in how the command was called: one line, then the usage, exit 2. */
-class UsageError extends Error {}
-
 /** The accounts subcommand and its one argument, checked before anything is opened. */
-function parseAccounts(args: string[]): { sub: 'create' | 'list' | 'rotate' | 'delete'; arg: string | undefined } {
+function parseAccounts(args: string[]): { sub: 'create' | 'list' | 'rotate' | 'delete'; arg: string | undefined } | 'help' {
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, strict: true, options: {} });
+    parsed = parse(args, {}, ACCOUNTS_USAGE, true);
   } catch (err) {
-    const option = /option '([^']+)'/i.exec((err as Error).message)?.[1];
-    if (option === '--name') throw new UsageError('unknown option --name (the name is positional: accounts create <name>)');
-    throw new UsageError(option ? `unknown option ${option}` : ((err as Error).message.split('\n')[0] ?? 'invalid arguments'));
+    if (/unknown option --name\b/.test((err as Error).message)) {
+      throw new UsageError('unknown option --name (the name is positional: accounts create <name>)', ACCOUNTS_USAGE);
+    }
+    throw err;
   }
+  if (parsed.values.help) return 'help';
   const [sub, arg, ...extra] = parsed.positionals;
   if (sub !== 'create' && sub !== 'list' && sub !== 'rotate' && sub !== 'delete') {
-    throw new UsageError(sub === undefined ? 'accounts needs a subcommand' : `unknown accounts subcommand: ${sub}`);
+    throw new UsageError(sub === undefined ? 'accounts needs a subcommand' : `unknown accounts subcommand: ${sub}`, ACCOUNTS_USAGE);
   }
-  if (extra.length > 0 || (sub === 'list' && arg !== undefined)) throw new UsageError(`too many arguments for accounts ${sub}`);
+  if (extra.length > 0 || (sub === 'list' && arg !== undefined)) throw new UsageError(`too many arguments for accounts ${sub}`, ACCOUNTS_USAGE);
   if (sub !== 'list' && (arg === undefined || arg.trim() === '')) {
-    throw new UsageError(`accounts ${sub} needs ${sub === 'create' ? 'a name' : 'an account id'}`);
+    throw new UsageError(`accounts ${sub} needs ${sub === 'create' ? 'a name' : 'an account id'}`, ACCOUNTS_USAGE);
   }
   return { sub, arg };
 }
 
 async function accounts(args: string[]): Promise<number> {
-  const { sub, arg } = parseAccounts(args);
-  const c = config();
+  const parsed = parseAccounts(args);
+  if (parsed === 'help') return help(ACCOUNTS_USAGE);
+  const { sub, arg } = parsed;
+  await import('dotenv/config');
+  const c = await config();
+  // The store and the accounts service only: no engine, no HTTP server.
+  const [{ openDatabase }, { createStore }, { AccountsService }, { systemClock }, { privateDir }] = await Promise.all([
+    import('./store/database.js'),
+    import('./store/index.js'),
+    import('./services/accounts-service.js'),
+    import('./clock.js'),
+    import('./store/private-files.js'),
+  ]);
+  if (!c.databaseUrl) privateDir(c.dataDir);
   const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
   const service = new AccountsService(createStore(database), systemClock());
   try {
@@ -149,21 +264,39 @@ async function accounts(args: string[]): Promise<number> {
   }
 }
 
+async function demo(args: string[]): Promise<number> {
+  const { values } = parse(args, { port: { type: 'string' }, 'simnet-port': { type: 'string' }, 'data-dir': { type: 'string' } }, DEMO_USAGE);
+  if (values.help) return help(DEMO_USAGE);
+  const port = values.port === undefined ? undefined : portOption('--port', values.port, DEMO_USAGE);
+  const simnetPort = portOption('--simnet-port', values['simnet-port'] ?? '7080', DEMO_USAGE);
+  if (values['data-dir'] === '') throw new UsageError('--data-dir needs a directory', DEMO_USAGE);
+  await import('dotenv/config');
+  const { runDemo, demoEnv } = await import('./demo.js');
+  const env = demoEnv(process.env, { ...(port !== undefined ? { port } : {}), ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}) });
+  // Checked the way serve checks it (a bad variable is a configuration error, exit 2).
+  const c = await config({ ...env, ZAPGATE_DATA_DIR: env.ZAPGATE_DATA_DIR ?? '.' });
+  await portFree(c.host, c.port);
+  try {
+    await portFree('127.0.0.1', simnetPort);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'EADDRINUSE') throw new Error(`simnet's port ${simnetPort} is already in use: choose another with --simnet-port (0 = any free port)`);
+    throw err;
+  }
+  return runDemo(env, simnetPort);
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (code !== 0 || process.argv[2] !== 'serve') process.exit(code);
   },
   (err: unknown) => {
-    // A mistake in the command line: one line and the usage, never a stack trace.
-    // (the simnet and demo commands parse their own options with node:util's parseArgs).
-    const code = (err as { code?: unknown } | null)?.code;
-    if (err instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
-      const option = /option '([^']+)'/i.exec((err as Error).message)?.[1];
-      console.error(`zapgate: ${option ? `unknown option ${option}` : (err as Error).message.split('\n')[0]}\n\n${USAGE}`);
+    if (err instanceof UsageError) {
+      console.error(`zapgate: ${err.message}\n\n${err.usage}`);
       process.exit(2);
     }
-    // Anything else (a database that cannot be opened, …): one line too.
-    console.error(`zapgate: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    // Anything else (a port in use, a database that cannot be opened, …): one line, no stack trace.
+    console.error(`zapgate: ${explainStartError(err, settings)}`);
+    if (process.env.ZAPGATE_DEBUG_ERRORS === '1') console.error(err);
     process.exit(1);
   },
 );

@@ -74,6 +74,8 @@ export const EnvSchema = Type.Object({
   ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT: Type.String({ default: '1073741824', pattern: '^[0-9]+$' }),
   // phone-exists-batch: more numbers than this needing the network make a job (202) instead of a wait.
   ZAPGATE_PHONE_CHECK_SYNC_MAX: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
+  // create-group: how long the request waits for the network's group before answering the pending id alone.
+  ZAPGATE_CREATE_GROUP_WAIT_MS: Type.String({ default: '5000', pattern: '^[0-9]{1,6}$' }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -112,6 +114,8 @@ export interface Config {
   readonly quotas: QuotaSettings;
   /** phone-exists-batch: unchecked numbers a request waits for; more make a job. */
   readonly phoneCheckSyncMax: number;
+  /** create-group: ms the answer waits for the group to exist (Z-API's `phone`, `invitationLink`); 0 answers at once. Scaled. */
+  readonly createGroupWaitMs: number;
 }
 
 export interface QuotaSettings {
@@ -275,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxQueuedBytesPerAccount: Number(e.ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT),
     }),
     phoneCheckSyncMax: Number(e.ZAPGATE_PHONE_CHECK_SYNC_MAX),
+    createGroupWaitMs: Math.round(Number(e.ZAPGATE_CREATE_GROUP_WAIT_MS) * timeScale),
   });
 }
 

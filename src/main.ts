@@ -49,6 +49,11 @@ import { ChatsEngine } from './sessions/chats-engine.js';
 import { offlineChats } from './sessions/chats-port.js';
 import { ChatsService } from './services/chats-service.js';
 import { chatRouteTree } from './http/routes/chats.js';
+import { GroupAdminEngine } from './sessions/group-admin-engine.js';
+import { offlineGroupAdmin } from './sessions/group-admin-port.js';
+import { GroupAdminService } from './services/group-admin-service.js';
+import { PartnerService } from './services/partner-service.js';
+import { groupAdminRouteTree } from './http/routes/group-admin.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
 
@@ -213,7 +218,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const queue = new QueueService(store, mediaReleased);
   const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...overrides.phoneCheckJobs }) : undefined;
   const contacts = new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax);
-  const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }));
+  const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);
   const webhooks = new WebhooksService(store, guard, clock);
   const media = new MediaService(store.media, mediaFiles, signer, engine ? engine.media : null, clock);
   const mediaSweeper = new MediaSweeper(store, mediaFiles, clock, log.child({ component: 'media' }), metrics);
@@ -221,10 +226,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   if (engine) wireCallRejectReply(reactions, messages, store, log.child({ component: 'sessions' }), metrics);
   // Profile pictures go through a media pipeline of their own (same guard and limits, its own
   // slots): they are rare, and must not wait behind a queue of video conversions.
+  const profileMedia = mediaPipeline(guard, config.media);
   const accountPort: AccountPort = engine
     ? new AccountEngine({
         sessionOf: (id) => engine.sessionOf(id),
-        media: mediaPipeline(guard, config.media),
+        media: profileMedia,
         reactions,
         commandTimeoutMs: config.commandTimeoutMs,
       })
@@ -236,7 +242,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     ? new ChatsEngine({ sessionOf: (id) => engine.sessionOf(id), checkPhones: (id, phones) => engine.checkPhones(id, phones), commandTimeoutMs: config.commandTimeoutMs })
     : offlineChats();
   const chats = new ChatsService(store.chats, sessions, chatsPort, clock);
+  const partner = new PartnerService(store, instances, webhooks, account, guard);
   const proxies = new ProxyService(store, guard, sessions, (id) => instances.invalidate(id));
+  // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
+  const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
+  const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -252,8 +262,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     contacts,
     groups,
     webhooks,
+    partner,
     media,
-    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies)],
+    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies), groupAdminRouteTree(groupAdmin, config.mediaBodyLimit)],
     now: () => clock.now(),
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };

@@ -37,7 +37,10 @@ export async function runSimnetCli(argv: string[]): Promise<number> {
       },
     }));
   } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}`);
+    // One line and the usage, like every zapgate command: "Unknown option '--x'. To specify…" → "unknown option --x".
+    const message = (e as Error).message.split('\n')[0] ?? '';
+    const unknown = /^Unknown option '([^']+)'/i.exec(message);
+    console.error(`zapgate: ${unknown ? `unknown option ${unknown[1]}` : message}\n\n${USAGE}`);
     return 2;
   }
   if (values.help) {

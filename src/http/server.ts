@@ -25,6 +25,7 @@ import { limitConnections, requestDeadline, timeoutOptions } from './connection-
 import { MethodIndex } from './method-index.js';
 import { allNamedSchemas, ErrorBody } from './schemas/common.js';
 import { accountInstanceRoutes, instanceRoutes } from './routes/instances.js';
+import type { PartnerService } from '../services/partner-service.js';
 import { messageRoutes } from './routes/messages.js';
 import { statusRoutes } from './routes/status.js';
 import { contactRoutes, PhoneCheckJobSchema } from './routes/contacts.js';
@@ -82,6 +83,7 @@ export interface HttpDeps {
   contacts: ContactsService;
   groups: GroupsService;
   webhooks: WebhooksService;
+  partner: PartnerService;
   media: MediaService;
   /** Extra instance-scoped route plugins contributed by other components (e.g. webhook deliveries). */
   extraInstanceRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
@@ -182,7 +184,7 @@ export async function buildHttpServer(deps: HttpDeps) {
 
   await app.register(async (scoped) => {
     scoped.addHook('onRequest', authenticateAccount);
-    await scoped.register(accountInstanceRoutes(deps.instances));
+    await scoped.register(accountInstanceRoutes(deps.instances, deps.partner));
     await scoped.register(
       async (inst) => {
         inst.addHook('onRequest', authenticateInstance);

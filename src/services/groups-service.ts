@@ -17,6 +17,15 @@ export interface PendingGroupView {
   error?: string;
 }
 
+/** create-group's answer: the pending id always; the group's own fields when it exists in time. */
+export interface CreatedGroupAnswer {
+  groupId: string;
+  inviteLink: null;
+  phone?: string;
+  invitationLink?: string | null;
+  phonesNotAdded?: string[];
+}
+
 export interface CreateGroupRequest {
   groupName: string;
   phones: string[];
@@ -39,13 +48,20 @@ export class GroupsService {
     private readonly sessions: SessionsPort,
     private readonly clock: Clock,
     private readonly log: Logger,
+    /** How long create-group's answer waits for the group to exist (0: answer the pending id at once). */
+    private readonly createWaitMs = 0,
   ) {}
 
   onCreated(listener: GroupCreatedListener): void {
     this.listeners.push(listener);
   }
 
-  async create(instanceId: string, request: CreateGroupRequest): Promise<{ groupId: string; inviteLink: null }> {
+  /**
+   * The spec's answer (a durable pending id, no link yet), plus Z-API's `phone`, `invitationLink`
+   * and `phonesNotAdded` when the network makes the group within `createWaitMs`: Z-API clients read
+   * `phone`. The creation goes on either way; GET /groups/{pendingId} and GROUP_CREATE report it.
+   */
+  async create(instanceId: string, request: CreateGroupRequest): Promise<CreatedGroupAnswer> {
     const phones = request.phones.map((p, i) => parsePhone(p, `phones[${i}]`));
     if (!this.sessions.isConnected(instanceId)) throw errors.notConnected();
     const now = this.clock.now();
@@ -62,8 +78,17 @@ export class GroupsService {
       updated_at: now,
     };
     await this.store.groups.create(row);
-    this.track(this.complete(row));
-    return { groupId: row.id, inviteLink: null };
+    const completing = this.complete(row);
+    this.track(completing);
+    const answer: CreatedGroupAnswer = { groupId: row.id, inviteLink: null };
+    if (this.createWaitMs <= 0) return answer;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([completing.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), this.createWaitMs)))]);
+    clearTimeout(timer);
+    if (!waited) return answer;
+    const view = await this.pending(instanceId, row.id);
+    if (view.status !== 'created' || !view.phone) return answer;
+    return { ...answer, phone: view.phone, invitationLink: view.inviteLink, phonesNotAdded: view.phonesNotAdded };
   }
 
   /** Re-runs creations that were pending when the gateway stopped. */

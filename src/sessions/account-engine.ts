@@ -82,7 +82,7 @@ export class AccountEngine implements AccountPort {
  * once: a payload that is not a usable image is the client's mistake (400), a URL that could not be
  * fetched is a refusal with its reason (422).
  */
-function mediaError(err: unknown): Error {
+export function mediaError(err: unknown): Error {
   if (!(err instanceof SendFailure)) return err instanceof Error ? err : new Error(String(err));
   if (err.code === 'MEDIA_INVALID' || err.code === 'MEDIA_TOO_LARGE') return errors.invalidInput(err.reason);
   return errors.networkRefused(err.reason, err);

@@ -245,11 +245,11 @@ export async function groupInvitationMetadata(session: Session, code: string, de
   });
 }
 
-function inviteLink(code: string): string {
+export function inviteLink(code: string): string {
   return `https://chat.whatsapp.com/${code}`;
 }
 
-async function toGroupInfo(session: Session, meta: GroupMetadata, link: string | null): Promise<GroupInfo> {
+export async function toGroupInfo(session: Session, meta: GroupMetadata, link: string | null): Promise<GroupInfo> {
   const participants = await Promise.all(
     meta.participants.map(async (p) => ({
       phone: await session.phoneOf(p.id, p.phoneNumber ?? null),

@@ -738,7 +738,10 @@ export class Session {
   private async phoneInGroup(group: string, lid: string): Promise<string | null> {
     const sock = this.sock;
     let meta = cachedGroup(this.deps.caches, this.id, group);
-    if (!meta?.participants.some((p) => p.id === lid) && sock && this.open) {
+    // Not while frames are held for a received message being recorded: the query would wait behind
+    // the hold, and the hold for the recording, until the hold's limit (the link looks dead by
+    // then). The LID address is reported instead; the next change by this member asks again.
+    if (!meta?.participants.some((p) => p.id === lid) && sock && this.open && !this.gate?.active()) {
       meta = await sock.groupMetadata(group).catch(() => undefined);
       if (meta) rememberGroup(this.deps.caches, this.id, meta);
     }

@@ -12,16 +12,14 @@ import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { REPO_ROOT, spawnGateway } from '../helpers/process-gateway.js';
+import { REPO_ROOT, cliEnv, spawnGateway } from '../helpers/process-gateway.js';
 import { sleep, startHarness, type Harness } from './engine-harness.js';
 
 const run = promisify(execFile);
 
 /** Runs `zapgate accounts …` against the harness' data directory; returns its JSON output. */
 async function cli(dataDir: string, ...args: string[]): Promise<Record<string, unknown>> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ZAPGATE_')) env[k] = v;
-  env.ZAPGATE_DATA_DIR = dataDir;
+  const env = cliEnv({ ZAPGATE_DATA_DIR: dataDir });
   const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'bin/zapgate.js'), ...args], { cwd: dataDir, env, timeout: 30_000 });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
 }

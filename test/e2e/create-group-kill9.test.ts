@@ -15,7 +15,9 @@ describe('create-group across kill -9 (gateway process + Baileys + simnet)', () 
   let h: ProcessHarness;
 
   before(async () => {
-    h = await startProcessHarness({ owner: OWNER, contacts: CONTACTS });
+    // The answer does not wait for the group (ZAPGATE_CREATE_GROUP_WAIT_MS=0): the kills must be able
+    // to land while the creation is still running.
+    h = await startProcessHarness({ owner: OWNER, contacts: CONTACTS, env: { ZAPGATE_CREATE_GROUP_WAIT_MS: '0' } });
   });
 
   after(async () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { REPO_ROOT, spawnGateway, type GatewayProcess } from '../helpers/process-gateway.js';
+import { REPO_ROOT, cliEnv, spawnGateway, type GatewayProcess } from '../helpers/process-gateway.js';
 
 const run = promisify(execFile);
 const BANNER = 'zapgate: created the first account';
@@ -46,9 +46,7 @@ function client(base: string, agent: Agent) {
 
 /** Runs a `zapgate accounts …` command against the same data directory; returns its JSON output. */
 async function cli(dataDir: string, ...args: string[]): Promise<Record<string, unknown>> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ZAPGATE_')) env[k] = v;
-  env.ZAPGATE_DATA_DIR = dataDir;
+  const env = cliEnv({ ZAPGATE_DATA_DIR: dataDir });
   const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'bin/zapgate.js'), ...args], { cwd: dataDir, env, timeout: 30_000 });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
 }

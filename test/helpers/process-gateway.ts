@@ -1,5 +1,7 @@
 // Runs the real gateway as a child process (`node bin/zapgate.js serve`) on a free loopback port,
 // with a hermetic environment: no ZAPGATE_* variable leaks in from the parent, no .env is read.
+// The child runs the TypeScript sources (ZAPGATE_FROM_SOURCE=1, through tsx), never dist/: a test
+// must never pass or fail on a stale build. test/e2e/cli-dist.test.ts covers the compiled build.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,16 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The environment of a `bin/zapgate.js` child: the parent's, less every ZAPGATE_* setting (a test
+ * states the ones it means), running the sources rather than a possibly stale dist/.
+ */
+export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ZAPGATE_')) env[k] = v;
+  return { ...env, ZAPGATE_FROM_SOURCE: '1', ...extra };
 }
 
 export interface GatewayProcess {
@@ -46,12 +58,14 @@ export interface SpawnOptions {
   nodeArgs?: string[];
   /** false: return at once, without waiting for /readyz (for a process expected to refuse to start). */
   waitReady?: boolean;
+  /** Another bin/zapgate.js, run as it is (a compiled build's, test/e2e/cli-dist.test.ts), not from the sources. */
+  bin?: string;
 }
 
 export async function spawnGateway(options: SpawnOptions): Promise<GatewayProcess> {
   const port = options.port ?? (await freePort());
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('ZAPGATE_')) env[k] = v;
+  const env = cliEnv();
+  if (options.bin) delete env.ZAPGATE_FROM_SOURCE;
   Object.assign(env, {
     ZAPGATE_HOST: '127.0.0.1',
     ZAPGATE_PORT: String(port),
@@ -62,7 +76,7 @@ export async function spawnGateway(options: SpawnOptions): Promise<GatewayProces
     ZAPGATE_WA_URL: `ws://127.0.0.1:${await freePort()}/ws/chat`,
     ...options.env,
   });
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, 'serve'], {
     cwd: options.cwd ?? options.dataDir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

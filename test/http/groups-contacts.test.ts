@@ -104,12 +104,13 @@ describe('groups and contacts with a scripted session', () => {
     throw new Error('group creation still pending after 2 s');
   }
 
-  test('create-group → {groupId: pending-<uuid>, inviteLink: null}; the pending id resolves', async () => {
+  test('create-group → {groupId: pending-<uuid>, inviteLink: null} plus Z-API\'s phone and invitationLink when the group exists in time; the pending id resolves', async () => {
     const r = await g.request('POST', `${inst.prefix}/create-group`, { body: { groupName: 'Family', phones: ['+55 11 99999-0000', '5511988887777'] } });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(Object.keys(r.json).sort(), ['groupId', 'inviteLink']);
+    assert.deepEqual(Object.keys(r.json).sort(), ['groupId', 'invitationLink', 'inviteLink', 'phone', 'phonesNotAdded']);
     assert.match(String(r.json.groupId), /^pending-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    assert.equal(r.json.inviteLink, null);
+    assert.equal(r.json.inviteLink, null, 'the spec\'s field stays null');
+    assert.deepEqual([r.json.phone, r.json.invitationLink, r.json.phonesNotAdded], [SAMPLE_GROUP.phone, SAMPLE_GROUP.invitationLink, ['5511988887777']], 'Z-API\'s fields');
     const done = await pendingUntilDone(String(r.json.groupId));
     assert.deepEqual(done, {
       groupId: r.json.groupId,
@@ -136,6 +137,7 @@ describe('groups and contacts with a scripted session', () => {
     try {
       const r = await g.request('POST', `${inst.prefix}/create-group`, { body: { groupName: 'X', phones: [PHONE] } });
       assert.equal(r.status, 200);
+      assert.deepEqual(Object.keys(r.json).sort(), ['groupId', 'inviteLink'], 'no group: only the pending id');
       const done = await pendingUntilDone(String(r.json.groupId));
       assert.equal(done.status, 'failed');
       assert.equal(done.error, 'not allowed');

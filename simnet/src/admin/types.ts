@@ -52,6 +52,8 @@ export interface GroupInfo {
   /** Current description ('' none), picture id (null none), pending join requests (phones). */
   description?: string;
   pictureId?: string | null;
+  /** Size of the picture a linked device uploaded (null: none, or set by the admin API). */
+  pictureBytes?: number | null;
   joinRequests?: string[];
 }
 

@@ -170,6 +170,7 @@ export function applyGroupAction(net: Simnet, g: Group, actor: Account, input: G
       if (g.locked && !isAdmin) throw new HttpError(403, `${g.jid} is locked: only admins edit its info`);
       const remove = input.value === '' || input.value === false;
       g.pictureId = remove ? null : typeof input.value === 'string' ? input.value : String(randomInt(1_000_000_000, 2_000_000_000));
+      g.picture = null;
       const change: BinaryNode = remove
         ? { tag: 'delete', attrs: { jid: g.jid, author: lidJid(actor.lid), author_pn: pnJid(actor.phone) } }
         : { tag: 'set', attrs: { jid: g.jid, id: g.pictureId!, author: lidJid(actor.lid), author_pn: pnJid(actor.phone) } };
@@ -284,6 +285,6 @@ export function handleJoinRequestIq(net: Simnet, conn: ClientConnection, node: B
 }
 
 /** What group(jid) adds about the state these actions change. */
-export function groupExtras(g: Group): { description: string; pictureId: string | null; joinRequests: string[] } {
-  return { description: g.description, pictureId: g.pictureId, joinRequests: [...g.joinRequests.keys()] };
+export function groupExtras(g: Group): { description: string; pictureId: string | null; pictureBytes: number | null; joinRequests: string[] } {
+  return { description: g.description, pictureId: g.pictureId, pictureBytes: g.picture?.bytes.length ?? null, joinRequests: [...g.joinRequests.keys()] };
 }

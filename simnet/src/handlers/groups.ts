@@ -89,7 +89,10 @@ export function handleGroupIq(net: Simnet, conn: ClientConnection, node: BinaryN
   if (!member) return void conn.sendNode(iqError(node, 403, 'forbidden'));
   const isAdmin = !!member.role;
   const type = node.attrs.type;
-  if (type === 'get' && op.tag === 'query') return void conn.sendNode(iqResult(node, [groupNode(net, g)]));
+  if (type === 'get' && op.tag === 'query') {
+    net.counters.inc('group.query');
+    return void conn.sendNode(iqResult(node, [groupNode(net, g)]));
+  }
   if (handleJoinRequestIq(net, conn, node, g, me, op)) return;
   if (op.tag === 'invite') {
     if (!isAdmin) return void conn.sendNode(iqError(node, 401, 'not-authorized'));

@@ -8,6 +8,7 @@ import { onActive } from './login.js';
 import { handleAppStateIq } from './app-state.js';
 import { handleGroupIq } from './groups.js';
 import { handleMdIq } from './devices.js';
+import { handleGroupPictureSet } from './group-picture.js';
 import { handleBlocklistIq, handleDisappearingIq, handlePrivacyIq, handleProfilePictureIq, handleStatusIq } from './profile.js';
 
 const PRIVACY = { readreceipts: 'all', last: 'all', online: 'all', profile: 'all', status: 'all', groupadd: 'all', calladd: 'all', messages: 'all' };
@@ -75,10 +76,11 @@ export function handleIq(net: Simnet, conn: ClientConnection, node: BinaryNode):
       return handleGroupIq(net, conn, node);
     case 'w:profile:picture': {
       if (handleProfilePictureIq(net, conn, node)) return;
+      if (handleGroupPictureSet(net, conn, node)) return;
       // A group picture set by an admin (groupAction picture) has a URL; anything else answers without one, as before.
       const g = net.groups.get(node.attrs.target ?? '');
       if (type === 'get' && g?.pictureId && g.participants.has(conn.device?.account.phone ?? '')) {
-        const directPath = `/v/t61.24694-24/${g.pictureId}.jpg`;
+        const directPath = g.picture?.directPath ?? `/v/t61.24694-24/${g.pictureId}.jpg`;
         const url = `https://${net.media?.hostname ?? 'mmg.whatsapp.net'}${directPath}`;
         conn.sendNode(iqResult(node, [{ tag: 'picture', attrs: { id: g.pictureId, type: child(node, 'picture')?.attrs.type ?? 'preview', url, direct_path: directPath } }]));
         return;

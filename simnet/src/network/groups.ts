@@ -25,6 +25,8 @@ export class Group {
   readonly skdmSent = new Set<string>();
   /** Id of the group picture (null: none), changed by admins. */
   pictureId: string | null = null;
+  /** The picture a linked device uploaded (its bytes and where the media host serves them); null for ids set by the admin API. */
+  picture: { bytes: Buffer; directPath: string } | null = null;
   /** Id of the current description (a new one per change, as the real server assigns). */
   descriptionId = '';
   /** Pending join requests of non-members (join approval on): phone → when and how they asked. */

@@ -58,8 +58,21 @@ export const GroupSchema = Type.Object(
 const PENDING_ID = 'pending-0b6a5d7e-3f0c-4c1a-9d55-2f1e8c7a9b10';
 const GroupCreation = named(
   'GroupCreation',
-  'The creation is recorded durably: `groupId` is a pending id to poll (`GET …/groups/{pendingId}`) until the group exists.',
-  Type.Object({ groupId: Type.String(), inviteLink: Type.Null() }, { examples: [{ groupId: PENDING_ID, inviteLink: null }] }),
+  'The creation is recorded durably: `groupId` is a pending id to poll (`GET …/groups/{pendingId}`); `phone`, `invitationLink` and `phonesNotAdded` come with it when the network made the group within ZAPGATE_CREATE_GROUP_WAIT_MS.',
+  Type.Object(
+    {
+      groupId: Type.String({ description: '`pending-<uuid>`: the durable id of the request (GET /groups/{pendingId}).' }),
+      inviteLink: Type.Null(),
+      phone: Type.Optional(Type.String({ description: 'Z-API: the group\'s `<digits>-group` id, when the network made it within ZAPGATE_CREATE_GROUP_WAIT_MS (default 5 s).' })),
+      invitationLink: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Z-API: the invitation link, with `phone`.' })),
+      phonesNotAdded: Type.Optional(Type.Array(Type.String(), { description: 'With `phone`: numbers the network would not add.' })),
+    },
+    {
+      examples: [
+        { groupId: PENDING_ID, inviteLink: null, phone: '120363019502650977-group', invitationLink: 'https://chat.whatsapp.com/Fk3q9ZrX1bC2dE4fG5hI6j', phonesNotAdded: [] },
+      ],
+    },
+  ),
 );
 const GroupCreationOutcome = named(
   'GroupCreationOutcome',
@@ -91,7 +104,7 @@ export function groupRoutes(groups: GroupsService): FastifyPluginAsyncTypebox {
           operationId: 'groups_create-group',
           summary: 'Create a group (asynchronous: answers a durable pending id)',
           description:
-            'Poll `GET /groups/{pendingId}` for the outcome; a ReceivedCallback with notification GROUP_CREATE carries both ids. With autoInvite, numbers that could not be added get the invite link privately.',
+            'Answers the pending id, and Z-API\'s `phone`, `invitationLink` and `phonesNotAdded` when the network makes the group within ZAPGATE_CREATE_GROUP_WAIT_MS (default 5 s). Otherwise poll `GET /groups/{pendingId}` for the outcome; a ReceivedCallback with notification GROUP_CREATE carries both ids either way. With autoInvite, numbers that could not be added get the invite link privately.',
           body: Type.Object(
             {
               groupName: Type.String({ minLength: 1, maxLength: 100 }),

