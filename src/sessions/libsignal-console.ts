@@ -10,7 +10,7 @@ const LIBSIGNAL_LINES =
 type ConsoleMethod = 'log' | 'info' | 'warn' | 'error' | 'debug';
 let installed = false;
 
-/** Installs the filter once per process (the console is process-wide, so is this). */
+/** Installs the filter once per process (the console is process-wide, so is this); `log` carries the component. */
 export function quietLibsignalConsole(log: Logger): void {
   if (installed) return;
   installed = true;
@@ -19,7 +19,7 @@ export function quietLibsignalConsole(log: Logger): void {
     console[method] = (...args: unknown[]) => {
       const first = args[0];
       if (typeof first === 'string' && LIBSIGNAL_LINES.test(first)) {
-        log.debug({ component: 'libsignal' }, first.split(':')[0] ?? 'libsignal');
+        log.debug(first.split(':')[0] ?? 'libsignal');
         return;
       }
       original(...args);

@@ -13,7 +13,8 @@ test('libsignal session dumps are kept off the console and logged without their 
       done();
     },
   });
-  quietLibsignalConsole(createLogger('debug', sink));
+  // As main.ts installs it: a child logger that names the component once.
+  quietLibsignalConsole(createLogger('debug', sink).child({ component: 'libsignal' }));
 
   const printed: string[] = [];
   const realWrite = process.stdout.write.bind(process.stdout);
@@ -41,4 +42,7 @@ test('libsignal session dumps are kept off the console and logged without their 
   const logs = logged.join('');
   assert.match(logs, /Closing session/);
   assert.doesNotMatch(logs, /PRIVATE-KEY-BYTES|ROOT-KEY-BYTES/);
+  for (const line of logs.trim().split('\n')) {
+    assert.equal(line.match(/"component":/g)?.length, 1, `one component key per line: ${line}`);
+  }
 });

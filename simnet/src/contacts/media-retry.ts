@@ -6,7 +6,8 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { proto, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { bytesOf, child, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { bytesOf, child } from '../server/stanza.js';
 import { pnJid } from '../network/jid.js';
 import { rememberedMediaKey, reuploadContactMedia } from './media-send.js';
 

@@ -2,7 +2,7 @@
 // could not decrypt it: over the session it has on a first retry, over a new one from the receipt's keys or the device's bundle after.
 import { encodeWAMessage, proto, type BinaryNode } from 'baileys';
 import type { Simnet } from '../server/simnet.js';
-import { bytesOf, child } from '../server/simnet.js';
+import { bytesOf, child } from '../server/stanza.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import type { RetryRecord } from '../network/recent-sent.js';
 import { pnJid } from '../network/jid.js';

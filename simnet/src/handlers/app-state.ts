@@ -1,7 +1,8 @@
 // xmlns=w:sync:app:state: keeps each account's uploaded patches per collection and replays those newer than the client's version.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { bytesOf, child, childNodes, iqResult, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { bytesOf, child, childNodes, iqResult } from '../server/stanza.js';
 import { applyOwnPatch } from './push-name.js';
 import { applyChatPatch } from './chat-state.js';
 import { applyContactPatch } from './address-book.js';

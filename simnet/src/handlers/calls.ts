@@ -2,7 +2,8 @@
 // rejected on the account's phone); a linked device may reject it itself (Baileys' rejectCall), which is recorded.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { childNodes, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { childNodes } from '../server/stanza.js';
 import type { Account } from '../network/accounts.js';
 import { CallStore, type CallOutcome, type CallRecord } from '../network/calls.js';
 import { lidJid, parseJid, pnJid } from '../network/jid.js';

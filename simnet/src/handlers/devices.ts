@@ -1,7 +1,8 @@
 // xmlns=md: code-pairing stages and companion removal (client logout); plus the phone unlinking a device (admin).
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { child, iqResult, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { child, iqResult } from '../server/stanza.js';
 import type { LinkedDevice } from '../network/accounts.js';
 
 export function handleMdIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {

@@ -1,7 +1,8 @@
 // Group sends from a linked device: SKDMs to member devices, the sender-key message decrypted by member phones, fan-out, receipts.
 import { proto, unpadRandomMax16, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { child, childNodes, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { child, childNodes } from '../server/stanza.js';
 import { lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { describeMessage } from '../contacts/content.js';

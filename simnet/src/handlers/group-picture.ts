@@ -4,7 +4,8 @@
 import { randomInt } from 'node:crypto';
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { bytesOf, child, iqError, iqResult, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { bytesOf, child, iqError, iqResult } from '../server/stanza.js';
 import { lidJid, pnJid } from '../network/jid.js';
 import { notifyGroupTo } from './groups.js';
 

@@ -1,7 +1,8 @@
 // xmlns=w:g2: create (some participants addable, some not; deduplicated by creator and key), metadata, invite code/info/accept, settings with their w:gp2 notifications.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { bytesOf, child, childNodes, iqError, iqResult, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';

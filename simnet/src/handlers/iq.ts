@@ -1,7 +1,8 @@
 // Routes client <iq> stanzas by xmlns to their families; anything simnet does not model gets an empty result (never silence).
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { child, childNodes, iqResult, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { child, childNodes, iqResult } from '../server/stanza.js';
 import { handleEncryptIq } from './keys.js';
 import { handleUsync } from './usync.js';
 import { onActive } from './login.js';

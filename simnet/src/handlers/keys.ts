@@ -1,7 +1,8 @@
 // xmlns=encrypt: pre-key count, pre-key upload, digest, signed pre-key rotation and pre-key bundle fetches.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { bytesOf, child, childNodes, iqError, iqResult, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { parseJid } from '../network/jid.js';
 
 const be = (n: number, bytes: number): Buffer => {

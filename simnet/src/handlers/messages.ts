@@ -1,7 +1,8 @@
 // Client <message> stanzas: nack faults and spam policy, server ack, decryption by the recipient's and own phone, fan-out to linked devices.
 import { proto, unpadRandomMax16, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { child, childNodes, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { child, childNodes } from '../server/stanza.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { describeMessage, type ReceivedMessage } from '../contacts/content.js';

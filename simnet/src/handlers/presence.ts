@@ -2,7 +2,8 @@
 // devices' own presence, subscriptions and chat states. Presence is live only: never held for an offline device.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { childNodes, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { childNodes } from '../server/stanza.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Group } from '../network/groups.js';

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { bytesOf, child, childNodes, iqError, iqResult, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { digitsOf, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import { profileOf, visibleTo } from '../network/profiles.js';

@@ -2,7 +2,8 @@
 import type { BinaryNode } from 'baileys';
 import { handleMediaRetryReceipt } from '../contacts/media-retry.js';
 import type { ClientConnection } from '../server/connection.js';
-import { child, childNodes, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { child, childNodes } from '../server/stanza.js';
 import type { Account, ReceiptRecord } from '../network/accounts.js';
 import { lidJid, parseJid, pnJid } from '../network/jid.js';
 import { pushBounded } from './messages.js';

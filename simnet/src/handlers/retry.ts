@@ -3,7 +3,8 @@
 // The linked device's targeted re-send (a <message> with one <enc count=..>) is forwarded to the asking device.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { child, childNodes, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { child, childNodes } from '../server/stanza.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { RetryRecord } from '../network/recent-sent.js';

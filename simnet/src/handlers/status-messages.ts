@@ -4,7 +4,8 @@
 // decrypt the post records it as received from the poster in chat `status@broadcast`.
 import { proto, unpadRandomMax16, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { child, childNodes, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { child, childNodes } from '../server/stanza.js';
 import { parseJid } from '../network/jid.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { describeMessage } from '../contacts/content.js';

@@ -1,7 +1,8 @@
 // xmlns=usync: contact (exists?), devices (phone + linked devices with key-index) and LID of each queried user.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import { bytesOf, child, childNodes, iqResult, type Simnet } from '../server/simnet.js';
+import { type Simnet } from '../server/simnet.js';
+import { bytesOf, child, childNodes, iqResult } from '../server/stanza.js';
 import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import { aboutFor } from './profile.js';
