@@ -214,6 +214,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     child.inc();
   });
   if (engine) metrics.countSessionsWith(() => engine.sessionCounts());
+  // Read at each scrape: what waits to be sent, and what waits to be delivered to webhooks.
+  metrics.measureQueueWith(() => store.messages.countAllWaiting());
+  metrics.measureWebhooksWith(() => store.deliveries.backlog(), () => clock.now());
   const queue = new QueueService(store, mediaReleased);
   const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...overrides.phoneCheckJobs }) : undefined;
   const contacts = new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax);

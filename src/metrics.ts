@@ -1,5 +1,21 @@
 // Prometheus metrics: one registry per gateway (no global default), created by main and passed down.
+// Every series a dashboard reads exists from the first scrape: labelled counters start at 0 for
+// the label values the code uses, and gauges are read at scrape time from what they measure.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Statuses a session can be in (sessions/port.ts InstanceStatus); each is reported, 0 when none. */
+const SESSION_STATUSES = ['disconnected', 'pairing', 'connecting', 'connected', 'logged_out', 'banned', 'replaced'];
+/** Label values each counter is given at 0, so rate() has a series before the first event. */
+const SEND_RESULTS = ['sent', 'requeued', 'retry', 'failed'];
+const DELIVERY_RESULTS = ['delivered', 'retrying', 'failed', 'gone'];
+const FAILING_COMPONENTS = ['accounts', 'groups', 'media', 'outbox', 'sender', 'sessions'];
+const DOWNLOAD_RESULTS = ['stored', 'failed', 'reuploaded'];
+
+/** What the webhook outbox still has to deliver (store/deliveries-repo.ts `backlog`). */
+export interface WebhookBacklog {
+  pending: number;
+  oldestCreatedAt: number | null;
+}
 
 export interface Metrics {
   readonly registry: Registry;
@@ -12,8 +28,14 @@ export interface Metrics {
   readonly loggedFailures: Counter<'component'>;
   readonly mediaDownloads: Counter<'result'>;
   readonly receiptsHeldTooLong: Counter;
+  /** From an event's commit to its delivery (2xx), in seconds. */
+  readonly webhookLag: Histogram;
   /** The engine tells how many live sessions are in each status; read at each scrape. */
   countSessionsWith(count: () => ReadonlyMap<string, number>): void;
+  /** Messages still to send (queued or in flight), across instances; read at each scrape. */
+  measureQueueWith(count: () => Promise<number>): void;
+  /** Webhook deliveries still to attempt and the oldest one's commit time; read at each scrape. */
+  measureWebhooksWith(read: () => Promise<WebhookBacklog>, now: () => number): void;
 }
 
 export function createMetrics(collectProcessMetrics = true): Metrics {
@@ -21,9 +43,26 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
   if (collectProcessMetrics) collectDefaultMetrics({ register: registry, prefix: 'zapgate_' });
   const registers = [registry];
   let countSessions: (() => ReadonlyMap<string, number>) | null = null;
-  return {
+  let countQueue: (() => Promise<number>) | null = null;
+  let readBacklog: (() => Promise<WebhookBacklog>) | null = null;
+  let clockNow = Date.now;
+  // One backlog read serves both webhook gauges of a scrape.
+  let backlog: Promise<WebhookBacklog> | null = null;
+  const webhookBacklog = (): Promise<WebhookBacklog> => {
+    if (!readBacklog) return Promise.resolve({ pending: 0, oldestCreatedAt: null });
+    backlog ??= readBacklog().finally(() => setImmediate(() => (backlog = null)));
+    return backlog;
+  };
+  const metrics: Metrics = {
     countSessionsWith(count) {
       countSessions = count;
+    },
+    measureQueueWith(count) {
+      countQueue = count;
+    },
+    measureWebhooksWith(read, now) {
+      readBacklog = read;
+      clockNow = now;
     },
     registry,
     httpRequests: new Counter({
@@ -63,8 +102,9 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
       labelNames: ['status'],
       registers,
       collect() {
-        if (!countSessions) return;
         this.reset();
+        for (const status of SESSION_STATUSES) this.set({ status }, 0);
+        if (!countSessions) return;
         for (const [status, n] of countSessions()) this.set({ status }, n);
       },
     }),
@@ -85,5 +125,41 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
       help: 'Delivery receipts let go to the network before their event was committed (the commit took longer than the hold limit)',
       registers,
     }),
+    webhookLag: new Histogram({
+      name: 'zapgate_webhook_delivery_lag_seconds',
+      help: 'Time from an event being committed to the outbox to its successful delivery (includes retries)',
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 300, 1800, 7200, 36000],
+      registers,
+    }),
   };
+  new Gauge({
+    name: 'zapgate_queue_depth',
+    help: 'Messages waiting to be sent (queued or in flight), across every instance',
+    registers,
+    async collect() {
+      this.set(countQueue ? await countQueue() : 0);
+    },
+  });
+  new Gauge({
+    name: 'zapgate_webhook_pending',
+    help: 'Webhook deliveries still to attempt (pending or retrying)',
+    registers,
+    async collect() {
+      this.set((await webhookBacklog()).pending);
+    },
+  });
+  new Gauge({
+    name: 'zapgate_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest webhook delivery still to attempt (0 when none): how far deliveries lag behind',
+    registers,
+    async collect() {
+      const { oldestCreatedAt } = await webhookBacklog();
+      this.set(oldestCreatedAt === null ? 0 : Math.max(0, (clockNow() - oldestCreatedAt) / 1000));
+    },
+  });
+  for (const result of SEND_RESULTS) metrics.messagesSent.inc({ result }, 0);
+  for (const result of DELIVERY_RESULTS) metrics.webhookDeliveries.inc({ result }, 0);
+  for (const component of FAILING_COMPONENTS) metrics.loggedFailures.inc({ component }, 0);
+  for (const result of DOWNLOAD_RESULTS) metrics.mediaDownloads.inc({ result }, 0);
+  return metrics;
 }

@@ -23,7 +23,7 @@ import { lazyChildLogger } from './request-logger.js';
 import { routeMetrics } from './route-metrics.js';
 import { limitConnections, requestDeadline, timeoutOptions } from './connection-limits.js';
 import { MethodIndex } from './method-index.js';
-import { ErrorBody } from './schemas/common.js';
+import { allNamedSchemas, ErrorBody } from './schemas/common.js';
 import { accountInstanceRoutes, instanceRoutes } from './routes/instances.js';
 import type { PartnerService } from '../services/partner-service.js';
 import { messageRoutes } from './routes/messages.js';
@@ -38,6 +38,38 @@ import { webhooksSection } from './schemas/callbacks.js';
 import type { MediaService } from '../services/media-service.js';
 
 export const INSTANCE_PREFIX = '/instances/:instanceId/token/:instanceToken';
+
+/** Tags in Z-API's order (its docs' sidebar, ZAPI-SURFACE.md §1), then zapgate's own. */
+export const TAGS = [
+  { name: 'instance', description: 'Create, pair, restart, disconnect and configure an instance (one WhatsApp number).' },
+  { name: 'messages', description: 'Send every kind of message (queued durably: a 200 means it is on disk), react, forward, pin, delete.' },
+  { name: 'chats', description: 'Conversations as the phone shows them: list, read, archive, pin, mute, clear, delete.' },
+  { name: 'contacts', description: 'Contacts and numbers: who is on WhatsApp, names, pictures, blocking.' },
+  { name: 'privacy', description: 'Who sees the last seen, photo, about, online status, and who may add the number to groups.' },
+  { name: 'groups', description: 'Create groups and change their settings; metadata by id or invitation link.' },
+  { name: 'status', description: 'Status posts (stories): text, image, video, and replies to contacts\' posts.' },
+  { name: 'message queue', description: 'What the instance still has to send; failed messages; queue settings.' },
+  { name: 'webhooks', description: 'Where events are POSTed, their signing secret, delivery history, and received media links.' },
+  { name: 'operations', description: 'Liveness, readiness and Prometheus metrics for operators (no token).' },
+];
+
+const INSTANCE_PARAM_TEXT: Readonly<Record<string, string>> = {
+  instanceId: 'The instance: `instanceId` from POST /instances (or GET /instances).',
+  instanceToken: 'The instance\'s token from POST /instances (or its last rotate-token).',
+};
+
+/** The instance path parameters come from the URL, with no schema text: say where their values come from. */
+function describeInstanceParams<T extends { paths?: object }>(doc: T): T {
+  for (const methods of Object.values(doc.paths ?? {}) as Record<string, { parameters?: { name?: string; in?: string; description?: string }[] }>[]) {
+    for (const op of Object.values(methods)) {
+      for (const p of op.parameters ?? []) {
+        const text = p.in === 'path' && p.name ? INSTANCE_PARAM_TEXT[p.name] : undefined;
+        if (text && !p.description) p.description = text;
+      }
+    }
+  }
+  return doc;
+}
 
 export interface HttpDeps {
   config: Config;
@@ -87,6 +119,8 @@ export async function buildHttpServer(deps: HttpDeps) {
   app.addSchema(ErrorBody);
   app.addSchema(GroupSchema);
   app.addSchema(PhoneCheckJobSchema);
+  // Response models with a name (schemas/common.ts `named`), defined by the route modules imported above.
+  for (const schema of allNamedSchemas()) app.addSchema(schema);
   app.setErrorHandler(handleError);
   // Fastify parses text/plain by default; the contract accepts JSON only (anything else → 415).
   app.removeContentTypeParser('text/plain');
@@ -133,9 +167,10 @@ export async function buildHttpServer(deps: HttpDeps) {
       security: [{ ClientToken: [] }],
       // TypeBox schemas are JSON Schema; the swagger typings want their own object model.
       webhooks: webhooksSection() as never,
-      tags: ['instance', 'messages', 'status', 'chats', 'contacts', 'privacy', 'groups', 'message queue', 'webhooks', 'operations'].map((name) => ({ name })),
+      tags: TAGS,
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (doc) => ('openapiObject' in doc ? describeInstanceParams(doc.openapiObject) : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

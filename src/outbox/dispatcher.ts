@@ -247,6 +247,7 @@ export class DeliveryDispatcher {
         return;
       case 'delivered':
         metrics.webhookDeliveries.inc({ result: 'delivered' });
+        metrics.webhookLag.observe(Math.max(0, at - job.createdAt) / 1000);
         this.write(lane, { id: job.id, result: 'delivered', httpStatus: result.status, at });
         return;
       case 'gone':

@@ -109,7 +109,7 @@ export class OutboxSink implements EventSink {
         if (onceKey !== null) batch.once.push({ instanceId, messageId: onceKey, eventId, at: now });
         batch.events.push({ id: eventId, instanceId, type: event.type, body, createdAt: now });
         batch.deliveries.push({ id, eventId, instanceId, kind: route.kind, url: route.url, createdAt: now });
-        batch.jobs.push({ id, eventId, instanceId, kind: route.kind, url: route.url, attempts: 0, body, secrets: ctx.secrets });
+        batch.jobs.push({ id, eventId, instanceId, kind: route.kind, url: route.url, attempts: 0, body, secrets: ctx.secrets, createdAt: now });
       }
     }
     return batch;

@@ -54,6 +54,14 @@ export interface DueDelivery {
   attempts: number;
   body: string;
   secrets: string[];
+  /** When the event was committed (ms): the delivery's lag is measured from it. */
+  createdAt: number;
+}
+
+/** Deliveries still to attempt (pending or retrying), and the oldest one's commit time. */
+export interface DeliveryBacklog {
+  pending: number;
+  oldestCreatedAt: number | null;
 }
 
 export type DeliveryOutcome =
@@ -216,7 +224,7 @@ export class DeliveriesRepo {
       .selectFrom('webhook_deliveries as d')
       .innerJoin('events as e', 'e.id', 'd.event_id')
       .innerJoin('instances as i', 'i.id', 'd.instance_id')
-      .select(['d.id', 'd.event_id', 'd.kind', 'd.attempts', 'e.payload', 'i.webhook_secret', 'i.webhook_secret_previous'])
+      .select(['d.id', 'd.event_id', 'd.kind', 'd.attempts', 'd.created_at', 'e.payload', 'i.webhook_secret', 'i.webhook_secret_previous'])
       .where('d.instance_id', '=', instanceId)
       .where('d.url', '=', url)
       .where('d.next_attempt_at', 'is not', null)
@@ -234,7 +242,18 @@ export class DeliveriesRepo {
       attempts: r.attempts,
       body: r.payload,
       secrets: secretsOf(r.webhook_secret, r.webhook_secret_previous),
+      createdAt: Number(r.created_at),
     }));
+  }
+
+  /** For /metrics: how many deliveries wait and since when (reads the partial lane index's rows only). */
+  async backlog(): Promise<DeliveryBacklog> {
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<number>('created_at').as('oldest')])
+      .where('next_attempt_at', 'is not', null)
+      .executeTakeFirst();
+    return { pending: Number(row?.n ?? 0), oldestCreatedAt: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
   }
 
   /** When the lane's next not-yet-due delivery becomes due, or null when it has none. */

@@ -385,6 +385,21 @@ export class MessagesRepo {
     return row?.payload;
   }
 
+  /**
+   * For /metrics: messages still to send (queued or in flight), across every instance. Sent
+   * messages stay in the table, so the count goes instance by instance through the queue index
+   * (instance_id, state) and reads the waiting rows only, not the whole history at every scrape.
+   */
+  async countAllWaiting(): Promise<number> {
+    const r = await this.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('instance_id', 'in', (eb) => eb.selectFrom('instances').select('id'))
+      .where('state', 'in', ['queued', 'in_flight'])
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   /** Instances with messages still to send: the sender starts a lane for each. */
   async instancesWithWaiting(): Promise<string[]> {
     const rows = await this.db

@@ -15,6 +15,8 @@ import type { SessionsPort } from '../../src/sessions/port.js';
 /** Names the fake resolver knows; any other name fails like NXDOMAIN (no real DNS, ever). */
 export const FAKE_DNS: Readonly<Record<string, string>> = {
   'hooks.example.com': '93.184.216.34',
+  // The webhook URL the OpenAPI examples and the README use: a name that resolves publicly.
+  'example.com': '93.184.215.14',
   'localhost': '127.0.0.1',
   'internal.example.com': '10.0.0.7',
   'metadata.example.com': '169.254.169.254',

@@ -3,11 +3,11 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AccountService, ReactionSetting } from '../../services/account-service.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses, ValueTrue } from '../schemas/common.js';
+import { errorResponses, EXAMPLE_IMAGE, named, ValueTrue } from '../schemas/common.js';
 
 const tags = ['instance'];
 
-const InstanceData = Type.Object({
+const InstanceDataFields = Type.Object({
   id: Type.String(),
   token: Type.String({ description: 'The instanceToken of this request (only its hash is stored).' }),
   name: Type.String(),
@@ -30,8 +30,9 @@ const InstanceData = Type.Object({
   proxyUrl: Type.String({ description: 'The proxy (integrator/configure-proxy, update-proxy) with its credentials shown as `****`; "" when none.' }),
   useProxy: Type.Boolean({ description: 'Whether the instance\'s connections go through the proxy.' }),
 });
+const InstanceData = named('InstanceData', "Z-API's instance data: webhook URLs and the instance's settings.", InstanceDataFields);
 
-const Device = Type.Object({
+const Device = named('Device', 'The phone this instance is linked to, as WhatsApp describes it.', Type.Object({
   phone: Type.String(),
   imgUrl: Type.String({ description: 'The account\'s profile picture URL, "" when it has none.' }),
   about: Type.String(),
@@ -40,7 +41,20 @@ const Device = Type.Object({
   originalDevice: Type.String({ description: 'The phone\'s platform: "android", "iphone", "smba" or "smbi" (business).' }),
   sessionId: Type.Number({ description: 'This linked device\'s number on the account.' }),
   isBusiness: Type.Boolean(),
-});
+}, {
+  examples: [
+    {
+      phone: '5511999999999',
+      imgUrl: '',
+      about: 'Open 9am–6pm, Mon–Fri',
+      name: 'Acme Support',
+      device: { sessionName: 'zapgate', device_model: 'Desktop' },
+      originalDevice: 'android',
+      sessionId: 3,
+      isBusiness: false,
+    },
+  ],
+}));
 
 export function accountRoutes(account: AccountService, mediaBodyLimit: number): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -118,7 +132,7 @@ export function accountRoutes(account: AccountService, mediaBodyLimit: number): 
           summary: 'Change the profile picture',
           description:
             '`value`: an https URL (fetched under the address guard, with the media size and time limits) or a base64 data URI. The image is decoded within the pixel limit and sent as a 640×640 JPEG. Not an image → 400; a URL that fails → 422 with the reason.',
-          body: Type.Object({ value: Type.String({ minLength: 1 }) }, { examples: [{ value: 'https://example.com/image.jpg' }] }),
+          body: Type.Object({ value: Type.String({ minLength: 1 }) }, { examples: [{ value: EXAMPLE_IMAGE }] }),
           response: { 200: ValueTrue, ...errorResponses(409, 413, 422, 504) },
         },
       },

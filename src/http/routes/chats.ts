@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MAX_CONTACTS_PER_CALL, type ChatsService } from '../../services/chats-service.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses, Phone, ValueTrue } from '../schemas/common.js';
+import { errorResponses, named, Phone, ValueTrue } from '../schemas/common.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -86,16 +86,58 @@ const ContactMetadata = Type.Object({
   about: Nullable(Type.String({ description: 'Profile status; null when not visible or the instance is offline.' })),
 });
 
+const CHAT_EXAMPLE = {
+  phone: '5511999999999',
+  name: 'Maria Silva',
+  isGroup: false,
+  archived: 'false',
+  pinned: 'false',
+  unread: '2',
+  messagesUnread: 2,
+  lastMessageTime: '1764000000000',
+  lastMessageId: '3EB0A7C2F5D1E8B94C6A',
+  isMuted: '0',
+  muteEndTime: null,
+  isMarkedSpam: 'false',
+  isGroupAnnouncement: false,
+};
+const ChatList = named('ChatList', "A page of the account's chats, most recent first.", Type.Array(Chat, { examples: [[CHAT_EXAMPLE]] }));
+const ChatInfo = named('ChatMetadata', "One chat as the stored copy has it, with the contact's picture and about when known.", Type.Composite([ChatMetadata], { examples: [{ ...CHAT_EXAMPLE, profileThumbnail: null, about: null }] }));
+const ContactList = named(
+  'ContactList',
+  'A page of contacts, by number.',
+  Type.Array(Contact, { examples: [[{ phone: '5511999999999', name: 'Maria Silva', short: 'Maria', notify: 'Maria', vname: null }]] }),
+);
+const ContactInfo = named(
+  'ContactMetadata',
+  'One contact: the names stored, and its picture and about from the network when connected.',
+  Type.Composite([ContactMetadata], { examples: [{ phone: '5511999999999', name: 'Maria Silva', short: 'Maria', notify: 'Maria', imgUrl: null, about: 'Hey there! I am using WhatsApp.' }] }),
+);
+
 const NewContact = Type.Object({
   firstName: Type.String({ minLength: 1, maxLength: 128, description: 'Name saved in the phone\'s address book.' }),
   lastName: Type.Optional(Type.String({ maxLength: 128, description: 'Last name; the saved full name is "firstName lastName".' })),
   phone: Type.String({ minLength: 1, maxLength: 64, description: 'The contact\'s number with country code.' }),
 });
 
-const ContactsChange = Type.Object({
-  success: Type.Boolean({ description: 'true when every entry was applied.' }),
-  errors: Type.Array(Type.Object({ phone: Type.String(), error: Type.String() }), { description: 'Entries the network refused (e.g. a number not on WhatsApp); the others were applied.' }),
-});
+const ContactsChange = named(
+  'ContactsChange',
+  "The phone's address book changed: `success` when every entry was applied, else `errors` names the ones refused.",
+  Type.Object(
+    {
+      success: Type.Boolean({ description: 'true when every entry was applied.' }),
+      errors: Type.Array(Type.Object({ phone: Type.String(), error: Type.String() }), { description: 'Entries the network refused (e.g. a number not on WhatsApp); the others were applied.' }),
+    },
+    { examples: [{ success: true, errors: [] }] },
+  ),
+);
+const ChatMessages = named(
+  'ChatMessages',
+  "A page of one chat's stored messages, newest first: edits show the new text, deletions are `revoked`.",
+  Type.Array(ChatMessage, {
+    examples: [[{ messageId: '3EB0A7C2F5D1E8B94C6A', phone: '5511999999999', fromMe: false, participantPhone: null, momment: 1764000000000, type: 'text', body: 'Hi! Got it.', status: 'RECEIVED' }]],
+  }),
+);
 
 function paging(q: { page?: string; pageSize?: string }): [number, number] {
   return [Number(q.page ?? '1'), Number(q.pageSize ?? '100')];
@@ -113,7 +155,7 @@ export function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
           description:
             'From the gateway\'s stored copy: every chat the instance sent or received a message in since it was paired, and chats the phone changed (archive, pin, mute, read). Works while the instance is offline. At most 1000 rows per page.',
           querystring: Paging,
-          response: { 200: Type.Array(Chat), ...errorResponses() },
+          response: { 200: ChatList, ...errorResponses() },
         },
       },
       async (request) => chats.list(instanceOf(request).id, ...paging(request.query)),
@@ -128,7 +170,7 @@ export function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
           summary: 'One chat\'s metadata',
           description: 'From the stored copy; 404 `Chat not found` for a chat the instance has not seen.',
           params: PhoneParams,
-          response: { 200: ChatMetadata, ...errorResponses() },
+          response: { 200: ChatInfo, ...errorResponses() },
         },
       },
       async (request) => chats.metadata(instanceOf(request).id, request.params.phone),
@@ -151,7 +193,7 @@ export function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
             },
             { examples: [{ amount: '20' }] },
           ),
-          response: { 200: Type.Array(ChatMessage), ...errorResponses() },
+          response: { 200: ChatMessages, ...errorResponses() },
         },
       },
       async (request) => chats.messages(instanceOf(request).id, request.params.phone, Number(request.query.amount ?? '20'), request.query.lastMessageId),
@@ -185,7 +227,7 @@ export function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
           summary: 'The contacts the instance knows, by number',
           description: 'From the stored copy: people who wrote to the instance or were written to (with their push names), and contacts the phone synced. At most 1000 rows per page.',
           querystring: Paging,
-          response: { 200: Type.Array(Contact), ...errorResponses() },
+          response: { 200: ContactList, ...errorResponses() },
         },
       },
       async (request) => chats.contacts(instanceOf(request).id, ...paging(request.query)),
@@ -233,7 +275,7 @@ export function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
           description:
             'Names from the stored copy; picture and about asked of the network when connected (for a number the instance never saw too: 404 `Contact not found` when it is not on WhatsApp). Offline: the stored contact, or 409 when none is stored.',
           params: PhoneParams,
-          response: { 200: ContactMetadata, ...errorResponses(409, 504) },
+          response: { 200: ContactInfo, ...errorResponses(409, 504) },
         },
       },
       async (request) => chats.contact(instanceOf(request).id, request.params.phone),

@@ -3,9 +3,15 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AccountService } from '../../services/account-service.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses, ValueTrue } from '../schemas/common.js';
+import { errorResponses, named, ValueTrue } from '../schemas/common.js';
 
 const tags = ['contacts'];
+
+const ProfilePictureLink = named(
+  'ProfilePictureLink',
+  "The contact's picture URL (WhatsApp's link, valid for a limited time), or null.",
+  Type.Object({ link: Type.Union([Type.String(), Type.Null()]) }, { examples: [{ link: 'https://pps.whatsapp.net/v/t61.24694-24/123_456_n.jpg?oh=…&oe=…' }] }),
+);
 
 export function contactProfileRoutes(account: AccountService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -17,8 +23,8 @@ export function contactProfileRoutes(account: AccountService): FastifyPluginAsyn
           operationId: 'contacts_profile-picture',
           summary: 'A contact\'s current profile picture URL',
           description: '`link` is null when the contact has no picture or hides it from you. WhatsApp\'s links expire: ask again rather than storing one.',
-          querystring: Type.Object({ phone: Type.String({ minLength: 1, maxLength: 64 }) }, { examples: [{ phone: '551199999999' }] }),
-          response: { 200: Type.Object({ link: Type.Union([Type.String(), Type.Null()]) }), ...errorResponses(409, 422, 504) },
+          querystring: Type.Object({ phone: Type.String({ minLength: 1, maxLength: 64, examples: ['5511999999999'] }) }, { examples: [{ phone: '5511999999999' }] }),
+          response: { 200: ProfilePictureLink, ...errorResponses(409, 422, 504) },
         },
       },
       async (request) => account.contactPicture(instanceOf(request).id, request.query.phone),

@@ -2,11 +2,21 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { MAX_PHONES_PER_BATCH, type ContactsService } from '../../services/contacts-service.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses } from '../schemas/common.js';
+import { errorResponses, named } from '../schemas/common.js';
 
 const tags = ['contacts'];
 const Lid = Type.Union([Type.String({ description: 'the LID as an address, `<digits>@lid`' }), Type.Null()]);
 const PhoneCheck = Type.Object({ exists: Type.Boolean(), inputPhone: Type.String(), outputPhone: Type.String(), lid: Lid });
+const PhoneChecks = named(
+  'PhoneChecks',
+  'One answer per number, in input order: `exists` on WhatsApp, the number as given and as WhatsApp knows it (`outputPhone`, e.g. with the 9th digit settled), and its LID when known.',
+  Type.Array(PhoneCheck, { examples: [[{ exists: true, inputPhone: '5511999999999', outputPhone: '5511999999999', lid: '123456789012345@lid' }, { exists: false, inputPhone: '5511988888888', outputPhone: '5511988888888', lid: null }]] }),
+);
+const PhoneExists = named(
+  'PhoneExists',
+  'Whether the number is on WhatsApp, the number as WhatsApp knows it, and its LID when known.',
+  Type.Object({ exists: Type.Boolean(), phone: Type.String(), lid: Lid }, { examples: [{ exists: true, phone: '5511999999999', lid: '123456789012345@lid' }] }),
+);
 
 /** Registered once on the server (see server.ts): the 202 answer and the poll's answer. */
 export const PhoneCheckJobSchema = Type.Object(
@@ -18,7 +28,10 @@ export const PhoneCheckJobSchema = Type.Object(
     results: Type.Optional(Type.Array(PhoneCheck)),
     error: Type.Optional(Type.String()),
   },
-  { $id: 'PhoneCheckJob', examples: [{ jobId: '0b6a5d7e-3f0c-4c1a-9d55-2f1e8c7a9b10', status: 'running', total: 20000, done: 3500 }] },
+  {
+    $id: 'PhoneCheckJob',
+    description: 'A batch check running in the background: `done` of `total` numbers checked; once `status` is `done`, `results` in input order.',
+    examples: [{ jobId: '0b6a5d7e-3f0c-4c1a-9d55-2f1e8c7a9b10', status: 'running', total: 20000, done: 3500 }] },
 );
 
 export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncTypebox {
@@ -40,7 +53,7 @@ export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncType
             { examples: [{ phones: ['5511999999999', '5511988888888'] }] },
           ),
           response: {
-            200: Type.Array(PhoneCheck),
+            200: PhoneChecks,
             202: Type.Ref('PhoneCheckJob'),
             ...errorResponses(409, 504),
           },
@@ -62,7 +75,7 @@ export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncType
           operationId: 'contacts_phone-exists-batch-job',
           summary: 'A phone-exists-batch job: progress, then the answers',
           description: 'While `status` is `running`, `done` of `total` numbers are checked. Once `done`, `results` holds the batch answer in input order; `failed` gives `error` (numbers checked before the failure are cached: a new batch answers them at once). Finished jobs are kept 24 h.',
-          params: Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 64 }) }),
+          params: Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 64, examples: ['0b6a5d7e-3f0c-4c1a-9d55-2f1e8c7a9b10'] }) }),
           response: { 200: Type.Ref('PhoneCheckJob'), ...errorResponses() },
         },
       },
@@ -76,8 +89,9 @@ export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncType
           tags,
           operationId: 'contacts_phone-exists',
           summary: 'Check one number',
-          params: Type.Object({ phone: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: true }),
-          response: { 200: Type.Object({ exists: Type.Boolean(), phone: Type.String(), lid: Lid }), ...errorResponses(409, 504) },
+          description: 'Asks the network whether the number has WhatsApp (answered from a 24 h cache when checked recently). Needs a connected instance (409 otherwise).',
+          params: Type.Object({ phone: Type.String({ minLength: 1, maxLength: 64, examples: ['5511999999999'] }) }, { additionalProperties: true }),
+          response: { 200: PhoneExists, ...errorResponses(409, 504) },
         },
       },
       async (request) => contacts.exists(instanceOf(request).id, request.params.phone),

@@ -6,7 +6,8 @@ import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '
 import { MAX_PHONES_PER_CHANGE, type GroupAdminService } from '../../services/group-admin-service.js';
 import type { JoinRequestAction, ParticipantAction } from '../../sessions/group-admin-port.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses, ValueTrue } from '../schemas/common.js';
+import { errorResponses, named, ValueTrue } from '../schemas/common.js';
+import { EXAMPLE_IMAGE } from '../schemas/examples.js';
 
 const tags = ['groups'];
 const GROUP = '120363019502650977-group';
@@ -14,14 +15,38 @@ const GroupId = Type.String({ minLength: 1, maxLength: 64, description: '`<digit
 const Phones = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: MAX_PHONES_PER_CHANGE, description: 'Numbers with country code.' });
 const GroupParams = Type.Object({ groupId: GroupId }, { additionalProperties: true, examples: [{ groupId: GROUP }] });
 
-const ParticipantsAnswer = Type.Object({
+const ParticipantsFields = Type.Object({
   value: Type.Boolean({ description: 'true when the network applied the change for every phone.' }),
   errors: Type.Array(Type.Object({ phone: Type.String(), error: Type.String() }), { description: 'zapgate: the phones the network refused, with its reason.' }),
 });
-const AddAnswer = Type.Composite([
-  ParticipantsAnswer,
-  Type.Object({ phonesNotAdded: Type.Array(Type.String(), { description: 'zapgate: phones not added (with autoInvite they were sent the link).' }) }),
-]);
+const ParticipantsAnswer = named(
+  'ParticipantsChange',
+  'The change is applied for every phone but those in `errors` (with the reason the network gave).',
+  Type.Composite([ParticipantsFields], { examples: [{ value: true, errors: [] }] }),
+);
+const AddAnswer = named(
+  'ParticipantsAdded',
+  'Who was added: every phone but those in `errors`; `phonesNotAdded` are the ones whose privacy did not let them be added (with autoInvite they got the link).',
+  Type.Composite(
+    [ParticipantsFields, Type.Object({ phonesNotAdded: Type.Array(Type.String(), { description: 'zapgate: phones not added (with autoInvite they were sent the link).' }) })],
+    { examples: [{ value: true, errors: [], phonesNotAdded: [] }] },
+  ),
+);
+const InvitationLink = named(
+  'GroupInvitationLink',
+  "The group's current invitation link.",
+  Type.Object({ phone: Type.String(), invitationLink: Type.String() }, { examples: [{ phone: GROUP, invitationLink: 'https://chat.whatsapp.com/Fk3q9ZrX1bC2dE4fG5hI6j' }] }),
+);
+const NewInvitationLink = named(
+  'NewGroupInvitationLink',
+  'The new invitation link; the old one no longer works.',
+  Type.Object({ invitationLink: Type.String() }, { examples: [{ invitationLink: 'https://chat.whatsapp.com/Hq2w8ErT5yU7iO9pA1sD3f' }] }),
+);
+const Joined = named(
+  'GroupJoined',
+  "Joined: Z-API's `success`, and the group's `phone` (`<digits>-group`).",
+  Type.Object({ success: Type.Literal(true), phone: Type.String() }, { examples: [{ success: true, phone: GROUP }] }),
+);
 
 const GroupRow = Type.Object({
   isGroup: Type.Literal(true),
@@ -36,6 +61,14 @@ const GroupRow = Type.Object({
   archived: Type.Union([Type.Literal('true'), Type.Literal('false')]),
   pinned: Type.Union([Type.Literal('true'), Type.Literal('false')]),
 });
+
+const GroupList = named(
+  'GroupList',
+  'A page of the groups the account is in, the most recent conversation first, with what the stored chats know of them.',
+  Type.Array(GroupRow, {
+    examples: [[{ isGroup: true, name: 'Sales team', phone: GROUP, unread: '0', messagesUnread: '0', lastMessageTime: '1764000000000', isMuted: '0', muteEndTime: null, isMarkedSpam: 'false', archived: 'false', pinned: 'false' }]],
+  }),
+);
 
 function participantRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], groups: GroupAdminService, path: string, action: ParticipantAction, summary: string, description: string): void {
   app.post(
@@ -88,7 +121,7 @@ export function groupAdminRoutes(groups: GroupAdminService, mediaBodyLimit: numb
             },
             { examples: [{ page: '1', pageSize: '20' }] },
           ),
-          response: { 200: Type.Array(GroupRow), ...errorResponses(409, 504) },
+          response: { 200: GroupList, ...errorResponses(409, 504) },
         },
       },
       async (request) => groups.list(instanceOf(request).id, Number(request.query.page ?? '1'), Number(request.query.pageSize ?? '100')),
@@ -118,7 +151,7 @@ export function groupAdminRoutes(groups: GroupAdminService, mediaBodyLimit: numb
           summary: 'The group\'s invitation link',
           description: 'Admins only (422 otherwise).',
           params: GroupParams,
-          response: { 200: Type.Object({ phone: Type.String(), invitationLink: Type.String() }), ...errorResponses(409, 422, 504) },
+          response: { 200: InvitationLink, ...errorResponses(409, 422, 504) },
         },
       },
       async (request) => groups.invitationLink(instanceOf(request).id, request.params.groupId),
@@ -133,7 +166,7 @@ export function groupAdminRoutes(groups: GroupAdminService, mediaBodyLimit: numb
           summary: 'Revoke the invitation link and make a new one',
           description: 'Admins only. The old link stops working at once (group-invitation-metadata answers 422 for it).',
           params: GroupParams,
-          response: { 200: Type.Object({ invitationLink: Type.String() }), ...errorResponses(409, 422, 504) },
+          response: { 200: NewInvitationLink, ...errorResponses(409, 422, 504) },
         },
       },
       async (request) => groups.redefineInvitationLink(instanceOf(request).id, request.params.groupId),
@@ -148,7 +181,7 @@ export function groupAdminRoutes(groups: GroupAdminService, mediaBodyLimit: numb
           summary: 'Join a group by its invitation link',
           description: 'Answers Z-API\'s `{success: true}` and, zapgate, the group\'s `phone`. A revoked or unknown link is 422.',
           querystring: Type.Object({ url: Type.String({ minLength: 1, maxLength: 256, description: 'https://chat.whatsapp.com/<code>', examples: ['https://chat.whatsapp.com/C1adgkdEGki7554BWDdMkd'] }) }, { examples: [{ url: 'https://chat.whatsapp.com/C1adgkdEGki7554BWDdMkd' }] }),
-          response: { 200: Type.Object({ success: Type.Literal(true), phone: Type.String() }), ...errorResponses(409, 422, 504) },
+          response: { 200: Joined, ...errorResponses(409, 422, 504) },
         },
       },
       async (request) => groups.acceptInvite(instanceOf(request).id, request.query.url),
@@ -161,6 +194,7 @@ export function groupAdminRoutes(groups: GroupAdminService, mediaBodyLimit: numb
           tags,
           operationId: 'groups_leave-group',
           summary: 'Leave a group',
+          description: 'The instance leaves the group; the other participants see it leave.',
           body: Type.Object({ groupId: GroupId }, { examples: [{ groupId: GROUP }] }),
           response: { 200: ValueTrue, ...errorResponses(409, 422, 504) },
         },
@@ -216,7 +250,7 @@ export function groupAdminRoutes(groups: GroupAdminService, mediaBodyLimit: numb
           operationId: 'groups_update-group-photo',
           summary: 'Change the group\'s picture',
           description: 'An https URL or a data URI of an image (checked like every outgoing image: real type, size and pixel limits; a URL passes the address guard). A payload that is not an image is 400; a URL that cannot be fetched is 422.',
-          body: Type.Object({ groupId: GroupId, groupPhoto: Type.String({ minLength: 1, description: 'Image URL or data URI.' }) }, { examples: [{ groupId: GROUP, groupPhoto: 'https://example.com/logo.png' }] }),
+          body: Type.Object({ groupId: GroupId, groupPhoto: Type.String({ minLength: 1, description: 'Image URL or data URI.' }) }, { examples: [{ groupId: GROUP, groupPhoto: EXAMPLE_IMAGE }] }),
           response: { 200: ValueTrue, ...errorResponses(409, 413, 422, 504) },
         },
       },

@@ -3,13 +3,91 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { InstancesService } from '../../services/instances-service.js';
 import type { PartnerService } from '../../services/partner-service.js';
 import { accountOf, instanceOf } from '../auth.js';
-import { errorResponses, ValueTrue } from '../schemas/common.js';
+import { errorResponses, named, ValueTrue } from '../schemas/common.js';
 
 const tags = ['instance'];
 const Status = Type.Union(
   ['disconnected', 'pairing', 'connecting', 'connected', 'logged_out', 'banned', 'replaced'].map((s) => Type.Literal(s)),
 );
 const Name = Type.String({ minLength: 1, maxLength: 100 });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+// An example phone: Brazil (55), area 11, a mobile number.
+const PHONE = '5511999999999';
+
+const CreatedInstance = named(
+  'CreatedInstance',
+  'The new instance and its token (shown only here and by rotate-token: keep it). Pair it next with GET …/qr-code/image or …/phone-code/{phone}.',
+  Type.Object(
+    { instanceId: Type.String(), instanceToken: Type.String(), name: Type.String(), status: Status },
+    { examples: [{ instanceId: '3C5A1F0E9B7D4E2A8C6B', instanceToken: 'F1D2C3B4A5968778695A4B3C', name: 'sales', status: 'disconnected' }] },
+  ),
+);
+const OnDemandInstance = named(
+  'OnDemandInstance',
+  "The new instance in Z-API's integrator shape: `id` and `token`.",
+  Type.Object({ id: Type.String(), token: Type.String(), due: Type.Null() }, { examples: [{ id: '3C5A1F0E9B7D4E2A8C6B', token: 'F1D2C3B4A5968778695A4B3C', due: null }] }),
+);
+const NewInstanceToken = named(
+  'NewInstanceToken',
+  'The new instanceToken; the old one is refused from now on.',
+  Type.Object({ instanceToken: Type.String() }, { examples: [{ instanceToken: 'A9B8C7D6E5F40312A1B2C3D4' }] }),
+);
+const InstanceStatus = named(
+  'InstanceStatus',
+  "Z-API's `connected`, `smartphoneConnected` and `error`, plus zapgate's `status` (disconnected, pairing, connecting, connected, logged_out, banned, replaced), why, since when, the paired number and the anti-ban state.",
+  Type.Object(
+    {
+      connected: Type.Boolean(),
+      smartphoneConnected: Type.Boolean(),
+      error: Nullable(Type.String()),
+      status: Status,
+      statusReason: Nullable(Type.String()),
+      since: Type.Integer({ description: 'ms since the epoch' }),
+      phone: Nullable(Type.String()),
+      antiban: Type.Object(
+        {
+          enabled: Type.Boolean(),
+          paused: Type.Boolean(),
+          reason: Type.Union([Type.String(), Type.Null()], { description: 'the restriction signal that caused the pause' }),
+          until: Type.Union([Type.Integer(), Type.Null()], { description: 'ms since the epoch when sending resumes' }),
+        },
+        {
+          description:
+            'The anti-ban strategy (update-antiban). After a restriction signal from the network (nacks 463/475, rate-overlimit, 403) it pauses sending; the queue keeps accepting and resumes at `until`. Each pause is also reported on the received webhook as a ReceivedCallback with notification "ANTIBAN_PAUSED" and notificationParameters [reason, until].',
+        },
+      ),
+    },
+    {
+      examples: [
+        {
+          connected: true,
+          smartphoneConnected: true,
+          error: null,
+          status: 'connected',
+          statusReason: null,
+          since: 1764000000000,
+          phone: PHONE,
+          antiban: { enabled: false, paused: false, reason: null, until: null },
+        },
+      ],
+    },
+  ),
+);
+const QrValue = named(
+  'QrValue',
+  'The QR: a `data:image/png;base64,…` URI (qr-code/image with Accept: application/json) or the raw string to render (qr-code).',
+  Type.Object({ value: Type.String() }, { examples: [{ value: '2@F0aB3cD…,kq9Z…,Yt7w…,Qm1…' }] }),
+);
+const PairingCode = named(
+  'PairingCode',
+  'The 8-character code to type on the phone: WhatsApp → Linked devices → Link with phone number instead.',
+  Type.Object({ value: Type.String() }, { examples: [{ value: 'ABCD1234' }] }),
+);
+const AntibanSetting = named(
+  'AntibanSetting',
+  'The anti-ban setting as stored, and whether the running session applied it already.',
+  Type.Object({ value: Type.Boolean(), antiBanEnabled: Type.Boolean(), workerSynced: Type.Boolean() }, { examples: [{ value: true, antiBanEnabled: true, workerSynced: true }] }),
+);
 
 /** Account-level routes: no instance in the path. */
 const CallbackUrl = Type.String({ maxLength: 2048, description: 'A webhook URL, checked as by update-webhook-*.' });
@@ -32,7 +110,7 @@ const OnDemandBody = Type.Object(
     businessDevice: Type.Optional(Type.Boolean({ description: 'Accepted and ignored: the account type is the phone\'s.' })),
     disableEnqueueWhenDisconnected: Type.Optional(Type.Boolean()),
   },
-  { examples: [{ name: 'My instance', receivedCallbackUrl: 'https://hooks.example.com/zapgate', autoReadMessage: false }] },
+  { examples: [{ name: 'My instance', receivedCallbackUrl: 'https://example.com/zapgate/webhook', autoReadMessage: false }] },
 );
 const PartnerInstance = Type.Object({
   id: Type.String(),
@@ -52,6 +130,18 @@ const PartnerInstance = Type.Object({
 });
 const InstanceSummary = Type.Object({ instanceId: Type.String(), name: Type.String(), status: Status, phone: Type.Union([Type.String(), Type.Null()]) });
 
+const InstanceList = named(
+  'InstanceList',
+  "This account's instances, oldest first, without their tokens: an array, or with `page`/`pageSize` Z-API's partner page `{total, totalPage, pageSize, page, content}`.",
+  Type.Union(
+    [
+      Type.Array(InstanceSummary),
+      Type.Object({ total: Type.Integer(), totalPage: Type.Integer(), pageSize: Type.Integer(), page: Type.Integer(), content: Type.Array(PartnerInstance) }),
+    ],
+    { examples: [[{ instanceId: '3C5A1F0E9B7D4E2A8C6B', name: 'sales', status: 'connected', phone: PHONE }]] },
+  ),
+);
+
 export function accountInstanceRoutes(instances: InstancesService, partner: PartnerService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -62,9 +152,9 @@ export function accountInstanceRoutes(instances: InstancesService, partner: Part
           operationId: 'instance_create',
           summary: 'Create an instance',
           description: 'An account may have `ZAPGATE_MAX_INSTANCES_PER_ACCOUNT` instances (default 1000); one more is a 403 `instance limit reached`.',
-          body: Type.Object({ name: Name }),
+          body: Type.Object({ name: Name }, { examples: [{ name: 'sales' }] }),
           response: {
-            201: Type.Object({ instanceId: Type.String(), instanceToken: Type.String(), name: Type.String(), status: Status }),
+            201: CreatedInstance,
             ...errorResponses(403),
           },
         },
@@ -86,7 +176,7 @@ export function accountInstanceRoutes(instances: InstancesService, partner: Part
             'Z-API\'s partner call, authenticated with the account\'s Client-Token. The callback URLs set the webhooks (`receivedAndDeliveryCallbackUrl` both received and delivery); `callRejectAuto`, `callRejectMessage`, `autoReadMessage`, `autoReadStatus` and `disableEnqueueWhenDisconnected` the settings. Every URL is checked first: a refused one is a 400 naming the field and no instance is made. `due` is null (self-hosted: no expiry).',
           body: OnDemandBody,
           response: {
-            200: Type.Object({ id: Type.String(), token: Type.String(), due: Type.Null() }),
+            200: OnDemandInstance,
             ...errorResponses(403),
           },
         },
@@ -113,10 +203,7 @@ export function accountInstanceRoutes(instances: InstancesService, partner: Part
             { examples: [{ page: '1', pageSize: '15' }] },
           ),
           response: {
-            200: Type.Union([
-              Type.Array(InstanceSummary),
-              Type.Object({ total: Type.Integer(), totalPage: Type.Integer(), pageSize: Type.Integer(), page: Type.Integer(), content: Type.Array(PartnerInstance) }),
-            ]),
+            200: InstanceList,
             400: Type.Ref('ErrorBody'),
             401: Type.Ref('ErrorBody'),
             429: Type.Ref('ErrorBody'),
@@ -142,6 +229,8 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           tags,
           operationId: 'instance_delete',
           summary: 'Unlink the device if paired and delete the instance with all its data',
+          description:
+            'The phone loses the linked device; the instance is deleted with everything stored for it (queue, webhook settings and deliveries, stored chats, keys). Cannot be undone.',
           response: { 200: ValueTrue, ...errorResponses() },
         },
       },
@@ -158,7 +247,8 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           tags,
           operationId: 'instance_rotate-token',
           summary: 'Replace the instanceToken (the old one stops working at once)',
-          response: { 200: Type.Object({ instanceToken: Type.String() }), ...errorResponses() },
+          description: 'Use it when a token leaked. The session, pairing and queue are untouched; only the token in the path changes.',
+          response: { 200: NewInstanceToken, ...errorResponses() },
         },
       },
       async (request) => ({ instanceToken: await instances.rotateToken(instanceOf(request).id) }),
@@ -171,28 +261,10 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           tags,
           operationId: 'instance_status',
           summary: 'Connection status',
+          description:
+            'Works whether or not a session runs. `statusReason` says why the instance is not connected (e.g. the proxy error, `logged out from the phone`); `since` is when the status last changed.',
           response: {
-            200: Type.Object({
-              connected: Type.Boolean(),
-              smartphoneConnected: Type.Boolean(),
-              error: Type.Union([Type.String(), Type.Null()]),
-              status: Status,
-              statusReason: Type.Union([Type.String(), Type.Null()]),
-              since: Type.Integer({ description: 'ms since the epoch' }),
-              phone: Type.Union([Type.String(), Type.Null()]),
-              antiban: Type.Object(
-                {
-                  enabled: Type.Boolean(),
-                  paused: Type.Boolean(),
-                  reason: Type.Union([Type.String(), Type.Null()], { description: 'the restriction signal that caused the pause' }),
-                  until: Type.Union([Type.Integer(), Type.Null()], { description: 'ms since the epoch when sending resumes' }),
-                },
-                {
-                  description:
-                    'The anti-ban strategy (update-antiban). After a restriction signal from the network (nacks 463/475, rate-overlimit, 403) it pauses sending; the queue keeps accepting and resumes at `until`. Each pause is also reported on the received webhook as a ReceivedCallback with notification "ANTIBAN_PAUSED" and notificationParameters [reason, until].',
-                },
-              ),
-            }),
+            200: InstanceStatus,
             ...errorResponses(),
           },
         },
@@ -214,7 +286,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
               description: 'PNG image, or `{value: "data:image/png;base64,…"}` for JSON clients',
               content: {
                 'image/png': { schema: { type: 'string', format: 'binary' } },
-                'application/json': { schema: Type.Object({ value: Type.String() }) },
+                'application/json': { schema: QrValue },
               },
             },
             ...errorResponses(),
@@ -236,7 +308,9 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           tags,
           operationId: 'instance_qr-code',
           summary: 'Current raw QR string',
-          response: { 200: Type.Object({ value: Type.String() }), ...errorResponses() },
+          description:
+            'The string to render as a QR code yourself (it changes while the pairing waits: ask again when it expired). Starts a pairing session when none is live, like qr-code/image; 404 when connected.',
+          response: { 200: QrValue, ...errorResponses() },
         },
       },
       async (request) => ({ value: await instances.qr(instanceOf(request).id) }),
@@ -249,8 +323,10 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           tags,
           operationId: 'instance_phone-code',
           summary: 'Pair by code: the 8-character code to type on the phone',
-          params: Type.Object({ phone: Type.String({ minLength: 1, maxLength: 32 }) }, { additionalProperties: true }),
-          response: { 200: Type.Object({ value: Type.String() }), ...errorResponses(409, 504) },
+          description:
+            'Instead of scanning a QR: `phone` is the number being linked (country code and digits). On that phone open WhatsApp → Linked devices → Link a device → Link with phone number instead, and type the code. 409 when the instance is already connected.',
+          params: Type.Object({ phone: Type.String({ minLength: 1, maxLength: 32, examples: [PHONE] }) }, { additionalProperties: true }),
+          response: { 200: PairingCode, ...errorResponses(409, 504) },
         },
       },
       async (request) => ({ value: await instances.pairingCode(instanceOf(request).id, request.params.phone) }),
@@ -264,6 +340,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           tags,
           operationId: `instance_restart${method === 'POST' ? '-post' : ''}`,
           summary: 'Reconnect without a new QR',
+          description: 'Closes the WhatsApp connection and opens it again with the stored credentials; a paired device stays paired and the queue resumes. GET and POST do the same.',
           response: { 200: ValueTrue, ...errorResponses() },
         },
         handler: async (request) => {
@@ -278,6 +355,8 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           tags,
           operationId: `instance_disconnect${method === 'POST' ? '-post' : ''}`,
           summary: 'Log out: unlink the device and wipe its credentials',
+          description:
+            'The phone loses the linked device and the instance goes back to `disconnected`; pair it again with a new QR. The instance, its token, settings and queue are kept. GET and POST do the same.',
           response: { 200: ValueTrue, ...errorResponses() },
         },
         handler: async (request) => {
@@ -294,7 +373,8 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           tags,
           operationId: 'instance_update-name',
           summary: 'Rename the instance',
-          body: Type.Object({ value: Name }),
+          description: 'The name is a label for you (GET /instances); WhatsApp does not see it (the profile name is `profile-name`).',
+          body: Type.Object({ value: Name }, { examples: [{ value: 'support' }] }),
           response: { 200: ValueTrue, ...errorResponses() },
         },
       },
@@ -322,9 +402,9 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
             'a restriction signal from the network (nacks 463/475, rate-overlimit, 403) pauses sending for ZAPGATE_ANTIBAN_PAUSE_MS (30 min), doubling for each further one within a day, visible as `antiban` in GET /status and reported on the received webhook as a ReceivedCallback with `notification: "ANTIBAN_PAUSED"` and `notificationParameters: [reason, untilMs]`.',
             'The queue stays FIFO: a message held by a cap holds the ones behind it.',
           ].join('\n'),
-          body: Type.Object({ value: Type.Boolean() }),
+          body: Type.Object({ value: Type.Boolean() }, { examples: [{ value: true }] }),
           response: {
-            200: Type.Object({ value: Type.Boolean(), antiBanEnabled: Type.Boolean(), workerSynced: Type.Boolean() }),
+            200: AntibanSetting,
             ...errorResponses(),
           },
         },
@@ -340,7 +420,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
           operationId: 'instance_update-list-mode',
           summary: 'How option and button lists are delivered',
           description: '`poll` (default: renders on every client, answers map back to option ids), `text` (numbered text; a reply "2" maps the same way) or `native` (interactive message; experimental).',
-          body: Type.Object({ value: Type.Union([Type.Literal('poll'), Type.Literal('text'), Type.Literal('native')]) }),
+          body: Type.Object({ value: Type.Union([Type.Literal('poll'), Type.Literal('text'), Type.Literal('native')]) }, { examples: [{ value: 'poll' }] }),
           response: { 200: ValueTrue, ...errorResponses() },
         },
       },

@@ -8,6 +8,7 @@ import { errors } from '../../errors.js';
 import type { MessagesService, SendCommon } from '../../services/messages-service.js';
 import { instanceOf } from '../auth.js';
 import { errorResponses, Phone, SendCommonFields, SendResult } from '../schemas/common.js';
+import { EXAMPLE_IMAGE } from '../schemas/examples.js';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
@@ -116,7 +117,7 @@ export function sendKindsRoutes(app: App, { messages, mediaBodyLimit }: SendKind
           },
           {
             examples: [
-              { phone: EXAMPLE_PHONE, message: 'Our new site: https://z-api.io', image: 'https://z-api.io/logo.png', linkUrl: 'https://z-api.io', title: 'Z-API', linkDescription: 'WhatsApp integration' },
+              { phone: EXAMPLE_PHONE, message: 'Our new site: https://z-api.io', image: EXAMPLE_IMAGE, linkUrl: 'https://z-api.io', title: 'Z-API', linkDescription: 'WhatsApp integration' },
             ],
           },
         ),
@@ -504,8 +505,8 @@ export function sendKindsRoutes(app: App, { messages, mediaBodyLimit }: SendKind
                 phone: EXAMPLE_PHONE,
                 message: 'Our plans',
                 carousel: [
-                  { text: 'Basic', image: 'https://z-api.io/basic.png', buttons: [{ id: 'b', label: 'Choose Basic', type: 'REPLY' }] },
-                  { text: 'Pro', image: 'https://z-api.io/pro.png', buttons: [{ id: 'site', label: 'Details', type: 'URL', url: 'https://z-api.io' }, { id: 'p', label: 'Choose Pro', type: 'REPLY' }] },
+                  { text: 'Basic', image: EXAMPLE_IMAGE, buttons: [{ id: 'b', label: 'Choose Basic', type: 'REPLY' }] },
+                  { text: 'Pro', image: EXAMPLE_IMAGE, buttons: [{ id: 'site', label: 'Details', type: 'URL', url: 'https://z-api.io' }, { id: 'p', label: 'Choose Pro', type: 'REPLY' }] },
                 ],
               },
             ],

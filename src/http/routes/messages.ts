@@ -7,9 +7,11 @@ import type { SessionsPort } from '../../sessions/port.js';
 import { parseTarget, formatTarget } from '../../domain/phone.js';
 import { instanceOf } from '../auth.js';
 import { errorResponses, SendCommonFields, SendResult, ValueTrue } from '../schemas/common.js';
+import { EXAMPLE_AUDIO, EXAMPLE_IMAGE, EXAMPLE_PDF, EXAMPLE_VIDEO } from '../schemas/examples.js';
 import { sendKindsRoutes } from './messages-kinds.js';
 
 const tags = ['messages'];
+const EXAMPLE_PHONE = '5511999999999';
 export const MediaRef = Type.String({
   minLength: 1,
   description: 'An https URL (fetched at send time under the address guard) or a base64 data URI (up to 16 MiB).',
@@ -44,11 +46,18 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
           tags,
           operationId: 'messages_send-text',
           summary: 'Send text, a reply (messageId), mentions, or edit a sent message (editMessageId)',
-          body: Type.Object({
-            ...SendCommonFields,
-            message: Type.String({ minLength: 1, maxLength: 65536 }),
-            editMessageId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-          }),
+          description:
+            'Queued durably: the 200 means the message is on disk, and it leaves in order once the instance is connected (a DeliveryCallback reports it). ' +
+            '`phone` is a number with country code, a group (`<digits>-group`) or a `@lid`. `messageId` quotes a message of the last 14 days; `mentioned` lists numbers to mention (write `@<number>` in the text); ' +
+            '`mentionAll` mentions every participant of a group. `editMessageId` replaces the text of a message this instance sent. Markdown as WhatsApp writes it: *bold*, _italic_, ~strike~, ```mono```.',
+          body: Type.Object(
+            {
+              ...SendCommonFields,
+              message: Type.String({ minLength: 1, maxLength: 65536 }),
+              editMessageId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+            },
+            { examples: [{ phone: EXAMPLE_PHONE, message: 'Hello from zapgate' }] },
+          ),
           response: sendResponses,
         },
       },
@@ -68,12 +77,18 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
           tags,
           operationId: 'messages_send-image',
           summary: 'Send an image by URL or data URI, with an optional caption',
-          body: Type.Object({
-            ...SendCommonFields,
-            image: MediaRef,
-            caption: Type.Optional(Type.String({ maxLength: 4096 })),
-            viewOnce: Type.Optional(Type.Boolean()),
-          }),
+          description:
+            'JPEG and PNG within `ZAPGATE_MEDIA_IMAGE_MAX_SIDE` go byte for byte; any other image is decoded once (under the pixel limit), scaled and re-encoded (JPEG, or PNG when it has transparency). ' +
+            '`viewOnce` lets the contact open it once. A data URI that is not an image is a 400 at once; a URL that fails arrives as a DeliveryCallback with `error` and `errorCode`.',
+          body: Type.Object(
+            {
+              ...SendCommonFields,
+              image: MediaRef,
+              caption: Type.Optional(Type.String({ maxLength: 4096 })),
+              viewOnce: Type.Optional(Type.Boolean()),
+            },
+            { examples: [{ phone: EXAMPLE_PHONE, image: EXAMPLE_IMAGE, caption: 'Our new logo' }] },
+          ),
           response: sendResponses,
         },
       },
@@ -94,7 +109,8 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
           tags,
           operationId: 'messages_send-sticker',
           summary: 'Send a sticker (any image; converted to 512×512 WebP)',
-          body: Type.Object({ ...SendCommonFields, sticker: MediaRef }),
+          description: 'Any image (PNG with transparency keeps it) becomes a 512×512 WebP sticker, fitted inside a transparent square.',
+          body: Type.Object({ ...SendCommonFields, sticker: MediaRef }, { examples: [{ phone: EXAMPLE_PHONE, sticker: EXAMPLE_IMAGE }] }),
           response: sendResponses,
         },
       },
@@ -112,13 +128,14 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
           tags,
           operationId: 'messages_send-location',
           summary: 'Send a location',
+          description: 'A pin on the map, with an optional place name (`title`) and `address`. Latitude and longitude are decimal degrees, as numbers or strings.',
           body: Type.Object({
             ...SendCommonFields,
             title: Type.Optional(Type.String({ maxLength: 1000 })),
             address: Type.Optional(Type.String({ maxLength: 1000 })),
             latitude: Type.Union([Type.String({ maxLength: 32 }), Type.Number()], { description: 'Decimal degrees, -90..90' }),
             longitude: Type.Union([Type.String({ maxLength: 32 }), Type.Number()], { description: 'Decimal degrees, -180..180' }),
-          }),
+          }, { examples: [{ phone: EXAMPLE_PHONE, title: 'Avenida Paulista', address: 'Av. Paulista, 1578 - Bela Vista, São Paulo - SP', latitude: -23.5614, longitude: -46.6559 }] }),
           response: sendResponses,
         },
       },
@@ -162,6 +179,21 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
                 { minItems: 1, maxItems: 12 },
               ),
             }),
+          }, {
+            examples: [
+              {
+                phone: EXAMPLE_PHONE,
+                message: 'Which day suits you?',
+                optionList: {
+                  title: 'Delivery day',
+                  buttonLabel: 'Choose a day',
+                  options: [
+                    { id: 'mon', title: 'Monday', description: 'morning' },
+                    { id: 'wed', title: 'Wednesday', description: 'afternoon' },
+                  ],
+                },
+              },
+            ],
           }),
           response: sendResponses,
         },
@@ -203,6 +235,14 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
               image: Type.Optional(MediaRef),
               video: Type.Optional(MediaRef),
             }),
+          }, {
+            examples: [
+              {
+                phone: EXAMPLE_PHONE,
+                message: 'Did the order arrive?',
+                buttonList: { buttons: [{ id: 'yes', label: 'Yes' }, { id: 'no', label: 'Not yet' }] },
+              },
+            ],
           }),
           response: sendResponses,
         },
@@ -232,9 +272,9 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
           description:
             '`owner=true`: revoke your own message for everyone. `owner=false`: in a group, revoke another participant\'s message as admin; in a 1:1 chat, delete it for you.',
           querystring: Type.Object({
-            messageId: Type.String({ minLength: 1, maxLength: 128 }),
-            phone: Type.String({ minLength: 1, maxLength: 64 }),
-            owner: Type.Union([Type.Literal('true'), Type.Literal('false')]),
+            messageId: Type.String({ minLength: 1, maxLength: 128, description: 'The message id (a send answered it as `messageId`).', examples: ['3EB0A7C2F5D1E8B94C6A'] }),
+            phone: Type.String({ minLength: 1, maxLength: 64, description: 'The chat: a number or `<digits>-group`.', examples: [EXAMPLE_PHONE] }),
+            owner: Type.Union([Type.Literal('true'), Type.Literal('false')], { description: '`true` when this instance sent the message.', examples: ['true'] }),
           }),
           response: { 200: ValueTrue, ...errorResponses(409, 422, 504) },
         },
@@ -262,7 +302,6 @@ function assertUnique(values: string[], field: string, key: string): void {
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
-const EXAMPLE_PHONE = '5511999999999';
 const MEDIA_NOTE =
   ' The payload\'s real type is read from its bytes (a URL\'s content-type and a data URI\'s label are ignored); limits: `ZAPGATE_MEDIA_*`.';
 
@@ -286,7 +325,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
             waveform: Type.Optional(Type.Boolean({ description: 'Send the waveform bars (default true).' })),
             async: Type.Optional(Type.Boolean({ description: 'Accepted for Z-API compatibility: every send is asynchronous.' })),
           },
-          { examples: [{ phone: EXAMPLE_PHONE, audio: 'https://media.example.com/hello.mp3', waveform: true }] },
+          { examples: [{ phone: EXAMPLE_PHONE, audio: EXAMPLE_AUDIO, waveform: true }] },
         ),
         response: sendResponses,
       },
@@ -317,7 +356,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
             viewOnce: Type.Optional(Type.Boolean({ description: 'Play once.' })),
             async: Type.Optional(Type.Boolean({ description: 'Accepted for Z-API compatibility: every send is asynchronous.' })),
           },
-          { examples: [{ phone: EXAMPLE_PHONE, video: 'https://media.example.com/clip.mp4', caption: 'Our new store' }] },
+          { examples: [{ phone: EXAMPLE_PHONE, video: EXAMPLE_VIDEO, caption: 'Our new store' }] },
         ),
         response: sendResponses,
       },
@@ -346,7 +385,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
             video: Type.Optional(MediaRef),
             ptv: Type.Optional(MediaRef),
           },
-          { examples: [{ phone: EXAMPLE_PHONE, video: 'https://media.example.com/hello.mp4' }] },
+          { examples: [{ phone: EXAMPLE_PHONE, video: EXAMPLE_VIDEO }] },
         ),
         response: sendResponses,
       },
@@ -374,7 +413,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
             gif: MediaRef,
             caption: Type.Optional(Type.String({ maxLength: 4096 })),
           },
-          { examples: [{ phone: EXAMPLE_PHONE, gif: 'https://media.example.com/dance.mp4', caption: 'Friday!' }] },
+          { examples: [{ phone: EXAMPLE_PHONE, gif: EXAMPLE_VIDEO, caption: 'Friday!' }] },
         ),
         response: sendResponses,
       },
@@ -397,7 +436,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
         summary: 'Send a document (any file, byte for byte)',
         description: 'The file is sent unchanged; its mimetype follows `{extension}` (pdf, docx, xlsx, csv, zip, …).' + MEDIA_NOTE,
         params: Type.Object(
-          { extension: Type.String({ pattern: '^[A-Za-z0-9]{1,10}$', description: 'File extension without the dot, e.g. `pdf`.' }) },
+          { extension: Type.String({ pattern: '^[A-Za-z0-9]{1,10}$', description: 'File extension without the dot, e.g. `pdf`.', examples: ['pdf'] }) },
           { additionalProperties: true },
         ),
         body: Type.Object(
@@ -407,7 +446,7 @@ function mediaSendRoutes(app: App, messages: MessagesService, mediaBodyLimit: nu
             fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Name shown to the contact (default `file.<extension>`).' })),
             caption: Type.Optional(Type.String({ maxLength: 4096 })),
           },
-          { examples: [{ phone: EXAMPLE_PHONE, document: 'https://media.example.com/invoice.pdf', fileName: 'invoice-0042.pdf' }] },
+          { examples: [{ phone: EXAMPLE_PHONE, document: EXAMPLE_PDF, fileName: 'invoice-0042.pdf' }] },
         ),
         response: sendResponses,
       },

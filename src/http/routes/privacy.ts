@@ -3,10 +3,15 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { PrivacyService, VisibilitySetting } from '../../services/privacy-service.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses } from '../schemas/common.js';
+import { errorResponses, named } from '../schemas/common.js';
 
 const tags = ['privacy'];
-const Success = Type.Object({ success: Type.Boolean() });
+const Success = named('PrivacySuccess', 'The setting changed on the account (the phone shows it too).', Type.Object({ success: Type.Boolean() }, { examples: [{ success: true }] }));
+const DisallowedContacts = named(
+  'DisallowedContacts',
+  'The numbers on this setting\'s "all contacts except…" list, with country code.',
+  Type.Object({ disallowedContacts: Type.Array(Type.String()) }, { examples: [{ disallowedContacts: ['5511988888888'] }] }),
+);
 
 const BlacklistChanges = Type.Array(
   Type.Object({ action: Type.Union([Type.Literal('add'), Type.Literal('remove')]), phone: Type.String({ minLength: 1, maxLength: 64 }) }),
@@ -95,7 +100,7 @@ export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebo
           operationId: 'privacy_read-receipts',
           summary: 'Send read receipts or not (not for groups)',
           description: 'Query `value`: `enable` or `disable`. Disabled, you no longer see whether your own messages were read either.',
-          querystring: Type.Object({ value: Type.Union([Type.Literal('enable'), Type.Literal('disable')]) }, { examples: [{ value: 'disable' }] }),
+          querystring: Type.Object({ value: Type.Union([Type.Literal('enable'), Type.Literal('disable')], { examples: ['disable'] }) }, { examples: [{ value: 'disable' }] }),
           response: { 200: Success, ...errorResponses(409, 422, 504) },
         },
       },
@@ -114,7 +119,7 @@ export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebo
           summary: 'Default disappearing-messages timer for new chats',
           description: 'Query `value`: `days90`, `days7`, `hours24` or `disable`. Applies to new 1:1 chats only.',
           querystring: Type.Object(
-            { value: Type.Union([Type.Literal('days90'), Type.Literal('days7'), Type.Literal('hours24'), Type.Literal('disable')]) },
+            { value: Type.Union([Type.Literal('days90'), Type.Literal('days7'), Type.Literal('hours24'), Type.Literal('disable')], { examples: ['days7'] }) },
             { examples: [{ value: 'days7' }] },
           ),
           response: { 200: Success, ...errorResponses(409, 422, 504) },
@@ -135,10 +140,10 @@ export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebo
           summary: 'The "all contacts except…" list of one setting',
           description: 'Query `type`: `lastSeen`, `photo`, `description` or `groupAdd`. Phones with country code.',
           querystring: Type.Object(
-            { type: Type.Union([Type.Literal('lastSeen'), Type.Literal('photo'), Type.Literal('description'), Type.Literal('groupAdd')]) },
+            { type: Type.Union([Type.Literal('lastSeen'), Type.Literal('photo'), Type.Literal('description'), Type.Literal('groupAdd')], { examples: ['lastSeen'] }) },
             { examples: [{ type: 'lastSeen' }] },
           ),
-          response: { 200: Type.Object({ disallowedContacts: Type.Array(Type.String()) }), ...errorResponses(409, 422, 504) },
+          response: { 200: DisallowedContacts, ...errorResponses(409, 422, 504) },
         },
       },
       async (request) => privacy.disallowedContacts(instanceOf(request).id, request.query.type),

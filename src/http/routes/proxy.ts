@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ProxyService } from '../../services/proxy-service.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses, ValueTrue } from '../schemas/common.js';
+import { errorResponses, named, ValueTrue } from '../schemas/common.js';
 
 const tags = ['instance'];
 
@@ -18,10 +18,28 @@ const ABOUT = [
 
 const ProxyUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'http://, socks5:// or socks5h://[user:pass@]host:port' });
 
-const ProxyView = Type.Object({
-  value: Type.Union([Type.String(), Type.Null()], { description: 'The proxy URL with user name and password shown as `****`; null when none is set.' }),
-  enabled: Type.Boolean({ description: 'Whether the instance\'s connections use it.' }),
-});
+const ProxyView = named(
+  'ProxyView',
+  "The instance's proxy, credentials masked.",
+  Type.Object(
+    {
+      value: Type.Union([Type.String(), Type.Null()], { description: 'The proxy URL with user name and password shown as `****`; null when none is set.' }),
+      enabled: Type.Boolean({ description: 'Whether the instance\'s connections use it.' }),
+    },
+    { examples: [{ value: 'socks5://****:****@proxy.example.com:1080', enabled: true }] },
+  ),
+);
+const ProxySet = named(
+  'ProxySet',
+  'The proxy now in use (credentials masked), or null: the instance reconnects through it.',
+  Type.Object(
+    {
+      value: Type.Boolean(),
+      proxy: Type.Union([Type.String(), Type.Null()], { description: 'The proxy now in use, credentials shown as `****`; null for none.' }),
+    },
+    { examples: [{ value: true, proxy: null }] },
+  ),
+);
 
 export function proxyRoutes(proxies: ProxyService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -35,13 +53,11 @@ export function proxyRoutes(proxies: ProxyService): FastifyPluginAsyncTypebox {
           description: `${ABOUT}\n\n\`{"value": null}\` clears the proxy: the instance reconnects directly.`,
           body: Type.Object(
             { value: Type.Union([ProxyUrl, Type.Null()]) },
-            { examples: [{ value: 'socks5://user:secret@proxy.example.com:1080' }] },
+            // The first example (direct, no proxy) works as pressed; the second shows the form (with your own proxy).
+            { examples: [{ value: null }, { value: 'socks5://user:secret@proxy.example.com:1080' }] },
           ),
           response: {
-            200: Type.Object({
-              value: Type.Boolean(),
-              proxy: Type.Union([Type.String(), Type.Null()], { description: 'The proxy now in use, credentials shown as `****`; null for none.' }),
-            }),
+            200: ProxySet,
             ...errorResponses(),
           },
         },
@@ -86,7 +102,7 @@ export function proxyRoutes(proxies: ProxyService): FastifyPluginAsyncTypebox {
               proxyUrl: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'http://, socks5:// or socks5h://[user:pass@]host:port; "" clears it.' })),
               enable: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
             },
-            { examples: [{ proxyUrl: 'socks5://user:password123@proxy.example.com:1080', enable: true }] },
+            { examples: [{ proxyUrl: '', enable: false }, { proxyUrl: 'socks5://user:password123@proxy.example.com:1080', enable: true }] },
           ),
           response: { 200: ValueTrue, ...errorResponses() },
         },

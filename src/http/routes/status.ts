@@ -6,6 +6,7 @@ import type { OutgoingContent } from '../../domain/outgoing.js';
 import type { MessagesService } from '../../services/messages-service.js';
 import { instanceOf } from '../auth.js';
 import { Phone } from '../schemas/common.js';
+import { EXAMPLE_IMAGE, EXAMPLE_VIDEO } from '../schemas/examples.js';
 import { checkMediaRef, MediaRef, sendResponses } from './messages.js';
 
 const tags = ['status'];
@@ -39,7 +40,7 @@ export function statusRoutes(messages: MessagesService, mediaBodyLimit: number):
           operationId: 'status_send-image-status',
           summary: 'Post an image to your status',
           description: POSTED,
-          body: Type.Object({ image: MediaRef, caption: Caption }, { examples: [{ image: 'https://media.example.com/offer.jpg', caption: 'This week only' }] }),
+          body: Type.Object({ image: MediaRef, caption: Caption }, { examples: [{ image: EXAMPLE_IMAGE, caption: 'This week only' }] }),
           response: sendResponses,
         },
       },
@@ -59,7 +60,7 @@ export function statusRoutes(messages: MessagesService, mediaBodyLimit: number):
           operationId: 'status_send-video-status',
           summary: 'Post a video to your status',
           description: `${POSTED} Converted to an MP4 every client plays, as send-video does.`,
-          body: Type.Object({ video: MediaRef, caption: Caption }, { examples: [{ video: 'https://media.example.com/tour.mp4', caption: 'Our new store' }] }),
+          body: Type.Object({ video: MediaRef, caption: Caption }, { examples: [{ video: EXAMPLE_VIDEO, caption: 'Our new store' }] }),
           response: sendResponses,
         },
       },
@@ -103,7 +104,7 @@ export function statusRoutes(messages: MessagesService, mediaBodyLimit: number):
           description: `${REPLY} The GIF is sent as send-gif sends it (an MP4 shown looping).`,
           body: Type.Object(
             { phone: Phone, gif: MediaRef, caption: Caption, statusMessageId: StatusMessageId },
-            { examples: [{ phone: '5511999999999', gif: 'https://media.example.com/wow.mp4', statusMessageId: '3EB0C431D5E1A2B3C4D5E6' }] },
+            { examples: [{ phone: '5511999999999', gif: EXAMPLE_VIDEO, statusMessageId: '3EB0C431D5E1A2B3C4D5E6' }] },
           ),
           response: sendResponses,
         },
@@ -127,7 +128,7 @@ export function statusRoutes(messages: MessagesService, mediaBodyLimit: number):
           description: `${REPLY} The sticker is sent as send-sticker sends it.`,
           body: Type.Object(
             { phone: Phone, sticker: MediaRef, statusMessageId: StatusMessageId },
-            { examples: [{ phone: '5511999999999', sticker: 'https://media.example.com/sticker.webp', statusMessageId: '3EB0C431D5E1A2B3C4D5E6' }] },
+            { examples: [{ phone: '5511999999999', sticker: EXAMPLE_IMAGE, statusMessageId: '3EB0C431D5E1A2B3C4D5E6' }] },
           ),
           response: sendResponses,
         },

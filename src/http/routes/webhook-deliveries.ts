@@ -3,11 +3,11 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { WebhookDeliveriesService } from '../../outbox/replay.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses } from '../schemas/common.js';
+import { errorResponses, named } from '../schemas/common.js';
 
 const tags = ['webhooks'];
 
-const Delivery = Type.Object({
+const DeliveryFields = Type.Object({
   id: Type.String({ description: 'Delivery id (for the retry endpoint).' }),
   webhookId: Type.String({ description: 'The `webhook-id` header of every attempt, stable across retries and replays.' }),
   type: Type.String({ description: 'Event type: ReceivedCallback, MessageStatusCallback, DeliveryCallback, ConnectedCallback, DisconnectedCallback.' }),
@@ -22,6 +22,27 @@ const Delivery = Type.Object({
   updatedAt: Type.Integer(),
   payload: Type.Unknown({ description: 'The event exactly as delivered.' }),
 });
+const DELIVERY_EXAMPLE = {
+  id: '01JDX4A7K2P9Q3R8S6T5V4W3X2',
+  webhookId: 'msg_01JDX4A7K2P9Q3R8S6T5V4W3X2',
+  type: 'ReceivedCallback',
+  kind: 'received',
+  url: 'https://example.com/zapgate/webhook',
+  status: 'failed',
+  attempts: 9,
+  lastStatus: 503,
+  lastError: 'HTTP 503',
+  nextAttemptAt: null,
+  createdAt: 1764000000000,
+  updatedAt: 1764120000000,
+  payload: { type: 'ReceivedCallback', phone: '5511999999999', text: { message: 'Hi' } },
+};
+const Delivery = named('WebhookDelivery', 'One event sent (or to be sent) to a webhook URL, with its attempts.', Type.Composite([DeliveryFields], { examples: [DELIVERY_EXAMPLE] }));
+const DeliveryPage = named(
+  'WebhookDeliveryPage',
+  'A page of deliveries, oldest first; pass `pagingState` back for the next one (null: last page).',
+  Type.Object({ deliveries: Type.Array(DeliveryFields), pagingState: Type.Union([Type.String(), Type.Null()]) }, { examples: [{ deliveries: [DELIVERY_EXAMPLE], pagingState: null }] }),
+);
 
 export function webhookDeliveryRoutes(deliveries: WebhookDeliveriesService) {
   return async (base: FastifyInstance): Promise<void> => {
@@ -41,7 +62,7 @@ export function webhookDeliveryRoutes(deliveries: WebhookDeliveriesService) {
             pageSize: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$|^1000$', description: '1–1000, default 100.' })),
             pagingState: Type.Optional(Type.String({ maxLength: 64, description: 'From the previous page.' })),
           }),
-          response: { 200: Type.Object({ deliveries: Type.Array(Delivery), pagingState: Type.Union([Type.String(), Type.Null()]) }), ...errorResponses() },
+          response: { 200: DeliveryPage, ...errorResponses() },
         },
       },
       async (request) =>
@@ -57,7 +78,7 @@ export function webhookDeliveryRoutes(deliveries: WebhookDeliveriesService) {
           summary: 'Replay a failed delivery',
           description:
             'Puts a failed delivery back on the retry schedule, with the same `webhook-id`, aimed at the URL now set for its kind. 404 if unknown, 409 if it is not failed or no URL is set.',
-          params: Type.Object({ deliveryId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: true }),
+          params: Type.Object({ deliveryId: Type.String({ minLength: 1, maxLength: 64, examples: ['01JDX4A7K2P9Q3R8S6T5V4W3X2'] }) }, { additionalProperties: true }),
           response: { 200: Delivery, ...errorResponses(409) },
         },
       },

@@ -4,13 +4,31 @@ import type { InstancesService } from '../../services/instances-service.js';
 import type { WebhooksService } from '../../services/webhooks-service.js';
 import type { WebhookKind } from '../../store/webhooks-repo.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses, ValueTrue } from '../schemas/common.js';
+import { errorResponses, named, ValueTrue } from '../schemas/common.js';
 
 const tags = ['webhooks'];
 const Url = Type.String({
   maxLength: 2048,
   description: 'Absolute https URL (plain http only with ZAPGATE_WEBHOOK_ALLOW_HTTP=true); "" clears it. Hosts resolving to loopback, link-local, metadata or private ranges are refused unless allow-listed.',
 });
+
+// A host that resolves to a public address, so the example passes the address guard when pressed.
+const EXAMPLE_URL = 'https://example.com/zapgate/webhook';
+const SET_URL_TEXT =
+  'The URL is checked when set: https only (plain http with ZAPGATE_WEBHOOK_ALLOW_HTTP=true), and its host must resolve to a public address (loopback and private ranges only when listed in ZAPGATE_ALLOW_HOSTS); otherwise 400 and nothing changes. ' +
+  'Deliveries are signed per Standard Webhooks with the instance secret (GET …/webhook-secret) and retried on failure. `""` clears the URL.';
+const WebhookList = named(
+  'WebhookList',
+  'One entry per webhook kind with a URL; `disabledReason` is set when deliveries stopped (e.g. the receiver answered 410).',
+  Type.Array(Type.Object({ kind: Type.String(), url: Type.String(), disabledReason: Type.Union([Type.String(), Type.Null()]) }), {
+    examples: [[{ kind: 'received', url: EXAMPLE_URL, disabledReason: null }]],
+  }),
+);
+const WebhookSecret = named(
+  'WebhookSecret',
+  'The current `whsec_…` secret, and the previous one while deliveries still carry both signatures (after a rotation).',
+  Type.Object({ value: Type.String(), previous: Type.Union([Type.String(), Type.Null()]) }, { examples: [{ value: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previous: null }] }),
+);
 
 const SINGLE: ReadonlyArray<[string, WebhookKind, string]> = [
   ['update-webhook-received', 'received', 'incoming messages and notifications (ReceivedCallback)'],
@@ -31,7 +49,8 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
             tags,
             operationId: `webhooks_${path}`,
             summary: `Set the webhook URL for ${what}`,
-            body: Type.Object({ value: Url }),
+            description: SET_URL_TEXT,
+            body: Type.Object({ value: Url }, { examples: [{ value: EXAMPLE_URL }] }),
             response: { 200: ValueTrue, ...errorResponses() },
           },
         },
@@ -49,7 +68,8 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
           tags,
           operationId: 'webhooks_update-every-webhooks',
           summary: 'Set every webhook URL at once',
-          body: Type.Object({ value: Url, notifySentByMe: Type.Optional(Type.Boolean()) }),
+          description: `Every kind (received, message status, delivery, connected, disconnected, chat presence) goes to this one URL; \`notifySentByMe\` as in update-notify-sent-by-me. ${SET_URL_TEXT}`,
+          body: Type.Object({ value: Url, notifySentByMe: Type.Optional(Type.Boolean()) }, { examples: [{ value: EXAMPLE_URL, notifySentByMe: false }] }),
           response: { 200: ValueTrue, ...errorResponses() },
         },
       },
@@ -68,7 +88,8 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
           tags,
           operationId: 'webhooks_update-notify-sent-by-me',
           summary: 'Also deliver messages sent by this instance to the received webhook',
-          body: Type.Object({ notifySentByMe: Type.Boolean() }),
+          description: '`true`: messages this number sends are reported on the received webhook too, with `fromMe: true`. Default `false`.',
+          body: Type.Object({ notifySentByMe: Type.Boolean() }, { examples: [{ notifySentByMe: true }] }),
           response: { 200: ValueTrue, ...errorResponses() },
         },
       },
@@ -85,8 +106,9 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
           tags,
           operationId: 'webhooks_list',
           summary: 'The configured webhook URLs',
+          description: 'Kinds without a URL are not listed; their events are neither delivered nor kept.',
           response: {
-            200: Type.Array(Type.Object({ kind: Type.String(), url: Type.String(), disabledReason: Type.Union([Type.String(), Type.Null()]) })),
+            200: WebhookList,
             ...errorResponses(),
           },
         },
@@ -101,7 +123,8 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
           tags,
           operationId: 'webhooks_secret',
           summary: 'The Standard Webhooks secret (whsec_…) that signs deliveries',
-          response: { 200: Type.Object({ value: Type.String(), previous: Type.Union([Type.String(), Type.Null()]) }), ...errorResponses() },
+          description: 'Verify each delivery with it: `webhook-signature` is `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed by the base64 part after `whsec_` (any Standard Webhooks library does this).',
+          response: { 200: WebhookSecret, ...errorResponses() },
         },
       },
       async (request) => {
@@ -117,7 +140,8 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
           tags,
           operationId: 'webhooks_secret-rotate',
           summary: 'New signing secret; deliveries carry both signatures until the next rotation',
-          response: { 200: Type.Object({ value: Type.String(), previous: Type.String() }), ...errorResponses() },
+          description: 'Deploy the new secret to the receiver at leisure: every delivery is signed with both until the next rotation, so verification with either passes.',
+          response: { 200: WebhookSecret, ...errorResponses() },
         },
       },
       async (request) => {

@@ -1,12 +1,34 @@
 // Schemas shared by several routes. Each route's schema drives both validation and /openapi.json.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+
+const namedSchemas = new Map<string, TSchema>();
+
+/**
+ * A response schema with a name. The server registers every named schema once (`app.addSchema`)
+ * and routes answer with a `$ref` to it, so /docs lists the model by name and shows its
+ * description instead of "Default Response". Serialization is unchanged: the `$ref` resolves to
+ * the very same schema. Call it at module level, so the schema exists before the server is built.
+ */
+export function named<T extends TSchema>(id: string, description: string, schema: T): TUnsafe<Static<T>> {
+  const existing = namedSchemas.get(id);
+  if (existing && existing !== schema) throw new Error(`two schemas named ${id}`);
+  namedSchemas.set(id, Object.assign(schema, { $id: id, description }));
+  return Type.Unsafe<Static<T>>(Type.Ref(id));
+}
+
+/** Every schema given a name by `named`, for the server to register. */
+export function allNamedSchemas(): TSchema[] {
+  return [...namedSchemas.values()];
+}
 
 export const ErrorBody = Type.Object(
   { error: Type.String(), message: Type.Optional(Type.String()) },
   { $id: 'ErrorBody', description: 'Every error: `error` always, `message` when there is more to say.' },
 );
 
-export const ValueTrue = Type.Object({ value: Type.Boolean() });
+export const ValueTrue = named('ValueTrue', 'The change was made (`value` is `true`).', Type.Object({ value: Type.Boolean() }, { examples: [{ value: true }] }));
+
+export { EXAMPLE_IMAGE } from './examples.js';
 
 export const InstanceParams = Type.Object({
   instanceId: Type.String({ minLength: 1, maxLength: 100 }),
@@ -29,15 +51,41 @@ export const SendCommonFields = {
   mentionAll: Type.Optional(Type.Boolean({ description: 'Mention every participant (groups only).' })),
 };
 
-export const SendResult = Type.Object({
-  zaapId: Type.String({ description: 'Queue id.' }),
-  messageId: Type.String({ description: 'The WhatsApp id the message carries.' }),
-  id: Type.String({ description: 'Same as messageId.' }),
-});
+export const SendResult = named(
+  'SendResult',
+  'The message is queued on disk; it is sent in order and reported by a DeliveryCallback (and MessageStatusCallbacks).',
+  Type.Object(
+    {
+      zaapId: Type.String({ description: 'Queue id.' }),
+      messageId: Type.String({ description: 'The WhatsApp id the message carries.' }),
+      id: Type.String({ description: 'Same as messageId.' }),
+    },
+    { examples: [{ zaapId: '01JDX3N8W4M9Q2R7T5V6Y8Z0AB', messageId: '3EB0A7C2F5D1E8B94C6A', id: '3EB0A7C2F5D1E8B94C6A' }] },
+  ),
+);
+
+/** What each error status means here (README "Errors"), shown in /docs beside the status. */
+const ERROR_MEANINGS: Readonly<Record<number, string>> = {
+  400: 'Invalid input: `message` names the field. Nothing changed.',
+  401: '`Invalid Client-Token` or `Invalid instanceToken`.',
+  403: 'Forbidden: the instance limit is reached, or a media link is wrong or expired.',
+  404: '`Instance not found` (also for another account\'s instance), or the thing the path names does not exist.',
+  409: '`Instance not connected` (pair it, or wait for it to reconnect), or the state does not allow it.',
+  413: 'The body is larger than the limit (`ZAPGATE_BODY_LIMIT`, or `ZAPGATE_MEDIA_BODY_LIMIT` for media).',
+  415: 'The body is not `application/json`.',
+  422: 'WhatsApp refused: `message` says why.',
+  429: 'Too many requests, a full queue or the account\'s queued bytes: retry after `Retry-After` seconds.',
+  502: 'The media cannot be had from WhatsApp right now: retry after `Retry-After` seconds.',
+  504: 'The session did not answer within `ZAPGATE_COMMAND_TIMEOUT_MS`.',
+  507: 'The disk is full: nothing of the request was stored.',
+};
 
 /** Standard error responses for instance-scoped routes, for the OpenAPI document. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const s of [400, 401, 404, 429, ...statuses]) out[s] = Type.Ref('ErrorBody');
+  for (const s of [400, 401, 404, 429, ...statuses]) {
+    const meaning = ERROR_MEANINGS[s];
+    out[s] = meaning ? Type.Ref('ErrorBody', { description: meaning }) : Type.Ref('ErrorBody');
+  }
   return out;
 }
