@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HistorySyncService } from '../../services/history-sync-service.js';
 import { HISTORY_DEFAULT_DAYS, HISTORY_MAX_DAYS } from '../../sessions/history-import.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses } from '../schemas/common.js';
+import { errorResponses, named } from '../schemas/common.js';
 
 const tags = ['instance'];
 
@@ -22,6 +22,12 @@ const View = Type.Object({
   days: Type.Integer({ description: 'Days of messages imported, counted back from the pairing.' }),
   webhook: Type.Boolean({ description: 'Imported messages also go to the received webhook (marked `fromHistory: true`).' }),
 });
+const HistorySync = named('HistorySync', 'The instance\'s history-sync settings.', Type.Composite([View], { examples: [{ enabled: true, days: 7, webhook: false }] }));
+const HistorySyncUpdated = named(
+  'HistorySyncUpdated',
+  'The settings as saved.',
+  Type.Composite([Type.Object({ value: Type.Literal(true) }), View], { examples: [{ value: true, enabled: true, days: 7, webhook: false }] }),
+);
 
 export function historySyncRoutes(history: HistorySyncService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -41,7 +47,7 @@ export function historySyncRoutes(history: HistorySyncService): FastifyPluginAsy
             },
             { examples: [{ enabled: true, days: 30, webhook: false }] },
           ),
-          response: { 200: Type.Composite([Type.Object({ value: Type.Literal(true) }), View]), ...errorResponses() },
+          response: { 200: HistorySyncUpdated, ...errorResponses() },
         },
       },
       async (request) => ({ value: true as const, ...(await history.update(instanceOf(request).id, request.body)) }),
@@ -55,7 +61,7 @@ export function historySyncRoutes(history: HistorySyncService): FastifyPluginAsy
           operationId: 'instance_history-sync',
           summary: 'The instance\'s history-sync settings',
           description: ABOUT,
-          response: { 200: View, ...errorResponses() },
+          response: { 200: HistorySync, ...errorResponses() },
         },
       },
       async (request) => history.get(instanceOf(request).id),
