@@ -74,6 +74,9 @@ export const EnvSchema = Type.Object({
   ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT: Type.String({ default: '1073741824', pattern: '^[0-9]+$' }),
   // phone-exists-batch: more numbers than this needing the network make a job (202) instead of a wait.
   ZAPGATE_PHONE_CHECK_SYNC_MAX: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
+  // The live event stream (GET /events): how long events stay resumable, streams per account.
+  ZAPGATE_EVENT_STREAM_RETENTION_HOURS: Type.String({ default: '24', pattern: '^[0-9]*\\.?[0-9]+$' }),
+  ZAPGATE_EVENT_STREAMS_PER_ACCOUNT: Type.String({ default: '10', pattern: '^[1-9][0-9]*$' }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -112,6 +115,8 @@ export interface Config {
   readonly quotas: QuotaSettings;
   /** phone-exists-batch: unchecked numbers a request waits for; more make a job. */
   readonly phoneCheckSyncMax: number;
+  /** The event stream: protocol ms events stay resumable (0 = stream only what webhooks take), open streams per account. */
+  readonly eventStream: { readonly retentionMs: number; readonly maxPerAccount: number };
 }
 
 export interface QuotaSettings {
@@ -275,6 +280,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxQueuedBytesPerAccount: Number(e.ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT),
     }),
     phoneCheckSyncMax: Number(e.ZAPGATE_PHONE_CHECK_SYNC_MAX),
+    eventStream: Object.freeze({
+      retentionMs: Number(e.ZAPGATE_EVENT_STREAM_RETENTION_HOURS) * 60 * 60_000,
+      maxPerAccount: Number(e.ZAPGATE_EVENT_STREAMS_PER_ACCOUNT),
+    }),
   });
 }
 

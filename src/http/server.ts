@@ -53,6 +53,12 @@ export interface HttpDeps {
   media: MediaService;
   /** Extra instance-scoped route plugins contributed by other components (e.g. webhook deliveries). */
   extraInstanceRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
+  /** Extra account-scoped route plugins (Client-Token only; e.g. the account's event stream). */
+  extraAccountRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
+  /** Extra route plugins outside authentication (e.g. the dashboard's static pages). */
+  extraPublicRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
+  /** Called when the server starts closing, before it waits for open requests (ends event streams). */
+  onClosing?: () => void;
   ready(): Promise<{ ok: boolean; reason?: string }>;
   now(): number;
 }
@@ -131,7 +137,7 @@ export async function buildHttpServer(deps: HttpDeps) {
       security: [{ ClientToken: [] }],
       // TypeBox schemas are JSON Schema; the swagger typings want their own object model.
       webhooks: webhooksSection() as never,
-      tags: ['instance', 'messages', 'status', 'chats', 'contacts', 'privacy', 'groups', 'message queue', 'webhooks', 'operations'].map((name) => ({ name })),
+      tags: ['instance', 'messages', 'status', 'chats', 'contacts', 'privacy', 'groups', 'message queue', 'webhooks', 'event stream', 'operations'].map((name) => ({ name })),
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
@@ -140,6 +146,14 @@ export async function buildHttpServer(deps: HttpDeps) {
 
   await app.register(opsRoutes({ metrics: deps.metrics, ready: deps.ready }));
   await app.register(mediaRoutes(deps.media));
+  for (const extra of deps.extraPublicRoutes ?? []) await app.register(extra);
+  if (deps.onClosing) {
+    const closing = deps.onClosing;
+    app.addHook('preClose', (done) => {
+      closing();
+      done();
+    });
+  }
 
   const limiter = new RateLimiter(deps.config.rateLimitPerSecond, deps.now);
   const authenticateAccount = accountHook(deps.accounts, limiter);
@@ -148,6 +162,7 @@ export async function buildHttpServer(deps: HttpDeps) {
   await app.register(async (scoped) => {
     scoped.addHook('onRequest', authenticateAccount);
     await scoped.register(accountInstanceRoutes(deps.instances));
+    for (const extra of deps.extraAccountRoutes ?? []) await scoped.register(extra);
     await scoped.register(
       async (inst) => {
         inst.addHook('onRequest', authenticateInstance);
