@@ -4,6 +4,7 @@ export const DASHBOARD_CSS = String.raw`
 :root { --fg: #1b1f24; --muted: #4a5563; --bg: #f4f6f8; --card: #fff; --line: #cfd6de; --accent: #0b5cad; --accent-fg: #fff;
   --ok: #0d6b2f; --ok-bg: #def5e5; --warn: #7a4a00; --warn-bg: #fff1d6; --bad: #a1121b; --bad-bg: #fde3e4; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
 .skip { position: absolute; left: -999px; } .skip:focus { left: 8px; top: 8px; background: #fff; padding: 6px; z-index: 10; }
 .top { display: flex; align-items: center; gap: 12px; padding: 10px 16px; background: #12263f; color: #fff; }
@@ -17,7 +18,7 @@ label { display: block; font-weight: 600; margin: 8px 0 4px; }
 label.inline { display: inline-flex; align-items: center; gap: 6px; font-weight: 400; margin: 0; }
 input, select { font: inherit; padding: 7px 9px; border: 1px solid #8a96a3; border-radius: 6px; width: 100%; background: #fff; color: var(--fg); }
 input[type=checkbox] { width: auto; }
-button { font: inherit; padding: 7px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg); cursor: pointer; min-height: 36px; }
+button { font: inherit; padding: 7px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg); cursor: pointer; min-height: 36px; white-space: nowrap; }
 button.secondary { background: #fff; color: var(--accent); }
 .top button.secondary { border-color: #fff; }
 button.danger { background: var(--bad); border-color: var(--bad); }
@@ -28,7 +29,8 @@ button:disabled { opacity: .6; cursor: default; }
 .row { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; }
 .row > label { flex-basis: 100%; margin-bottom: 0; }
 .row > input, .row > select { flex: 1 1 160px; width: auto; }
-.layout { display: grid; grid-template-columns: 300px 1fr; gap: 16px; align-items: start; }
+.layout { display: grid; grid-template-columns: 300px minmax(0, 1fr); gap: 16px; align-items: start; }
+.layout > *, .grid2 > *, .row > * { min-width: 0; }
 .instance-list { list-style: none; margin: 0 0 8px; padding: 0; }
 .instance-list button { width: 100%; text-align: left; background: #fff; color: var(--fg); border: 1px solid var(--line); margin-bottom: 6px; display: flex; justify-content: space-between; gap: 8px; }
 .instance-list button[aria-current=true] { border: 2px solid var(--accent); }
@@ -36,11 +38,11 @@ button:disabled { opacity: .6; cursor: default; }
 .badge.connected { background: var(--ok-bg); color: var(--ok); }
 .badge.logged_out, .badge.banned, .badge.replaced, .badge.failed { background: var(--bad-bg); color: var(--bad); }
 .badge.delivered, .badge.READ, .badge.RECEIVED, .badge.SENT, .badge.PLAYED { background: var(--ok-bg); color: var(--ok); }
-.facts { display: grid; grid-template-columns: auto 1fr; gap: 4px 12px; margin: 0; } .facts dt { color: var(--muted); } .facts dd { margin: 0; font-weight: 600; }
+.facts { display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 4px 12px; margin: 0; } .facts dt { color: var(--muted); } .facts dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
 .detail-head { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 .detail-head h2 { margin: 0; flex: 1 1 auto; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 10px; }
-.grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+.grid2 { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
 .qr { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
 .qr img { width: 264px; height: 264px; image-rendering: pixelated; border: 1px solid var(--line); background: #fff; }
 .code { font: 600 22px/1.2 ui-monospace, monospace; letter-spacing: 2px; }

@@ -146,7 +146,7 @@ export const DASHBOARD_JS = String.raw`'use strict';
     d.appendChild(h('div', { class: 'grid2' },
       h('section', { class: 'card', 'aria-labelledby': 'send-title' }, h('h2', { id: 'send-title', text: 'Test send' }),
         h('form', { id: 'send-form', on: { submit: sendTest } },
-          h('label', { for: 'send-phone', text: 'Phone (digits, with country code)' }), h('input', { id: 'send-phone', required: true, inputmode: 'tel', pattern: '[0-9+ ()-]{6,32}' }),
+          h('label', { for: 'send-phone', text: 'Phone (digits, with country code)' }), h('input', { id: 'send-phone', required: true, inputmode: 'tel', pattern: '\\+?[0-9 ]{6,32}' }),
           h('label', { for: 'send-text', text: 'Message or caption' }), h('input', { id: 'send-text' }),
           h('label', { for: 'send-image', text: 'Image (optional)' }), h('input', { id: 'send-image', type: 'file', accept: 'image/*' }),
           h('div', { class: 'actions' }, h('button', { type: 'submit', text: 'Send' }))),
@@ -174,7 +174,7 @@ export const DASHBOARD_JS = String.raw`'use strict';
         h('p', { id: 'secret', class: 'secret' }))));
     d.appendChild(h('section', { class: 'card', 'aria-labelledby': 'queue-title' }, h('h2', { id: 'queue-title', text: 'Queue' }),
       h('p', null, h('span', { id: 'queue-count', role: 'status' }), ' ',
-        h('button', { type: 'button', class: 'secondary', text: 'Refresh', on: { click: refreshQueue } }), ' ',
+        h('button', { type: 'button', class: 'secondary', text: 'Refresh', 'aria-label': 'Refresh queue', on: { click: refreshQueue } }), ' ',
         h('button', { type: 'button', class: 'danger', text: 'Clear queue', on: { click: function () {
           if (confirm('Remove every message that has not started sending?')) iapi('DELETE', '/queue').then(function () { toast('Queue cleared'); refreshQueue(); }, fail); } } })),
       h('div', { class: 'scroll' }, h('table', null, h('caption', { text: 'Waiting messages, oldest first' }),
@@ -184,7 +184,7 @@ export const DASHBOARD_JS = String.raw`'use strict';
       h('div', { class: 'row' }, h('label', { for: 'dlv-filter', text: 'Show' }),
         h('select', { id: 'dlv-filter', on: { change: refreshDeliveries } }, h('option', { value: '', text: 'all' }), h('option', { value: 'failed', text: 'failed' }),
           h('option', { value: 'retrying', text: 'retrying' }), h('option', { value: 'pending', text: 'pending' }), h('option', { value: 'delivered', text: 'delivered' })),
-        h('button', { type: 'button', class: 'secondary', text: 'Refresh', on: { click: refreshDeliveries } })),
+        h('button', { type: 'button', class: 'secondary', text: 'Refresh', 'aria-label': 'Refresh deliveries', on: { click: refreshDeliveries } })),
       h('div', { class: 'scroll' }, h('table', null, h('caption', { text: 'Newest first' }),
         h('thead', null, h('tr', null, ['Created', 'Event', 'Webhook', 'Status', 'Attempts', 'Last answer', ''].map(function (t) { return h('th', { scope: 'col', text: t }); }))),
         h('tbody', { id: 'dlv-body' })))));
@@ -359,7 +359,11 @@ export const DASHBOARD_JS = String.raw`'use strict';
           h('td', null, badge(d.status)), h('td', { text: String(d.attempts) }),
           h('td', { text: (d.lastStatus ? 'HTTP ' + d.lastStatus + ' ' : '') + (d.lastError || '') }),
           h('td', null, d.status === 'failed' ? h('button', { type: 'button', class: 'secondary', 'aria-label': 'Replay delivery ' + d.id, text: 'Replay', on: { click: function () {
-            iapi('POST', '/webhook-deliveries/' + encodeURIComponent(d.id) + '/retry').then(function () { toast('Replaying'); refreshDeliveries(); }, fail); } } }) : null)));
+            iapi('POST', '/webhook-deliveries/' + encodeURIComponent(d.id) + '/retry').then(function () {
+              toast('Replaying'); refreshDeliveries();
+              // The attempt goes out in the background: look again shortly.
+              setTimeout(refreshDeliveries, 1000); setTimeout(refreshDeliveries, 4000);
+            }, fail); } } }) : null)));
       });
     }, fail);
   }
