@@ -74,7 +74,9 @@ export class RetentionSweeper {
     const streamStore = this.streamStore;
     if (streamKeep > 0 && streamStore !== null) {
       // Events kept for the stream alone (no webhook took them, or their deliveries went before).
-      while (!this.stopped && (await streamStore.sweepUndelivered(eventsBefore, SWEEP_BATCH)) === SWEEP_BATCH);
+      let n: number;
+      do n = await streamStore.sweepUndelivered(eventsBefore, SWEEP_BATCH);
+      while (n === SWEEP_BATCH && !this.stopped);
     }
     return total;
   }

@@ -62,7 +62,7 @@ function decodePng(png: Buffer): string | null {
 
 async function shot(page: Page, name: string, fullPage = true): Promise<void> {
   // Without the passing notification, which would cover part of the picture.
-  await page.evaluate(() => document.getElementById('toast')?.setAttribute('class', 'toast'));
+  await page.evaluate("document.getElementById('toast')?.setAttribute('class', 'toast')");
   await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage });
 }
 
@@ -92,7 +92,7 @@ test('a wrong Client-Token is refused and nothing of the account shows', async (
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'refused' }).waitFor({ timeout: WAIT });
     assert.equal(await page.locator('#app').isVisible(), false, 'the account view stays hidden');
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('zapgate.clientToken')), null, 'a refused token is not kept');
+    assert.equal(await page.evaluate("sessionStorage.getItem('zapgate.clientToken')"), null, 'a refused token is not kept');
     await shot(page, 'sign-in-refused');
   } finally {
     await page.close();
@@ -161,10 +161,8 @@ test('sign in, create, pair by the QR on the page, send, preview received media,
     await h.admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'image', imageBase64: png.toString('base64'), mimetype: 'image/png', caption: 'a red box' } as Parameters<Harness['admin']['sendAsContact']>[0]);
     const preview = page.locator('#media img');
     await preview.waitFor({ timeout: WAIT });
-    await page.waitForFunction(() => {
-      const img = document.querySelector('#media img') as HTMLImageElement | null;
-      return img !== null && img.complete && img.naturalWidth > 0;
-    }, undefined, { timeout: WAIT });
+    // Loaded, not just present (browser-side code as strings: the tests compile without the DOM types).
+    await page.waitForFunction("(() => { const img = document.querySelector('#media img'); return img !== null && img.complete && img.naturalWidth > 0; })()", undefined, { timeout: WAIT });
 
     // Webhooks: the receiver answers 410 Gone, so the next event's delivery fails.
     await page.getByLabel('URL for every webhook').fill(receiver.url);
@@ -183,7 +181,7 @@ test('sign in, create, pair by the QR on the page, send, preview received media,
     }
     const deliveryId = String(await failed.getAttribute('data-delivery'));
     // The instance token the page holds (this tab's session storage), to ask the API what it shows.
-    const tokens = JSON.parse(String(await page.evaluate(() => sessionStorage.getItem('zapgate.instanceTokens')))) as Record<string, string>;
+    const tokens = JSON.parse(String(await page.evaluate("sessionStorage.getItem('zapgate.instanceTokens')"))) as Record<string, string>;
     const [instanceId, instanceToken] = Object.entries(tokens)[0]!;
     const listed = await h.call('GET', `/instances/${instanceId}/token/${instanceToken}/webhook-deliveries?status=failed`);
     const delivery = (listed.json.deliveries as { id: string; webhookId: string; lastStatus: number }[]).find((d) => d.id === deliveryId);
@@ -211,13 +209,10 @@ test('sign in, create, pair by the QR on the page, send, preview received media,
 
     // Phone width: one column, everything reachable.
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    const wide = await page.evaluate(() =>
-      [...document.querySelectorAll('body *')]
-        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5)
-        .slice(0, 5)
-        .map((el) => `${el.tagName}#${el.id}.${el.className}`),
-    );
+    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+    const wide = (await page.evaluate(
+      "[...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5).slice(0, 5).map((el) => el.tagName + '#' + el.id + '.' + el.className)",
+    )) as string[];
     assert.ok(overflow <= 0, `nothing wider than a phone (${overflow} px too wide: ${wide.join(', ')})`);
     await page.locator('#pair-title').scrollIntoViewIfNeeded();
     await shot(page, 'phone', false);

@@ -231,6 +231,17 @@ describe('event stream', () => {
     }
   });
 
+  test('documented in /openapi.json as text/event-stream with Last-Event-ID; a stray query parameter is a 400, not a stream', async () => {
+    const doc = (await g.request('GET', '/openapi.json')).json as { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, unknown> }> }>> };
+    for (const path of ['/events', '/instances/{instanceId}/token/{instanceToken}/events']) {
+      const op = doc.paths[path]?.get;
+      assert.ok(op, `${path} is documented`);
+      assert.ok(op.responses['200']?.content?.['text/event-stream'], `${path} answers text/event-stream`);
+      assert.ok(op.parameters?.some((p) => p.in === 'header' && p.name === 'last-event-id'), `${path} documents Last-Event-ID`);
+    }
+    expectError(await g.request('GET', '/events?since=0'), 400, 'Invalid request');
+  });
+
   test('the dashboard page is served with a Content-Security-Policy and no inline code', async () => {
     const page = await g.request('GET', '/dashboard', { token: null });
     assert.equal(page.status, 200, 'served without a token (it asks for one)');

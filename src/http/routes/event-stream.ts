@@ -20,6 +20,9 @@ const Headers = Type.Object({
   ),
 });
 
+/** No query parameters: a stray one is a 400, not a stream held open by mistake. */
+const NoQuery = Type.Object({}, { additionalProperties: false });
+
 const description = (scope: string) =>
   `Server-Sent Events (\`text/event-stream\`) of ${scope}: each event is \`id: <webhook-id>\\nevent: <type>\\ndata: <the webhook body>\\n\\n\`, ` +
   'with exactly the JSON a webhook receives (ReceivedCallback, MessageStatusCallback, DeliveryCallback, ConnectedCallback, DisconnectedCallback, PresenceChatCallback; see the `webhooks` section), in commit order. ' +
@@ -102,6 +105,7 @@ export function accountEventStreamRoutes(hub: EventStreamHub) {
           summary: "Live events of all the account's instances (Server-Sent Events)",
           description: description("every instance of the account (also ones created while the stream is open); each body's `instanceId` says which"),
           headers: Headers,
+          querystring: NoQuery,
           response: { 200: SseResponse, ...errorResponses(429) },
         },
       },
@@ -123,6 +127,7 @@ export function instanceEventStreamRoutes(hub: EventStreamHub) {
           summary: "Live events of this instance (Server-Sent Events)",
           description: description('this instance'),
           headers: Headers,
+          querystring: NoQuery,
           response: { 200: SseResponse, ...errorResponses(429) },
         },
       },
