@@ -162,7 +162,12 @@ test('sign in, create, pair by the QR on the page, send, preview received media,
     const preview = page.locator('#media img');
     await preview.waitFor({ timeout: WAIT });
     // Loaded, not just present (browser-side code as strings: the tests compile without the DOM types).
-    await page.waitForFunction("(() => { const img = document.querySelector('#media img'); return img !== null && img.complete && img.naturalWidth > 0; })()", undefined, { timeout: WAIT });
+    // (waitForFunction would build its predicate with eval, which the page's CSP rightly refuses.)
+    const loadDeadline = Date.now() + WAIT;
+    while (!(await page.evaluate("(() => { const img = document.querySelector('#media img'); return img !== null && img.complete && img.naturalWidth > 0; })()"))) {
+      assert.ok(Date.now() < loadDeadline, 'the received image loads in the page');
+      await page.waitForTimeout(100);
+    }
 
     // Webhooks: the receiver answers 410 Gone, so the next event's delivery fails.
     await page.getByLabel('URL for every webhook').fill(receiver.url);
