@@ -121,7 +121,16 @@ test('sign in, create, pair by the QR on the page, send, preview received media,
     await qr.waitFor({ timeout: WAIT });
     await shot(page, 'pairing-qr');
 
-    // The phone's camera: the QR is read off the rendered page (a screenshot of the image element).
+    // The page follows the network's rotation: a second, different code shows without a reload.
+    // (The phone's camera: each code is read off the rendered page, a screenshot of the image.)
+    const seen = new Set<string>();
+    const rotationDeadline = Date.now() + WAIT;
+    while (seen.size < 2) {
+      assert.ok(Date.now() < rotationDeadline, `the QR on the page rotates (saw ${seen.size} distinct codes)`);
+      const text = decodePng(await qr.screenshot());
+      if (text !== null) seen.add(text);
+      await page.waitForTimeout(250);
+    }
     let scanned = false;
     const deadline = Date.now() + WAIT;
     while (!scanned) {
