@@ -111,7 +111,7 @@ describe('event stream', () => {
   let b: TestInstance;
 
   before(async () => {
-    g = await startGateway({ env: { ZAPGATE_HTTP_REQUEST_TIMEOUT_MS: '400', ZAPGATE_EVENT_STREAMS_PER_ACCOUNT: '4' } });
+    g = await startGateway({ env: { ZAPGATE_HTTP_REQUEST_TIMEOUT_MS: '400', ZAPGATE_EVENT_STREAMS_PER_ACCOUNT: '4' }, eventStream: { heartbeatMs: 100 } });
     a = await g.createInstance('a');
     b = await g.createInstance('b');
   });
@@ -203,6 +203,7 @@ describe('event stream', () => {
       await new Promise((r) => setTimeout(r, 1_000)); // 2.5 times the 400 ms request time limit
       await emit(g, a, received('late'));
       assert.deepEqual(texts(await c.waitFor(1)), ['late'], 'still open and delivering');
+      assert.ok(c.comments.filter((line) => line === ': ping').length >= 3, `heartbeats while idle: ${c.comments.length}`);
     } finally {
       c.close();
     }
