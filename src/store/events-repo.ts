@@ -102,15 +102,19 @@ export class StreamEventsRepo {
 
   /**
    * Deletes up to `limit` events older than `before` that no webhook delivery references (kept only
-   * for the stream); returns how many. Oldest first, by commit order.
+   * for the stream); returns how many, oldest first. The outbox's ids start with `msg_` and their
+   * millisecond in 12 hex digits (sink.ts), so the id's unique index bounds the scan to old rows
+   * instead of reading the whole table for `created_at`.
    */
   async sweepUndelivered(before: number, limit: number): Promise<number> {
+    const bound = `msg_${Math.max(0, Math.floor(before)).toString(16).padStart(12, '0')}`;
     const rows = await this.db
       .selectFrom('events')
       .select('seq')
+      .where('id', '<', bound)
       .where('created_at', '<', before)
       .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.seq').whereRef('d.event_id', '=', 'events.id'))))
-      .orderBy('seq')
+      .orderBy('id')
       .limit(limit)
       .execute();
     if (rows.length === 0) return 0;
