@@ -84,12 +84,14 @@ after(async () => {
   if (process.env.ZAPGATE_SCREENSHOT_DIR === undefined) rmSync(shotsDir, { recursive: true, force: true });
 });
 
-test('a wrong Client-Token is refused and nothing of the account shows', async () => {
+test('a wrong Client-Token is refused and nothing of the account shows (keyboard only)', async () => {
   const page = await browser.context.newPage();
   try {
     await page.goto(`${h.url}/dashboard`);
-    await page.getByLabel('Client-Token').fill('definitely-not-the-token');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // The token field has the focus on arrival; Enter submits.
+    await page.locator('#signin-token:focus').waitFor({ timeout: WAIT });
+    await page.keyboard.type('definitely-not-the-token');
+    await page.keyboard.press('Enter');
     await page.getByRole('alert').filter({ hasText: 'refused' }).waitFor({ timeout: WAIT });
     assert.equal(await page.locator('#app').isVisible(), false, 'the account view stays hidden');
     assert.equal(await page.evaluate("sessionStorage.getItem('zapgate.clientToken')"), null, 'a refused token is not kept');

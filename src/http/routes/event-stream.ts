@@ -86,7 +86,11 @@ async function serve(hub: EventStreamHub, scope: StreamScope, request: FastifyRe
       head();
       if (!res.write(events.map(frame).join(''))) await drained(res);
     },
-    end,
+    (err) => {
+      // The consumer reconnects with Last-Event-ID and misses nothing; the cause is worth a line.
+      if (err !== undefined) request.log.warn({ err }, 'event stream read failed; the stream is closed');
+      end();
+    },
   );
   if (res.destroyed) return end();
   head();
