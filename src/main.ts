@@ -30,6 +30,7 @@ import { webhookDeliveryRoutes } from './http/routes/webhook-deliveries.js';
 import { accountEventStreamRoutes, instanceEventStreamRoutes } from './http/routes/event-stream.js';
 import { statusHistoryRoutes } from './http/routes/status-history.js';
 import { dashboardRoutes } from './http/dashboard/routes.js';
+import { Gauge } from 'prom-client';
 import { DEFAULT_EVENT_STREAM, EventStreamHub, type EventStreamSettings } from './services/event-stream.js';
 import { StatusHistoryService } from './services/status-history.js';
 import { createOutbox, type OutboxTuning } from './outbox/index.js';
@@ -133,6 +134,14 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const guard = overrides.guard ?? createAddressGuard({ allowHosts: config.allowHosts, allowHttp: config.webhookAllowHttp });
   // Streams read the outbox's events; the outbox wakes them when it commits some.
   const eventStreams = new EventStreamHub(store.streamEvents, { ...DEFAULT_EVENT_STREAM, maxPerAccount: config.eventStream.maxPerAccount, ...overrides.eventStream });
+  new Gauge({
+    name: 'zapgate_event_streams_open',
+    help: 'Event streams (GET /events) open now',
+    registers: [metrics.registry],
+    collect() {
+      this.set(eventStreams.open);
+    },
+  });
   // Before the engine and the sender: they emit into outbox.sink.
   const outbox = createOutbox({
     store,

@@ -214,6 +214,8 @@ describe('event stream', () => {
     for (let i = 0; i < 4; i++) open.push(await consume(g, i % 2 === 0 ? '/events' : `${b.prefix}/events`));
     try {
       assert.deepEqual(open.map((c) => c.status), [200, 200, 200, 200], 'four open');
+      const metrics = await g.request('GET', '/metrics', { token: null });
+      assert.match(metrics.text, /^zapgate_event_streams_open 4$/m, 'counted in /metrics');
       const refused = await g.request('GET', '/events');
       expectError(refused, 429, 'Too many requests', /event streams open/);
       assert.equal(refused.headers['retry-after'], '5', 'Retry-After');
