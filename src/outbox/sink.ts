@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 import type { EventSink, GatewayEvent } from '../events/types.js';
 import type { DeliveriesRepo, DueDelivery, InstanceDeliveryContext, NewDelivery, NewOutboxEvent, OnceKey } from '../store/deliveries-repo.js';
 import { WriteBatcher } from '../store/write-batcher.js';
-import { bodyOf, routeOf } from './payload.js';
+import { bodyOf, reported, routeOf } from './payload.js';
 
 interface Emitted {
   instanceId: string;
@@ -104,7 +104,8 @@ export class OutboxSink implements EventSink {
       for (const [i, event] of emitted.entries()) {
         const route = routeOf(event, ctx);
         const onceKey = onceKeys?.[i] ?? null;
-        const kept = route !== null || this.stream?.keepAll === true;
+        // Kept for the stream alone when no webhook URL takes it, unless the instance does not report it at all.
+        const kept = route !== null || (this.stream?.keepAll === true && reported(event, ctx));
         // Recorded even when the event goes nowhere now: a webhook set later must not get a replay.
         if (onceKey !== null && !kept) batch.once.push({ instanceId, messageId: onceKey, eventId: null, at: now });
         if (!kept) continue;

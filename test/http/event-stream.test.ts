@@ -126,6 +126,8 @@ describe('event stream', () => {
       assert.match(String(c.headers['content-type']), /^text\/event-stream/, 'SSE content type');
       await emit(g, a, received('one'), connected, received('two'));
       await emit(g, b, received('for b'));
+      // A message the instance sent itself, with notifySentByMe off: no webhook would get it, nor does the stream.
+      await emit(g, a, { ...received('sent by me'), fromMe: true, status: 'SENT' });
       await emit(g, a, received('three'));
       const got = await c.waitFor(4);
       assert.deepEqual(texts(got), ['one', 'ConnectedCallback', 'two', 'three'], "only this instance's events, in commit order");

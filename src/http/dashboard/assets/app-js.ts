@@ -416,7 +416,8 @@ export const DASHBOARD_JS = String.raw`'use strict';
     if (type === 'DeliveryCallback') { setSendStatus(body.messageId, body.error ? 'failed' : 'SENT'); if (mine) later('queue', 300, refreshQueue); }
     if (type === 'MessageStatusCallback') (body.ids || []).forEach(function (id) { setSendStatus(id, body.status); });
     if (type === 'ReceivedCallback') { noteMedia(body); if (mine) renderMedia(); }
-    if (mine) { renderEvents(); later('deliveries', 700, refreshDeliveries); }
+    // Deliveries follow events; a receiver answering 410 disables its URL, which the webhook list shows.
+    if (mine) { renderEvents(); later('deliveries', 700, refreshDeliveries); later('hooks', 1500, refreshHooks); }
   }
 
   // ---- the event stream: fetch (for the Client-Token header) and a small SSE parser ----
