@@ -13,7 +13,7 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 #main { padding: 16px; max-width: 1280px; margin: 0 auto; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; margin-bottom: 16px; }
 .narrow { max-width: 420px; margin: 40px auto; }
-h2 { font-size: 17px; margin: 0 0 10px; } h3 { font-size: 15px; margin: 0 0 8px; }
+h2 { font-size: 17px; margin: 0 0 10px; } h3 { font-size: 15px; margin: 16px 0 8px; }
 label { display: block; font-weight: 600; margin: 8px 0 4px; }
 label.inline { display: inline-flex; align-items: center; gap: 6px; font-weight: 400; margin: 0; }
 input, select { font: inherit; padding: 7px 9px; border: 1px solid #8a96a3; border-radius: 6px; width: 100%; background: #fff; color: var(--fg); }
@@ -33,6 +33,7 @@ button:disabled { opacity: .6; cursor: default; }
 .layout > *, .grid2 > *, .row > * { min-width: 0; }
 .instance-list { list-style: none; margin: 0 0 8px; padding: 0; }
 .instance-list button { width: 100%; text-align: left; background: #fff; color: var(--fg); border: 1px solid var(--line); margin-bottom: 6px; display: flex; justify-content: space-between; gap: 8px; }
+.instance-list button { white-space: normal; flex-wrap: wrap; align-items: center; }
 .instance-list button[aria-current=true] { border: 2px solid var(--accent); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; background: var(--warn-bg); color: var(--warn); white-space: nowrap; }
 .badge.connected { background: var(--ok-bg); color: var(--ok); }
