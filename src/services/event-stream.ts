@@ -38,6 +38,8 @@ class Stream implements OpenStream {
   private cursor = 0;
   private pumping = false;
   private again = false;
+  /** Until the cursor is known, a wake only notes that there is something to read. */
+  private started = false;
   closed = false;
 
   constructor(
@@ -52,13 +54,14 @@ class Stream implements OpenStream {
   async start(lastEventId: string | undefined): Promise<void> {
     const resumed = lastEventId === undefined ? null : await this.reads.resumeAfter(lastEventId);
     this.cursor = resumed ?? (await this.reads.lastSeq());
+    this.started = true;
     this.wake();
   }
 
   /** Reads what follows the cursor; a wake during a read makes it read once more after. */
   wake(): void {
     if (this.closed) return;
-    if (this.pumping) {
+    if (this.pumping || !this.started) {
       this.again = true;
       return;
     }
