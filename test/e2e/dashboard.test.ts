@@ -240,3 +240,27 @@ test('sign in, create, pair by the QR on the page, send, preview received media,
     await page.close();
   }
 });
+
+test('pairing with a code instead of the QR', async () => {
+  const phone = '5511990003333';
+  await h.admin.createUser({ phone, pushName: 'Support' });
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token').fill(h.clientToken);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('New instance name').fill('support');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#qr[src^="data:image/png"]').waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByLabel('Or pair with a code', { exact: false }).fill(`+${phone}`);
+    await page.getByRole('button', { name: 'Get code' }).click();
+    const shown = page.locator('#pair-code').filter({ hasText: /^[A-Z0-9]{4}-?[A-Z0-9]{4}/ });
+    await shown.waitFor({ timeout: WAIT });
+    const code = /^([A-Z0-9]{4}-?[A-Z0-9]{4})/.exec(String(await shown.textContent()))![1]!;
+    await h.admin.enterPairingCode(phone, code);
+    await page.locator('#pair-state').filter({ hasText: `Connected as +${phone}` }).waitFor({ timeout: WAIT });
+  } finally {
+    await page.close();
+  }
+});

@@ -114,7 +114,7 @@ export const DASHBOARD_JS = String.raw`'use strict';
 
   // ---- detail ----
   function select(id, pairNow) {
-    stopQr();
+    stopQr(); S.codeFor = null;
     S.selected = id;
     renderInstances();
     var d = clear($('detail'));
@@ -225,11 +225,12 @@ export const DASHBOARD_JS = String.raw`'use strict';
   function renderPairing(st, pairNow) {
     var body = $('pair-body'); if (!body) return;
     if (st.connected) {
-      stopQr();
+      stopQr(); S.codeFor = null;
       clear(body).appendChild(h('p', { id: 'pair-state' }, badge('connected'), ' Connected' + (st.phone ? ' as +' + st.phone : '') + '.'));
       return;
     }
     if (S.qrFor === S.selected) return; // the QR loop is showing it
+    if (S.codeFor === S.selected && $('pair-code') && $('pair-code').textContent) return; // a pairing code is shown
     clear(body).appendChild(h('p', { id: 'pair-state' }, badge(st.status), ' Not connected' + (st.statusReason ? ' (' + st.statusReason + ')' : '') + '. '));
     body.appendChild(h('div', { class: 'actions' },
       h('button', { type: 'button', text: 'Show QR code', on: { click: startQr } })));
@@ -268,9 +269,25 @@ export const DASHBOARD_JS = String.raw`'use strict';
   function pairByCode(ev) {
     ev.preventDefault();
     var phone = $('code-phone').value.replace(/[^0-9]/g, '');
-    iapi('GET', '/phone-code/' + encodeURIComponent(phone)).then(function (r) {
-      $('pair-code').textContent = r.value + '  \u2014 WhatsApp \u203a Linked devices \u203a Link with phone number';
-    }, fail);
+    var ask = function () { return iapi('GET', '/phone-code/' + encodeURIComponent(phone)); };
+    $('pair-code').textContent = 'Asking the network for a code\u2026';
+    // A code needs a pairing session: when none runs yet (409), asking for the QR starts one.
+    ask().catch(function (err) {
+      if (err.status !== 409) throw err;
+      return iapi('GET', '/qr-code').then(ask);
+    }).then(function (r) {
+      $('pair-code').textContent = r.value + '  \u2014 on the phone: WhatsApp \u203a Linked devices \u203a Link with phone number';
+      S.codeFor = S.selected;
+      later('code-status', 2000, watchCode);
+    }, function (err) { $('pair-code').textContent = ''; fail(err); });
+  }
+  function watchCode() {
+    // Until the phone has entered the code (the stream's ConnectedCallback also ends this).
+    if (S.codeFor !== S.selected) return;
+    refreshStatus().then(function () {
+      var inst = current();
+      if (inst && inst.status !== 'connected' && S.codeFor === S.selected) later('code-status', 2000, watchCode);
+    });
   }
   function refreshHistory() {
     var id = S.selected;
