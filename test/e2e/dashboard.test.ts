@@ -264,3 +264,43 @@ test('pairing with a code instead of the QR', async () => {
     await page.close();
   }
 });
+
+test('queue, rename and delete on an instance that is not paired', async () => {
+  const page = await browser.context.newPage();
+  page.on('dialog', (d) => void d.accept()); // the page asks before clearing and deleting
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token').fill(h.clientToken);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('New instance name').fill('offline');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#qr[src^="data:image/png"]').waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: 'Stop' }).click();
+    // Not paired: sends wait in the queue.
+    for (const text of ['first', 'second', 'third']) {
+      await page.getByLabel('Phone (digits, with country code)').fill(CONTACT);
+      await page.getByLabel('Message or caption').fill(text);
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.locator('#sent-body tr').nth(['first', 'second', 'third'].indexOf(text)).waitFor({ timeout: WAIT });
+    }
+    await page.locator('#queue-count').filter({ hasText: '3 waiting' }).waitFor({ timeout: WAIT });
+    await page.locator('#queue-body tr').nth(2).waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: /^Remove message / }).first().click();
+    await page.locator('#queue-count').filter({ hasText: '2 waiting' }).waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: 'Clear queue' }).click();
+    await page.locator('#queue-count').filter({ hasText: '0 waiting' }).waitFor({ timeout: WAIT });
+
+    await page.getByLabel('Name', { exact: true }).fill('offline renamed');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.locator('#instance-list').filter({ hasText: 'offline renamed' }).waitFor({ timeout: WAIT });
+    const before = (await h.call('GET', '/instances')).body.toString();
+    assert.match(before, /offline renamed/, 'renamed in the API too');
+
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.locator('#detail').filter({ hasText: 'Deleted.' }).waitFor({ timeout: WAIT });
+    await page.locator('#instance-list').filter({ hasNotText: 'offline renamed' }).waitFor({ timeout: WAIT });
+    assert.doesNotMatch((await h.call('GET', '/instances')).body.toString(), /offline renamed/, 'gone from the API');
+  } finally {
+    await page.close();
+  }
+});

@@ -21,12 +21,14 @@ function run(cmd: string, args: string[]): { ok: boolean; output: string } {
   return { ok: r.status === 0, output: `${r.stdout ?? ''}${r.stderr ?? ''}`.slice(-2000) };
 }
 
-function install(): void {
+function installChromium(): void {
   // A fresh container may have no package lists yet: update once if the first try finds nothing.
-  let r = run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium']);
+  // Another apt run on the machine holds dpkg's lock for a while: wait for it rather than fail.
+  const install = ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '--no-install-recommends', 'chromium'];
+  let r = run('apt-get', install);
   if (!r.ok) {
-    run('apt-get', ['update']);
-    r = run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium']);
+    run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update']);
+    r = run('apt-get', install);
   }
   if (!r.ok || !existsSync(CHROMIUM)) {
     throw new Error(`installing chromium with apt-get failed (the browser tests need ${CHROMIUM}; run as root: apt-get install -y chromium):\n${r.output}`);
@@ -53,7 +55,7 @@ export async function ensureChromium(): Promise<string> {
     }
     try {
       writeSync(fd, String(process.pid));
-      if (!existsSync(CHROMIUM)) install();
+      if (!existsSync(CHROMIUM)) installChromium();
     } finally {
       closeSync(fd);
       rmSync(LOCK, { force: true });
