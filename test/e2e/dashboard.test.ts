@@ -15,7 +15,7 @@ import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { launchChromium, type Browser } from '../helpers/chromium.js';
-import { startHarness, type Harness } from './engine-harness.js';
+import { startHarness, until, type Harness } from './engine-harness.js';
 
 type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
 const jsQRLoaded = jsQRModule as unknown as Decode | { default: Decode };
@@ -296,10 +296,35 @@ test('queue, rename and delete on an instance that is not paired', async () => {
     const before = (await h.call('GET', '/instances')).body.toString();
     assert.match(before, /offline renamed/, 'renamed in the API too');
 
+    // Settings: anti-ban on, list mode, the signing secret rotated.
+    await page.getByLabel('Anti-ban strategy').check();
+    const tokens = JSON.parse(String(await page.evaluate("sessionStorage.getItem('zapgate.instanceTokens')"))) as Record<string, string>;
+    const id = (await page.locator('#inst-facts').textContent())!.replace(/^.*id /, '').trim();
+    const prefix = `/instances/${id}/token/${tokens[id]}`;
+    await until('anti-ban on', async () => (await h.call('GET', `${prefix}/status`)).json.antiban as { enabled: boolean }, (a) => a.enabled);
+    await page.getByLabel('List mode').selectOption('text');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('#toast').filter({ hasText: 'List mode: text' }).waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: 'Show secret' }).click();
+    const first = String(await page.locator('#secret').filter({ hasText: 'whsec_' }).textContent());
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.locator('#secret').filter({ hasText: 'previous' }).waitFor({ timeout: WAIT });
+    const secrets = (await h.call('GET', `${prefix}/webhook-secret`)).json;
+    assert.ok(first.includes(String(secrets.previous)), 'the secret shown before is now the previous one');
+    assert.ok(String(await page.locator('#secret').textContent()).includes(String(secrets.value)), 'the page shows the new one');
+
+    // A reload keeps the session (this tab's storage); signing out forgets both tokens.
+    await page.reload();
+    await page.locator('#instance-list').filter({ hasText: 'offline renamed' }).waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: 'offline renamed' }).click();
+
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.locator('#detail').filter({ hasText: 'Deleted.' }).waitFor({ timeout: WAIT });
     await page.locator('#instance-list').filter({ hasNotText: 'offline renamed' }).waitFor({ timeout: WAIT });
     assert.doesNotMatch((await h.call('GET', '/instances')).body.toString(), /offline renamed/, 'gone from the API');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Client-Token').waitFor({ timeout: WAIT });
+    assert.equal(await page.evaluate("sessionStorage.length"), 0, 'nothing kept after signing out');
   } finally {
     await page.close();
   }
