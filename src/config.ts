@@ -77,6 +77,9 @@ export const EnvSchema = Type.Object({
   ZAPGATE_PHONE_CHECK_SYNC_MAX: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
   // create-group: how long the request waits for the network's group before answering the pending id alone.
   ZAPGATE_CREATE_GROUP_WAIT_MS: Type.String({ default: '5000', pattern: '^[0-9]{1,6}$' }),
+  // The live event stream (GET /events): how long events stay resumable, streams per account.
+  ZAPGATE_EVENT_STREAM_RETENTION_HOURS: Type.String({ default: '24', pattern: '^[0-9]*\\.?[0-9]+$' }),
+  ZAPGATE_EVENT_STREAMS_PER_ACCOUNT: Type.String({ default: '10', pattern: '^[1-9][0-9]*$' }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -119,6 +122,8 @@ export interface Config {
   readonly phoneCheckSyncMax: number;
   /** create-group: ms the answer waits for the group to exist (Z-API's `phone`, `invitationLink`); 0 answers at once. Scaled. */
   readonly createGroupWaitMs: number;
+  /** The event stream: protocol ms events stay resumable (0 = stream only what webhooks take), open streams per account. */
+  readonly eventStream: { readonly retentionMs: number; readonly maxPerAccount: number };
 }
 
 export interface QuotaSettings {
@@ -284,6 +289,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     phoneCheckSyncMax: Number(e.ZAPGATE_PHONE_CHECK_SYNC_MAX),
     createGroupWaitMs: Math.round(Number(e.ZAPGATE_CREATE_GROUP_WAIT_MS) * timeScale),
+    eventStream: Object.freeze({
+      retentionMs: Number(e.ZAPGATE_EVENT_STREAM_RETENTION_HOURS) * 60 * 60_000,
+      maxPerAccount: Number(e.ZAPGATE_EVENT_STREAMS_PER_ACCOUNT),
+    }),
   });
 }
 

@@ -27,6 +27,12 @@ import { GroupsService } from './services/groups-service.js';
 import { WebhooksService } from './services/webhooks-service.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
 import { webhookDeliveryRoutes } from './http/routes/webhook-deliveries.js';
+import { accountEventStreamRoutes, instanceEventStreamRoutes } from './http/routes/event-stream.js';
+import { statusHistoryRoutes } from './http/routes/status-history.js';
+import { dashboardRoutes } from './http/dashboard/routes.js';
+import { Gauge } from 'prom-client';
+import { DEFAULT_EVENT_STREAM, EventStreamHub, type EventStreamSettings } from './services/event-stream.js';
+import { StatusHistoryService } from './services/status-history.js';
 import { createOutbox, type OutboxTuning } from './outbox/index.js';
 import type { EventSink } from './events/types.js';
 import { randomBytes } from 'node:crypto';
@@ -76,6 +82,8 @@ export interface GatewayOverrides {
   engine?: Partial<Pick<SessionManagerDeps, 'mediaAgent' | 'backoff' | 'stableMs' | 'restoreConcurrency' | 'phoneChecks'>>;
   /** phone-exists-batch job settings (tests use small slices to see progress). */
   phoneCheckJobs?: Partial<PhoneCheckJobSettings>;
+  /** Event stream settings (tests use a short heartbeat). */
+  eventStream?: Partial<EventStreamSettings>;
 }
 
 export interface Gateway {
@@ -131,6 +139,16 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const store = createStore(database);
   const diskFull = watchDiskSpace(database, log);
   const guard = overrides.guard ?? createAddressGuard({ allowHosts: config.allowHosts, allowHttp: config.webhookAllowHttp });
+  // Streams read the outbox's events; the outbox wakes them when it commits some.
+  const eventStreams = new EventStreamHub(store.streamEvents, { ...DEFAULT_EVENT_STREAM, maxPerAccount: config.eventStream.maxPerAccount, ...overrides.eventStream });
+  new Gauge({
+    name: 'zapgate_event_streams_open',
+    help: 'Event streams (GET /events) open now',
+    registers: [metrics.registry],
+    collect() {
+      this.set(eventStreams.open);
+    },
+  });
   // Before the engine and the sender: they emit into outbox.sink.
   const outbox = createOutbox({
     store,
@@ -139,7 +157,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     metrics,
     guard,
     allowHttp: config.webhookAllowHttp,
-    ...(overrides.outbox ? { tuning: overrides.outbox } : {}),
+    tuning: { streamKeepMs: config.eventStream.retentionMs, ...overrides.outbox },
+    onStored: (instanceIds) => eventStreams.notify(instanceIds),
   });
 
   // Received media: files under the data dir, links signed with a key every node shares (in the store).
@@ -267,7 +286,19 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     webhooks,
     partner,
     media,
-    extraInstanceRoutes: [webhookDeliveryRoutes(outbox.deliveries), accountRouteTree(account, privacy, config.mediaBodyLimit), chatRouteTree(chats), proxyRouteTree(proxies), groupAdminRouteTree(groupAdmin, config.mediaBodyLimit), historySyncRouteTree(historySync)],
+    extraInstanceRoutes: [
+      webhookDeliveryRoutes(outbox.deliveries),
+      accountRouteTree(account, privacy, config.mediaBodyLimit),
+      chatRouteTree(chats),
+      proxyRouteTree(proxies),
+      groupAdminRouteTree(groupAdmin, config.mediaBodyLimit),
+      historySyncRouteTree(historySync),
+      instanceEventStreamRoutes(eventStreams),
+      statusHistoryRoutes(new StatusHistoryService(store.instances)),
+    ],
+    extraAccountRoutes: [accountEventStreamRoutes(eventStreams)],
+    extraPublicRoutes: [dashboardRoutes()],
+    onClosing: () => eventStreams.closeAll(),
     now: () => clock.now(),
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };

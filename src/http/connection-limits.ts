@@ -56,6 +56,16 @@ export function limitConnections(server: Server, limits: HttpLimits, log: Logger
   });
 }
 
+const LONG_LIVED = Symbol('zapgate.longLived');
+
+/**
+ * Exempts a response from the total request time: an event stream is meant to stay open (it is
+ * bounded instead by the streams an account may hold, and ends on shutdown).
+ */
+export function exemptFromDeadline(reply: FastifyReply): void {
+  (reply.raw as unknown as Record<symbol, boolean>)[LONG_LIVED] = true;
+}
+
 const TOO_LONG = JSON.stringify({ error: 'Service Unavailable', message: 'the request took too long; try again' });
 
 /**
@@ -70,7 +80,7 @@ export function requestDeadline(ms: number): (request: FastifyRequest, reply: Fa
   return (request, reply, done) => {
     const res = reply.raw;
     const timer = setTimeout(() => {
-      if (res.writableEnded || res.destroyed) return;
+      if (res.writableEnded || res.destroyed || (res as unknown as Record<symbol, boolean>)[LONG_LIVED] === true) return;
       if (res.headersSent || !request.raw.complete) {
         // Streaming out, or the body is still arriving: nothing sensible can be said any more.
         res.destroy();

@@ -46,10 +46,11 @@ export const TAGS = [
   { name: 'chats', description: 'Conversations as the phone shows them: list, read, archive, pin, mute, clear, delete.' },
   { name: 'contacts', description: 'Contacts and numbers: who is on WhatsApp, names, pictures, blocking.' },
   { name: 'privacy', description: 'Who sees the last seen, photo, about, online status, and who may add the number to groups.' },
-  { name: 'groups', description: 'Create groups and change their settings; metadata by id or invitation link.' },
+  { name: 'groups', description: 'Create and run groups: settings, metadata, links, participants, admins, join requests, subject, description and picture.' },
   { name: 'status', description: 'Status posts (stories): text, image, video, and replies to contacts\' posts.' },
   { name: 'message queue', description: 'What the instance still has to send; failed messages; queue settings.' },
   { name: 'webhooks', description: 'Where events are POSTed, their signing secret, delivery history, and received media links.' },
+  { name: 'event stream', description: 'The webhooks\' events as Server-Sent Events, per account or instance, resumable with Last-Event-ID.' },
   { name: 'operations', description: 'Liveness, readiness and Prometheus metrics for operators (no token).' },
 ];
 
@@ -87,6 +88,12 @@ export interface HttpDeps {
   media: MediaService;
   /** Extra instance-scoped route plugins contributed by other components (e.g. webhook deliveries). */
   extraInstanceRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
+  /** Extra account-scoped route plugins (Client-Token only; e.g. the account's event stream). */
+  extraAccountRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
+  /** Extra route plugins outside authentication (e.g. the dashboard's static pages). */
+  extraPublicRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
+  /** Called when the server starts closing, before it waits for open requests (ends event streams). */
+  onClosing?: () => void;
   ready(): Promise<{ ok: boolean; reason?: string }>;
   now(): number;
 }
@@ -177,6 +184,14 @@ export async function buildHttpServer(deps: HttpDeps) {
 
   await app.register(opsRoutes({ metrics: deps.metrics, ready: deps.ready }));
   await app.register(mediaRoutes(deps.media));
+  for (const extra of deps.extraPublicRoutes ?? []) await app.register(extra);
+  if (deps.onClosing) {
+    const closing = deps.onClosing;
+    app.addHook('preClose', (done) => {
+      closing();
+      done();
+    });
+  }
 
   const limiter = new RateLimiter(deps.config.rateLimitPerSecond, deps.now);
   const authenticateAccount = accountHook(deps.accounts, limiter);
@@ -185,6 +200,7 @@ export async function buildHttpServer(deps: HttpDeps) {
   await app.register(async (scoped) => {
     scoped.addHook('onRequest', authenticateAccount);
     await scoped.register(accountInstanceRoutes(deps.instances, deps.partner));
+    for (const extra of deps.extraAccountRoutes ?? []) await scoped.register(extra);
     await scoped.register(
       async (inst) => {
         inst.addHook('onRequest', authenticateInstance);

@@ -39,6 +39,8 @@ export interface OutboxDeps {
   guard: AddressGuard;
   allowHttp: boolean;
   tuning?: Partial<Omit<OutboxTuning, 'allowHttp'>>;
+  /** Told which instances had events committed (the live event stream wakes its readers). */
+  onStored?: (instanceIds: ReadonlySet<string>) => void;
 }
 
 export interface Outbox {
@@ -80,9 +82,16 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       }
     },
   });
-  const sink = new OutboxSink(deps.store.deliveries, deps.clock, (jobs) => dispatcher.offer(jobs));
+  const keepAll = (tuning.streamKeepMs ?? 0) > 0;
+  const onStored = deps.onStored;
+  const sink = new OutboxSink(
+    deps.store.deliveries,
+    deps.clock,
+    (jobs) => dispatcher.offer(jobs),
+    keepAll || onStored ? { keepAll, onStored: onStored ?? (() => undefined) } : null,
+  );
   const deliveries = new WebhookDeliveriesService(deps.store.deliveries, deps.clock, (instanceId, url) => dispatcher.wake(instanceId, url));
-  const retention = new RetentionSweeper(deps.store.deliveries, deps.clock, log, deps.metrics, tuning);
+  const retention = new RetentionSweeper(deps.store.deliveries, deps.clock, log, deps.metrics, tuning, deps.store.streamEvents);
 
   return {
     sink,

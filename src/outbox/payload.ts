@@ -17,8 +17,16 @@ export function routeOf(event: GatewayEvent, ctx: InstanceDeliveryContext): Rout
   const kind: string = WEBHOOK_KIND_OF[event.type];
   const url = ctx.urls.get(kind);
   if (url === undefined) return null;
-  if (event.type === 'ReceivedCallback' && event.fromMe && event.notification === undefined && !ctx.notifySentByMe) return null;
+  if (!reported(event, ctx)) return null;
   return { kind, url };
+}
+
+/**
+ * Whether the instance reports the event at all, wherever it would go (a webhook or the event
+ * stream): not a message it sent itself while notifySentByMe is off.
+ */
+export function reported(event: GatewayEvent, ctx: Pick<InstanceDeliveryContext, 'notifySentByMe'>): boolean {
+  return !(event.type === 'ReceivedCallback' && event.fromMe && event.notification === undefined && !ctx.notifySentByMe);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { DeliveriesRepo } from '../store/deliveries-repo.js';
+import type { StreamEventsRepo } from '../store/events-repo.js';
 
 export interface RetentionSettings {
   /** Protocol ms a failed delivery stays listable and replayable. */
@@ -12,6 +13,11 @@ export interface RetentionSettings {
   deliveredKeepMs: number;
   /** Protocol ms between sweeps. */
   sweepEveryMs: number;
+  /**
+   * Protocol ms every event stays readable by the event stream (Last-Event-ID resumes within it),
+   * whether or not a webhook took it; 0 = the stream is off and events live as long as their deliveries.
+   */
+  streamKeepMs?: number;
 }
 
 export const DEFAULT_RETENTION: RetentionSettings = {
@@ -19,6 +25,7 @@ export const DEFAULT_RETENTION: RetentionSettings = {
   // Delivered rows are only useful to look at recently; a busy gateway would otherwise keep millions.
   deliveredKeepMs: 60 * 60 * 1000,
   sweepEveryMs: 60 * 60 * 1000,
+  streamKeepMs: 0,
 };
 
 // Rows deleted per transaction, so a large sweep never holds the writer for long.
@@ -35,6 +42,8 @@ export class RetentionSweeper {
     private readonly log: Logger,
     private readonly metrics: Metrics,
     private readonly settings: RetentionSettings,
+    /** Where events kept for the event stream alone are swept (with settings.streamKeepMs > 0). */
+    private readonly streamStore: Pick<StreamEventsRepo, 'sweepUndelivered'> | null = null,
   ) {}
 
   start(): void {
@@ -54,12 +63,22 @@ export class RetentionSweeper {
     const now = this.clock.now();
     const failedBefore = now - this.clock.scale(this.settings.failedKeepMs);
     const deliveredBefore = now - this.clock.scale(this.settings.deliveredKeepMs);
+    const streamKeep = this.settings.streamKeepMs ?? 0;
+    const eventsBefore = streamKeep > 0 ? now - this.clock.scale(streamKeep) : Number.MAX_SAFE_INTEGER;
     let total = 0;
     for (;;) {
-      const n = await this.store.sweep(failedBefore, deliveredBefore, SWEEP_BATCH);
+      const n = await this.store.sweep(failedBefore, deliveredBefore, SWEEP_BATCH, eventsBefore);
       total += n;
-      if (n < SWEEP_BATCH || this.stopped) return total;
+      if (n < SWEEP_BATCH || this.stopped) break;
     }
+    const streamStore = this.streamStore;
+    if (streamKeep > 0 && streamStore !== null) {
+      // Events kept for the stream alone (no webhook took them, or their deliveries went before).
+      let n: number;
+      do n = await streamStore.sweepUndelivered(eventsBefore, SWEEP_BATCH);
+      while (n === SWEEP_BATCH && !this.stopped);
+    }
+    return total;
   }
 
   private arm(delayMs: number): void {

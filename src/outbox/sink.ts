@@ -2,13 +2,15 @@
 // resolves, emits of the same tick sharing one transaction, and only then handed to the dispatcher.
 //
 // An event with no webhook to go to (no URL for its kind, a disabled URL, or a fromMe message while
-// notifySentByMe is off) is not stored: zapgate keeps no copy of message content nobody asked for.
+// notifySentByMe is off) is not stored: zapgate keeps no copy of message content nobody asked for,
+// unless the event stream is on (ZAPGATE_EVENT_STREAM_RETENTION_HOURS > 0): then every event is
+// stored, those with no delivery only for the stream's retention window.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { EventSink, GatewayEvent } from '../events/types.js';
 import type { DeliveriesRepo, DueDelivery, InstanceDeliveryContext, NewDelivery, NewOutboxEvent, OnceKey } from '../store/deliveries-repo.js';
 import { WriteBatcher } from '../store/write-batcher.js';
-import { bodyOf, routeOf } from './payload.js';
+import { bodyOf, reported, routeOf } from './payload.js';
 
 interface Emitted {
   instanceId: string;
@@ -52,6 +54,8 @@ export class OutboxSink implements EventSink {
     private readonly clock: Clock,
     /** Receives each batch's deliveries once they are committed. */
     private readonly onCommitted: (jobs: readonly DueDelivery[]) => void,
+    /** Stream side: told which instances had events committed; and whether to keep events no webhook takes. */
+    private readonly stream: { keepAll: boolean; onStored(instanceIds: ReadonlySet<string>): void } | null = null,
   ) {
     this.batcher = new WriteBatcher((items) => this.flush(items));
   }
@@ -85,6 +89,7 @@ export class OutboxSink implements EventSink {
       repeated = await this.store.commit(batch.events, batch.deliveries, batch.once);
     }
     this.onCommitted(repeated.size === 0 ? batch.jobs : batch.jobs.filter((j) => !repeated.has(j.eventId)));
+    if (this.stream !== null && batch.events.length > 0) this.stream.onStored(new Set(batch.events.map((e) => e.instanceId)));
     return items.map(() => undefined);
   }
 
@@ -99,15 +104,18 @@ export class OutboxSink implements EventSink {
       for (const [i, event] of emitted.entries()) {
         const route = routeOf(event, ctx);
         const onceKey = onceKeys?.[i] ?? null;
+        // Kept for the stream alone when no webhook URL takes it, unless the instance does not report it at all.
+        const kept = route !== null || (this.stream?.keepAll === true && reported(event, ctx));
         // Recorded even when the event goes nowhere now: a webhook set later must not get a replay.
-        if (onceKey !== null && route === null) batch.once.push({ instanceId, messageId: onceKey, eventId: null, at: now });
-        if (route === null) continue;
-        // The event id is the `webhook-id` (Standard Webhooks style `msg_…`).
+        if (onceKey !== null && !kept) batch.once.push({ instanceId, messageId: onceKey, eventId: null, at: now });
+        if (!kept) continue;
+        // The event id is the `webhook-id` (Standard Webhooks style `msg_…`) and the stream's event id.
         const eventId = timeOrderedId('msg_', now);
         const body = bodyOf(instanceId, event, ctx);
-        const id = timeOrderedId('dlv_', now);
         if (onceKey !== null) batch.once.push({ instanceId, messageId: onceKey, eventId, at: now });
         batch.events.push({ id: eventId, instanceId, type: event.type, body, createdAt: now });
+        if (route === null) continue;
+        const id = timeOrderedId('dlv_', now);
         batch.deliveries.push({ id, eventId, instanceId, kind: route.kind, url: route.url, createdAt: now });
         batch.jobs.push({ id, eventId, instanceId, kind: route.kind, url: route.url, attempts: 0, body, secrets: ctx.secrets, createdAt: now });
       }

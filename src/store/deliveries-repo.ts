@@ -396,9 +396,11 @@ export class DeliveriesRepo {
 
   /**
    * Deletes up to `limit` finished deliveries older than their cutoff, and the events left with
-   * no delivery; returns how many deliveries went. Called repeatedly until it returns less than `limit`.
+   * no delivery (those created before `eventsBefore`: younger ones stay for the event stream, whose
+   * own sweep takes them later); returns how many deliveries went. Called repeatedly until it
+   * returns less than `limit`.
    */
-  async sweep(failedBefore: number, deliveredBefore: number, limit: number): Promise<number> {
+  async sweep(failedBefore: number, deliveredBefore: number, limit: number, eventsBefore = Number.MAX_SAFE_INTEGER): Promise<number> {
     const old = [
       ...(await this.db
         .selectFrom('webhook_deliveries')
@@ -424,6 +426,7 @@ export class DeliveriesRepo {
         await trx
           .deleteFrom('events')
           .where('id', 'in', [...new Set(part.map((r) => r.event_id))])
+          .where('created_at', '<', eventsBefore)
           .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.seq').whereRef('d.event_id', '=', 'events.id'))))
           .execute();
       }

@@ -5,7 +5,7 @@ import { AuthRepo } from './auth-repo.js';
 import { ChatsRepo } from './chats-repo.js';
 import type { Database } from './database.js';
 import { DeliveriesRepo } from './deliveries-repo.js';
-import { EventsRepo } from './events-repo.js';
+import { EventsRepo, StreamEventsRepo } from './events-repo.js';
 import { GroupsRepo } from './groups-repo.js';
 import { InstancesRepo } from './instances-repo.js';
 import { GatewaySecretsRepo, MediaRepo } from './media-repo.js';
@@ -23,6 +23,8 @@ export interface Store {
   readonly messages: MessagesRepo;
   readonly groups: GroupsRepo;
   readonly events: EventsRepo;
+  /** The outbox's events as the live event stream reads them. */
+  readonly streamEvents: StreamEventsRepo;
   readonly antiban: AntibanRepo;
   readonly auth: AuthRepo;
   readonly waMessages: WaMessagesRepo;
@@ -45,6 +47,7 @@ export function createStore(database: Database): Store {
     messages: new MessagesRepo(db, database),
     groups: new GroupsRepo(db),
     events: new EventsRepo(db),
+    streamEvents: new StreamEventsRepo(db),
     antiban: new AntibanRepo(db),
     auth: new AuthRepo(db),
     waMessages: new WaMessagesRepo(db),

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import assert from 'node:assert/strict';
 import { request as undiciRequest, Agent } from 'undici';
 import { loadConfig } from '../../src/config.js';
-import { createGateway, type Gateway } from '../../src/main.js';
+import { createGateway, type Gateway, type GatewayOverrides } from '../../src/main.js';
 import { createAddressGuard, type ResolvedAddress } from '../../src/net/address-guard.js';
 import { offlineSessions } from '../../src/sessions/offline-sessions.js';
 import type { SessionsPort } from '../../src/sessions/port.js';
@@ -73,6 +73,8 @@ export interface StartOptions {
   /** Extra ZAPGATE_* variables (on top of a quiet, loopback-only default). */
   env?: Record<string, string>;
   sessions?: SessionsPort;
+  /** Event stream settings (a short heartbeat for the stream tests). */
+  eventStream?: GatewayOverrides['eventStream'];
 }
 
 /** One keep-alive pool per test gateway, closed with it so the test process can exit. */
@@ -93,6 +95,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     collectProcessMetrics: false,
     // Explicitly no engine: these tests are about the HTTP contract and the store.
     sessions: options.sessions ?? offlineSessions(),
+    ...(options.eventStream ? { eventStream: options.eventStream } : {}),
   });
   const account = await gateway.accounts.create('test-a');
   const url = await gateway.listen();

@@ -56,7 +56,7 @@ export function webhookDeliveryRoutes(deliveries: WebhookDeliveriesService) {
           operationId: 'webhooks_deliveries-list',
           summary: 'List webhook deliveries, oldest first (paged)',
           description:
-            'One delivery per event sent to a configured URL (events of a kind with no URL are neither delivered nor kept). Retries: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20 %, or later if the receiver sends Retry-After); then `failed`, kept 7 days for replay. Delivered ones are listed for an hour. Per URL, events go one at a time in order while the receiver answers 2xx; a failed one waits for its retry while later ones go ahead.',
+            'One delivery per event sent to a configured URL (events of a kind with no URL are not delivered; the event stream, GET /events, carries every event). Retries: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20 %, or later if the receiver sends Retry-After); then `failed`, kept 7 days for replay. Delivered ones are listed for an hour. Per URL, events go one at a time in order while the receiver answers 2xx; a failed one waits for its retry while later ones go ahead.',
           querystring: Type.Object({
             status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('retrying'), Type.Literal('delivered'), Type.Literal('failed')])),
             pageSize: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$|^1000$', description: '1–1000, default 100.' })),

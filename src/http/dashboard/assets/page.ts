@@ -1,0 +1,53 @@
+// The dashboard's one HTML page: a skeleton the script fills in. No inline script or style, so the
+// Content-Security-Policy can forbid both.
+export const DASHBOARD_HTML = String.raw`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>zapgate dashboard</title>
+<link rel="stylesheet" href="/dashboard/app.css">
+<script src="/dashboard/app.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+  <h1>zapgate</h1>
+  <p id="live" class="live" role="status" aria-live="polite" hidden></p>
+  <button type="button" id="signout" class="secondary" hidden>Sign out</button>
+</header>
+<div id="main" tabindex="-1">
+  <section id="signin" class="card narrow" aria-labelledby="signin-title">
+    <h2 id="signin-title">Sign in</h2>
+    <form id="signin-form" autocomplete="off">
+      <label for="signin-token">Client-Token</label>
+      <input id="signin-token" name="token" type="password" required autocomplete="off" spellcheck="false">
+      <p class="hint">Kept in this browser tab only (session storage) and sent as the <code>Client-Token</code> header.</p>
+      <button type="submit">Sign in</button>
+      <p id="signin-error" class="error" role="alert"></p>
+    </form>
+  </section>
+  <div id="app" class="layout" hidden>
+    <aside class="side">
+      <section class="card" aria-labelledby="instances-title">
+        <h2 id="instances-title">Instances</h2>
+        <ul id="instance-list" class="instance-list"></ul>
+        <form id="create-form" class="row">
+          <label for="create-name">New instance name</label>
+          <input id="create-name" name="name" required maxlength="100">
+          <button type="submit">Create</button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="health-title">
+        <h2 id="health-title">Health</h2>
+        <dl id="health" class="facts"></dl>
+      </section>
+    </aside>
+    <section id="detail" class="detail" aria-live="off"><p class="muted">Select or create an instance.</p></section>
+  </div>
+</div>
+<div id="toast" class="toast" role="status" aria-live="polite"></div>
+</body>
+</html>
+`;

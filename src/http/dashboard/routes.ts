@@ -1,0 +1,44 @@
+// GET /dashboard: the web dashboard, served by the gateway itself from strings in this package
+// (nothing fetched at run time, nothing to copy at build). The page holds no secret: it asks for
+// the Client-Token and then uses the public API like any client.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { DASHBOARD_CSS } from './assets/app-css.js';
+import { DASHBOARD_JS } from './assets/app-js.js';
+import { DASHBOARD_HTML } from './assets/page.js';
+
+/**
+ * Only this origin's script and style files (no inline code, no eval), images from this origin and
+ * data URIs (the QR code), requests to this origin only; never framed.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+const HEADERS = {
+  'content-security-policy': DASHBOARD_CSP,
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+};
+
+const files = {
+  '/dashboard': { type: 'text/html; charset=utf-8', body: Buffer.from(DASHBOARD_HTML) },
+  '/dashboard/app.js': { type: 'text/javascript; charset=utf-8', body: Buffer.from(DASHBOARD_JS) },
+  '/dashboard/app.css': { type: 'text/css; charset=utf-8', body: Buffer.from(DASHBOARD_CSS) },
+} as const;
+
+export function dashboardRoutes() {
+  return async (app: FastifyInstance): Promise<void> => {
+    for (const [url, file] of Object.entries(files)) {
+      app.get(url, { schema: { hide: true } }, async (_request, reply: FastifyReply) => reply.headers(HEADERS).type(file.type).send(file.body));
+    }
+  };
+}

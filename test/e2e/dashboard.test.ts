@@ -1,0 +1,331 @@
+// The dashboard in real Chromium against a real gateway (Baileys engine) and simnet: a wrong token
+// is refused; sign in → create an instance → its QR appears → simnet's phone scans the QR read off
+// the page's pixels → the page turns "connected" without a reload → a test send and its status →
+// a received image previewed → a failed webhook delivery replayed from the page. Screenshots go to
+// ZAPGATE_SCREENSHOT_DIR (docs/screenshots when regenerating them for the README), else a temp dir.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import jsQRModule from 'jsqr';
+import { PNG } from 'pngjs';
+import type { Page } from 'playwright-core';
+import sharp from 'sharp';
+import { launchChromium, type Browser } from '../helpers/chromium.js';
+import { startHarness, until, type Harness } from './engine-harness.js';
+
+type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
+const jsQRLoaded = jsQRModule as unknown as Decode | { default: Decode };
+const jsQR: Decode = typeof jsQRLoaded === 'function' ? jsQRLoaded : jsQRLoaded.default;
+
+const OWNER = '5511990001111';
+const CONTACT = '5511990002222';
+const WAIT = 60_000;
+
+const shotsDir = process.env.ZAPGATE_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'zapgate-shots-'));
+mkdirSync(shotsDir, { recursive: true });
+
+/** A webhook receiver whose answer the test chooses (410 Gone first, to get a failed delivery). */
+class Receiver {
+  answer = 410;
+  readonly hits: { status: number; id: string; body: Record<string, unknown> }[] = [];
+  private server: Server | null = null;
+  url = '';
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const status = this.answer;
+        this.hits.push({ status, id: String(req.headers['webhook-id']), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+  async close(): Promise<void> {
+    const s = this.server;
+    if (!s) return;
+    const closed = new Promise<void>((r) => s.close(() => r()));
+    s.closeAllConnections();
+    await closed;
+  }
+}
+
+function decodePng(png: Buffer): string | null {
+  const img = PNG.sync.read(png);
+  return jsQR(new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length), img.width, img.height)?.data ?? null;
+}
+
+async function shot(page: Page, name: string, fullPage = true): Promise<void> {
+  // Without the passing notification, which would cover part of the picture.
+  await page.evaluate("document.getElementById('toast')?.setAttribute('class', 'toast')");
+  const png = await page.screenshot({ fullPage });
+  // A 64-colour palette: a fifth of the bytes for flat UI colours and text (they go in the repository).
+  await sharp(png).png({ palette: true, colours: 64, compressionLevel: 9 }).toFile(join(shotsDir, `${name}.png`));
+}
+
+let h: Harness;
+let browser: Browser;
+let receiver: Receiver;
+
+before(async () => {
+  h = await startHarness();
+  receiver = new Receiver();
+  await receiver.start();
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await h?.close();
+  if (process.env.ZAPGATE_SCREENSHOT_DIR === undefined) rmSync(shotsDir, { recursive: true, force: true });
+});
+
+test('a wrong Client-Token is refused and nothing of the account shows (keyboard only)', async () => {
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    // The token field has the focus on arrival; Enter submits.
+    await page.locator('#signin-token:focus').waitFor({ timeout: WAIT });
+    await page.keyboard.type('definitely-not-the-token');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'refused' }).waitFor({ timeout: WAIT });
+    assert.equal(await page.locator('#app').isVisible(), false, 'the account view stays hidden');
+    assert.equal(await page.evaluate("sessionStorage.getItem('zapgate.clientToken')"), null, 'a refused token is not kept');
+    await shot(page, 'sign-in-refused');
+  } finally {
+    await page.close();
+  }
+});
+
+test('sign in, create, pair by the QR on the page, send, preview received media, replay a failed delivery', async () => {
+  await h.admin.createUser({ phone: OWNER, pushName: 'Owner' });
+  await h.admin.createUser({ phone: CONTACT, pushName: 'Contact' });
+  const page = await browser.context.newPage();
+  const failures: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') failures.push(m.text());
+  });
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token').fill(h.clientToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('#app').waitFor({ state: 'visible', timeout: WAIT });
+    await page.getByText('Live updates: on').waitFor({ timeout: WAIT });
+
+    // Create: the new instance is selected and its QR appears.
+    await page.getByLabel('New instance name').fill('sales');
+    await page.getByRole('button', { name: 'Create' }).click();
+    const qr = page.locator('#qr[src^="data:image/png"]');
+    await qr.waitFor({ timeout: WAIT });
+    await shot(page, 'pairing-qr');
+
+    // The page follows the network's rotation: a second, different code shows without a reload.
+    // (The phone's camera: each code is read off the rendered page, a screenshot of the image.)
+    const seen = new Set<string>();
+    const rotationDeadline = Date.now() + WAIT;
+    while (seen.size < 2) {
+      assert.ok(Date.now() < rotationDeadline, `the QR on the page rotates (saw ${seen.size} distinct codes)`);
+      const text = decodePng(await qr.screenshot());
+      if (text !== null) seen.add(text);
+      await page.waitForTimeout(250);
+    }
+    let scanned = false;
+    const deadline = Date.now() + WAIT;
+    while (!scanned) {
+      assert.ok(Date.now() < deadline, 'the QR on the page could be decoded and scanned');
+      const text = decodePng(await qr.screenshot());
+      if (text !== null) {
+        // A QR that rotated between the screenshot and the scan is refused: read the new one.
+        scanned = await h.admin.scanQr(OWNER, text).then(
+          () => true,
+          () => false,
+        );
+      }
+      if (!scanned) await page.waitForTimeout(300);
+    }
+    // Without a reload: the stream (ConnectedCallback) and the QR loop turn the page to connected.
+    await page.locator('#pair-state').filter({ hasText: `Connected as +${OWNER}` }).waitFor({ timeout: WAIT });
+    await page.locator('#inst-badge .badge.connected').waitFor({ timeout: WAIT });
+    await page.locator('#history').filter({ hasText: 'connected' }).waitFor({ timeout: WAIT });
+    await shot(page, 'connected');
+
+    // A test send: queued, then its status arrives on the stream.
+    await page.getByLabel('Phone (digits, with country code)').fill(CONTACT);
+    await page.getByLabel('Message or caption').fill('hello from the dashboard');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const sentRow = page.locator('#sent-body tr');
+    await sentRow.first().waitFor({ timeout: WAIT });
+    await page.locator('#sent-body .badge').filter({ hasText: /SENT|RECEIVED|READ/ }).first().waitFor({ timeout: WAIT });
+    const got = await h.admin.waitForReceived(CONTACT, (m) => JSON.stringify(m).includes('hello from the dashboard'), WAIT);
+    assert.ok(got, 'the contact received it');
+
+    // A received image is previewed (its signed link, loaded from this origin under the CSP).
+    const png = await new Promise<Buffer>((resolve) => {
+      const img = new PNG({ width: 64, height: 64 });
+      for (let i = 0; i < img.data.length; i += 4) img.data.set([200, 30, 40, 255], i);
+      resolve(PNG.sync.write(img));
+    });
+    await h.admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'image', imageBase64: png.toString('base64'), mimetype: 'image/png', caption: 'a red box' } as Parameters<Harness['admin']['sendAsContact']>[0]);
+    const preview = page.locator('#media img');
+    await preview.waitFor({ timeout: WAIT });
+    // Loaded, not just present (browser-side code as strings: the tests compile without the DOM types).
+    // (waitForFunction would build its predicate with eval, which the page's CSP rightly refuses.)
+    const loadDeadline = Date.now() + WAIT;
+    while (!(await page.evaluate("(() => { const img = document.querySelector('#media img'); return img !== null && img.complete && img.naturalWidth > 0; })()"))) {
+      assert.ok(Date.now() < loadDeadline, 'the received image loads in the page');
+      await page.waitForTimeout(100);
+    }
+
+    // Webhooks: the receiver answers 410 Gone, so the next event's delivery fails.
+    await page.getByLabel('URL for every webhook').fill(receiver.url);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.locator('#hooks').filter({ hasText: receiver.url }).waitFor({ timeout: WAIT });
+    await page.getByLabel('Message or caption').fill('second message');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByLabel('Show', { exact: true }).selectOption('failed');
+    // The one the receiver refused (the others queued behind it on that URL failed with it, unsent).
+    const failed = page.locator('#dlv-body tr', { has: page.locator('.badge.failed'), hasText: 'HTTP 410' }).first();
+    const failDeadline = Date.now() + WAIT;
+    while (!(await failed.isVisible())) {
+      assert.ok(Date.now() < failDeadline, 'a failed delivery is listed');
+      await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+      await page.waitForTimeout(300);
+    }
+    const deliveryId = String(await failed.getAttribute('data-delivery'));
+    // The instance token the page holds (this tab's session storage), to ask the API what it shows.
+    const tokens = JSON.parse(String(await page.evaluate("sessionStorage.getItem('zapgate.instanceTokens')"))) as Record<string, string>;
+    const [instanceId, instanceToken] = Object.entries(tokens)[0]!;
+    const listed = await h.call('GET', `/instances/${instanceId}/token/${instanceToken}/webhook-deliveries?status=failed`);
+    const delivery = (listed.json.deliveries as { id: string; webhookId: string; lastStatus: number }[]).find((d) => d.id === deliveryId);
+    assert.equal(delivery?.lastStatus, 410, 'the page lists a delivery the receiver refused');
+    const webhookId = delivery.webhookId;
+    assert.ok(receiver.hits.some((x) => x.status === 410 && x.id === webhookId), 'the receiver was called and answered 410');
+    await shot(page, 'deliveries-failed');
+
+    // The receiver is back: set the URL again (410 disabled it) and replay from the page.
+    receiver.answer = 200;
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.locator('#hooks').filter({ hasNotText: 'disabled' }).waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: `Replay delivery ${deliveryId}` }).click();
+    await page.getByLabel('Show', { exact: true }).selectOption('');
+    const replayed = page.locator(`#dlv-body tr[data-delivery="${deliveryId}"] .badge.delivered`);
+    const replayDeadline = Date.now() + WAIT;
+    while (!(await replayed.isVisible())) {
+      assert.ok(Date.now() < replayDeadline, 'the replayed delivery shows as delivered');
+      await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+      await page.waitForTimeout(300);
+    }
+    const redelivered = receiver.hits.filter((x) => x.status === 200 && x.id === webhookId);
+    assert.ok(redelivered.length >= 1, 'the receiver got the failed event again, same webhook-id');
+    await shot(page, 'dashboard');
+
+    // Phone width: one column, everything reachable.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+    const wide = (await page.evaluate(
+      "[...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5).slice(0, 5).map((el) => el.tagName + '#' + el.id + '.' + el.className)",
+    )) as string[];
+    assert.ok(overflow <= 0, `nothing wider than a phone (${overflow} px too wide: ${wide.join(', ')})`);
+    await page.locator('#pair-title').scrollIntoViewIfNeeded();
+    await shot(page, 'phone', false);
+    assert.deepEqual(failures.filter((f) => !/favicon/.test(f)), [], 'no errors in the page console (CSP violations included)');
+  } finally {
+    await page.close();
+  }
+});
+
+test('pairing with a code instead of the QR', async () => {
+  const phone = '5511990003333';
+  await h.admin.createUser({ phone, pushName: 'Support' });
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token').fill(h.clientToken);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('New instance name').fill('support');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#qr[src^="data:image/png"]').waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByLabel('Or pair with a code', { exact: false }).fill(`+${phone}`);
+    await page.getByRole('button', { name: 'Get code' }).click();
+    const shown = page.locator('#pair-code').filter({ hasText: /^[A-Z0-9]{4}-?[A-Z0-9]{4}/ });
+    await shown.waitFor({ timeout: WAIT });
+    const code = /^([A-Z0-9]{4}-?[A-Z0-9]{4})/.exec(String(await shown.textContent()))![1]!;
+    await h.admin.enterPairingCode(phone, code);
+    await page.locator('#pair-state').filter({ hasText: `Connected as +${phone}` }).waitFor({ timeout: WAIT });
+  } finally {
+    await page.close();
+  }
+});
+
+test('queue, rename and delete on an instance that is not paired', async () => {
+  const page = await browser.context.newPage();
+  page.on('dialog', (d) => void d.accept()); // the page asks before clearing and deleting
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token').fill(h.clientToken);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('New instance name').fill('offline');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#qr[src^="data:image/png"]').waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: 'Stop' }).click();
+    // Not paired: sends wait in the queue.
+    for (const text of ['first', 'second', 'third']) {
+      await page.getByLabel('Phone (digits, with country code)').fill(CONTACT);
+      await page.getByLabel('Message or caption').fill(text);
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.locator('#sent-body tr').nth(['first', 'second', 'third'].indexOf(text)).waitFor({ timeout: WAIT });
+    }
+    await page.locator('#queue-count').filter({ hasText: '3 waiting' }).waitFor({ timeout: WAIT });
+    await page.locator('#queue-body tr').nth(2).waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: /^Remove message / }).first().click();
+    await page.locator('#queue-count').filter({ hasText: '2 waiting' }).waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: 'Clear queue' }).click();
+    await page.locator('#queue-count').filter({ hasText: '0 waiting' }).waitFor({ timeout: WAIT });
+
+    await page.getByLabel('Name', { exact: true }).fill('offline renamed');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.locator('#instance-list').filter({ hasText: 'offline renamed' }).waitFor({ timeout: WAIT });
+    const before = (await h.call('GET', '/instances')).body.toString();
+    assert.match(before, /offline renamed/, 'renamed in the API too');
+
+    // Settings: anti-ban on, list mode, the signing secret rotated.
+    await page.getByLabel('Anti-ban strategy').check();
+    const tokens = JSON.parse(String(await page.evaluate("sessionStorage.getItem('zapgate.instanceTokens')"))) as Record<string, string>;
+    const id = (await page.locator('#inst-facts').textContent())!.replace(/^.*id /, '').trim();
+    const prefix = `/instances/${id}/token/${tokens[id]}`;
+    await until('anti-ban on', async () => (await h.call('GET', `${prefix}/status`)).json.antiban as { enabled: boolean }, (a) => a.enabled);
+    await page.getByLabel('List mode').selectOption('text');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('#toast').filter({ hasText: 'List mode: text' }).waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: 'Show secret' }).click();
+    const first = String(await page.locator('#secret').filter({ hasText: 'whsec_' }).textContent());
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.locator('#secret').filter({ hasText: 'previous' }).waitFor({ timeout: WAIT });
+    const secrets = (await h.call('GET', `${prefix}/webhook-secret`)).json;
+    assert.ok(first.includes(String(secrets.previous)), 'the secret shown before is now the previous one');
+    assert.ok(String(await page.locator('#secret').textContent()).includes(String(secrets.value)), 'the page shows the new one');
+
+    // A reload keeps the session (this tab's storage); signing out forgets both tokens.
+    await page.reload();
+    await page.locator('#instance-list').filter({ hasText: 'offline renamed' }).waitFor({ timeout: WAIT });
+    await page.getByRole('button', { name: 'offline renamed' }).click();
+
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.locator('#detail').filter({ hasText: 'Deleted.' }).waitFor({ timeout: WAIT });
+    await page.locator('#instance-list').filter({ hasNotText: 'offline renamed' }).waitFor({ timeout: WAIT });
+    assert.doesNotMatch((await h.call('GET', '/instances')).body.toString(), /offline renamed/, 'gone from the API');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Client-Token').waitFor({ timeout: WAIT });
+    assert.equal(await page.evaluate("sessionStorage.length"), 0, 'nothing kept after signing out');
+  } finally {
+    await page.close();
+  }
+});
