@@ -182,7 +182,6 @@ export async function serve(c: Config): Promise<number> {
       `\nzapgate: created the first account. Its Client-Token (shown only now):\n\n    ${created.clientToken}\n\n`,
     );
   }
-  gateway.log.info({ address }, 'zapgate listening');
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -191,8 +190,11 @@ export async function serve(c: Config): Promise<number> {
     await gateway.close();
     process.exit(0);
   };
+  // Before the line that says it listens: whoever waits for that line may signal at once, and a
+  // signal that comes before its handler kills the process without a clean shutdown.
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  gateway.log.info({ address }, 'zapgate listening');
   return new Promise<number>(() => {});
 }
 

@@ -166,11 +166,14 @@ API docs: ${gw}/docs    Stop with Ctrl-C.
 /** `zapgate demo`, its options checked by the CLI: runs until SIGINT/SIGTERM. */
 export async function runDemo(env: NodeJS.ProcessEnv, simnetPort: number): Promise<number> {
   const demo = await startDemo({ env, simnetPort, ...(env.ZAPGATE_DATA_DIR ? { dataDir: env.ZAPGATE_DATA_DIR } : {}) });
-  process.stdout.write(demo.instructions);
-  await new Promise<void>((resolve) => {
+  // The handlers go in before the instructions are printed: whoever reads "Stop with Ctrl-C" may
+  // signal at once, and a signal that comes before its handler kills the process uncleanly.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  process.stdout.write(demo.instructions);
+  await stopped;
   await demo.close();
   return 0;
 }
