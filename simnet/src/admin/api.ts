@@ -48,10 +48,12 @@ export class AdminApi {
     return acc;
   }
 
-  createUser(phone: string, pushName?: string): { phone: string; lid: string } {
+  /** `business`: the account is a WhatsApp Business account (set once; a later call without it keeps it). */
+  createUser(phone: string, pushName?: string, business = false): { phone: string; lid: string } {
     const digits = digitsOf(phone);
     if (!digits) throw new HttpError(400, 'phone required');
     const acc = this.net.registry.create(digits, pushName);
+    if (business) acc.business = true;
     return { phone: acc.phone, lid: acc.lid };
   }
 
@@ -62,6 +64,7 @@ export class AdminApi {
       lid: acc.lid,
       pushName: acc.pushName,
       banned: acc.banned,
+      business: acc.business,
       devices: [...acc.companions.values()]
         .filter((d) => !d.removed)
         .map((d) => ({

@@ -57,7 +57,7 @@ export class SimnetClient {
     return this.call('GET', '/info');
   }
 
-  createUser(req: { phone: string; pushName?: string }): Promise<{ phone: string; lid: string }> {
+  createUser(req: { phone: string; pushName?: string; business?: boolean }): Promise<{ phone: string; lid: string }> {
     return this.call('POST', '/users', req);
   }
 

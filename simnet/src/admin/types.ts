@@ -26,6 +26,8 @@ export interface UserInfo {
   lid: string;
   pushName: string;
   banned: boolean;
+  /** A WhatsApp Business account (its linked devices see the `smba` platform). */
+  business: boolean;
   /** held: stanzas waiting for the device (offline, or delivered but not acked); heldMessages: ids of the held <message>s. */
   devices: { id: number; online: boolean; platform: string; held: number; heldMessages: string[]; preKeys: number }[];
 }

@@ -258,7 +258,7 @@ export class PairingManager {
           attrs: {},
           content: [
             { tag: 'device-identity', attrs: {}, content: container },
-            { tag: 'platform', attrs: { name: 'android' } },
+            { tag: 'platform', attrs: { name: account.business ? 'smba' : 'android' } },
             { tag: 'device', attrs: { jid: pnJid(account.phone, deviceId), lid: lidJid(account.lid, deviceId) } },
           ],
         },

@@ -98,6 +98,11 @@ export class Account {
   /** Polls this account's phone received (by message id), so it can vote. Bounded. */
   readonly polls = new Map<string, PollMemory>();
   banned = false;
+  /**
+   * A WhatsApp Business account: its phone reports the business platform (`smba`) to the devices it
+   * links, and the network answers business queries (profile, catalog, labels) for it.
+   */
+  business = false;
   /** Privacy "who can add me to groups": false makes group adds fail with 403 (an invite is due instead). */
   groupAddable = true;
   violations = 0;
