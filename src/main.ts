@@ -60,6 +60,10 @@ import { offlineGroupAdmin } from './sessions/group-admin-port.js';
 import { GroupAdminService } from './services/group-admin-service.js';
 import { PartnerService } from './services/partner-service.js';
 import { groupAdminRouteTree } from './http/routes/group-admin.js';
+import { CommunityEngine } from './sessions/community-engine.js';
+import { offlineCommunities } from './sessions/community-port.js';
+import { CommunityService } from './services/community-service.js';
+import { communityRouteTree } from './http/routes/communities.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
 import { historySyncRouteTree } from './http/routes/history-sync.js';
@@ -269,6 +273,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
   const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
   const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
+  const communityPort = engine ? new CommunityEngine({ sessionOf: (id) => engine.sessionOf(id), commandTimeoutMs: config.commandTimeoutMs }) : offlineCommunities();
+  const communities = new CommunityService(communityPort, groupAdminPort, sessions, groups, messages);
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -291,7 +297,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       accountRouteTree(account, privacy, config.mediaBodyLimit),
       chatRouteTree(chats),
       proxyRouteTree(proxies),
-      groupAdminRouteTree(groupAdmin, config.mediaBodyLimit),
+      groupAdminRouteTree(groupAdmin, communities, config.mediaBodyLimit),
+      communityRouteTree(communities),
       historySyncRouteTree(historySync),
       instanceEventStreamRoutes(eventStreams),
       statusHistoryRoutes(new StatusHistoryService(store.instances)),

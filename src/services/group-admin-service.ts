@@ -161,7 +161,7 @@ export class GroupAdminService {
 }
 
 /** The network's per-phone statuses as Z-API's `value` plus the refused phones with their reason. */
-function answer(outcome: readonly ParticipantOutcome[]): ParticipantsChange {
+export function answer(outcome: readonly ParticipantOutcome[]): ParticipantsChange {
   const failed = outcome.filter((o) => o.status !== '200').map((o) => ({ phone: o.phone, error: reasonOf(o.status) }));
   return { value: failed.length === 0, errors: failed };
 }

@@ -40,7 +40,8 @@ export class GroupAdminEngine implements GroupAdminPort {
     return this.run(instanceId, async (sock, session) => {
       const all = Object.values(await sock.groupFetchAllParticipating());
       for (const meta of all) rememberGroup(session.caches, session.id, meta);
-      return all.map((m: GroupMetadata) => ({ groupId: groupIdOf(m.id), subject: m.subject, creation: (m.creation ?? 0) * 1000 }));
+      // A community (its parent group) is no chat: GET /communities lists it.
+      return all.filter((m) => !m.isCommunity).map((m: GroupMetadata) => ({ groupId: groupIdOf(m.id), subject: m.subject, creation: (m.creation ?? 0) * 1000 }));
     });
   }
 

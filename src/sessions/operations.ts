@@ -275,7 +275,8 @@ export async function toGroupInfo(session: Session, meta: GroupMetadata, link: s
     isGroupAnnouncement: !!meta.isCommunityAnnounce,
     subjectTime: (meta.subjectTime ?? meta.creation ?? 0) * 1000,
     subjectOwner,
-    communityId: meta.linkedParent ? groupIdOf(meta.linkedParent) : null,
+    // Z-API's community id: the parent's digits (as GET /communities lists it).
+    communityId: meta.linkedParent ? (meta.linkedParent.split('@')[0] ?? null) : null,
   };
 }
 

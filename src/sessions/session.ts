@@ -17,6 +17,7 @@ import { sourceOf } from './incoming-media.js';
 import { toReceivedCallback, type IncomingContext } from './incoming.js';
 import type { MediaSource } from './media-download.js';
 import { callNotificationOf, notificationOf, type CallInfo } from './notifications.js';
+import { listenForCommunityChanges } from './community-notifications.js';
 import { ReceiptGate } from './receipt-gate.js';
 import { installSendWriteAhead } from './send-write-ahead.js';
 import { oneKeyTransactionAtATime } from './key-transactions.js';
@@ -252,6 +253,12 @@ export class Session {
     };
     sock.ws.on('CB:ack,class:message', (node: BinaryNode) => {
       if (generation === this.generation) this.tracker.onAck(node);
+    });
+    // Community changes Baileys drops (link, unlink, deactivation): reported like any group change.
+    listenForCommunityChanges(sock, (change) => {
+      if (generation !== this.generation) return;
+      for (const jid of change.groups) forgetGroup(this.deps.caches, instanceId, jid);
+      this.takeUpsert([change.message], 'append', gate, sock);
     });
     sock.ev.process(async (events) => {
       if (generation !== this.generation) return;

@@ -14,6 +14,7 @@ import type {
   UserInfo,
 } from './types.js';
 import type { HistorySeedRequest, HistorySummary } from './types.js';
+import type { CommunityActionRequest, CommunityActionResult, CommunityView } from './types.js';
 import type { CallRecord, CallRequest, GroupActionRequest, GroupActionResult, OwnerReadRequest, OwnerReadResult, PresenceInfo, PresenceRequest, RetryRecord } from './types.js';
 
 export type * from './types.js';
@@ -202,6 +203,16 @@ export class SimnetClient {
   /** Someone other than the linked device changes a group (w:gp2 / picture notification to every member device). */
   groupAction(req: GroupActionRequest): Promise<GroupActionResult> {
     return this.call('POST', '/group-actions', req);
+  }
+
+  /** A community as the network holds it: members, announcement group, linked groups (404 once deactivated). */
+  community(jid: string): Promise<CommunityView> {
+    return this.call('GET', `/communities/${encodeURIComponent(jid)}`);
+  }
+
+  /** Another admin changes a community (link/unlink a group, who may add groups, deactivate): member devices hear it. */
+  communityAction(req: CommunityActionRequest): Promise<CommunityActionResult> {
+    return this.call('POST', '/community-actions', req);
   }
 
   /** A contact calls an account: <call><offer> to its linked devices, then the outcome. */

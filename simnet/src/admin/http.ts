@@ -7,6 +7,8 @@ import type { PhoneChatChange } from '../handlers/chat-state.js';
 import type { FaultRequest, MediaFault, SendAsContactRequest, SimnetInfo } from './types.js';
 import type { ReceiptKind } from '../handlers/receipts.js';
 import type { CallRequest, GroupActionRequest, HistorySeedRequest, OwnerReadRequest, PresenceRequest } from './types.js';
+import type { CommunityActionRequest } from './types.js';
+import { community, communityAction } from './communities.js';
 
 const MAX_BODY = 64 * 1024 * 1024;
 
@@ -81,6 +83,9 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       return api.createGroup(str(body.creator, 'creator'), (body.subject as string) ?? '', (body.participants as string[]) ?? []);
     }
     if (method === 'GET' && a === 'groups' && b) return api.group(decodeURIComponent(b));
+    // Communities (admin/communities.ts): read one; change one as another of its admins.
+    if (method === 'GET' && a === 'communities' && b) return community(net, b);
+    if (method === 'POST' && a === 'community-actions' && !b) return communityAction(net, body as unknown as CommunityActionRequest);
     const netEvent = netEventRoute(api, method, parts, body);
     if (netEvent !== NO_ROUTE) return netEvent;
     throw new HttpError(404, `no route ${method} /admin/${parts.join('/')}`);

@@ -184,3 +184,28 @@ export interface ProfileInfo {
 }
 
 export type { HistorySeedRequest, HistorySummary, HistorySummaryChat } from '../network/phone-history.js';
+
+// ---- Communities (handlers/communities.ts) ----
+export type { CommunityView } from '../handlers/communities.js';
+
+export type CommunityActionKind = 'link' | 'unlink' | 'deactivate' | 'allowNonAdminSubGroupCreation';
+
+export interface CommunityActionRequest {
+  /** The community's (parent group's) jid. */
+  community: string;
+  /** Phone of who does it: a community admin (link also when members may add groups; deactivate: its owner). */
+  actor: string;
+  action: CommunityActionKind;
+  /** link / unlink: the group's jid (link: the actor must be an admin of it). */
+  group?: string;
+  /** allowNonAdminSubGroupCreation: true lets every member add groups, false admins only. */
+  value?: boolean;
+}
+
+export interface CommunityActionResult {
+  /** Stanza id of the notification the community's members got. */
+  notificationId: string;
+  devices: number;
+  /** The community afterwards (null once deactivated). */
+  community: import('../handlers/communities.js').CommunityView | null;
+}

@@ -7,6 +7,7 @@ import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';
 import { handleJoinRequestIq } from './group-actions.js';
+import { communityNodes, handleCommunityIq } from './communities.js';
 
 /** The <group> node as the real server shows it (LID addressing, phone_number per participant). */
 export function groupNode(net: Simnet, g: Group, tag = 'group'): BinaryNode {
@@ -24,6 +25,7 @@ export function groupNode(net: Simnet, g: Group, tag = 'group'): BinaryNode {
   if (g.description) {
     content.push({ tag: 'description', attrs: { id: g.descriptionId || 'simnet', t: String(g.subjectTime) }, content: [{ tag: 'body', attrs: {}, content: Buffer.from(g.description) }] });
   }
+  content.push(...communityNodes(g));
   return {
     tag,
     attrs: {
@@ -83,6 +85,7 @@ export function handleGroupIq(net: Simnet, conn: ClientConnection, node: BinaryN
   const to = node.attrs.to ?? '';
   const op = childNodes(node)[0];
   if (!op) return void conn.sendNode(iqError(node, 400, 'bad-request'));
+  if (handleCommunityIq(net, conn, node, me, op)) return;
   if (to === '@g.us' || !isGroupJid(to)) return topLevel(net, conn, node, me, op);
   const g = net.groups.get(to);
   if (!g) return void conn.sendNode(iqError(node, 404, 'item-not-found'));

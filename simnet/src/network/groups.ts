@@ -1,5 +1,6 @@
 // Group state: participants and roles, settings, invite codes; addressed by <digits>@g.us.
 import { randomBytes, randomInt } from 'node:crypto';
+import type { CommunityState } from './communities.js';
 
 export type Role = 'superadmin' | 'admin' | null;
 
@@ -31,6 +32,12 @@ export class Group {
   descriptionId = '';
   /** Pending join requests of non-members (join approval on): phone → when and how they asked. */
   readonly joinRequests = new Map<string, { t: number; method: string }>();
+  /** Set when this group is a community (its <parent>): see network/communities.ts. */
+  community: CommunityState | null = null;
+  /** The community this group is linked to (<linked_parent>), or null. */
+  linkedParent: string | null = null;
+  /** This is its community's announcement group (<default_sub_group>). */
+  defaultSubGroup = false;
 
   constructor(id: string, subject: string, creatorPhone: string) {
     this.jid = `${id}@g.us`;
@@ -107,6 +114,15 @@ export class GroupStore {
     g.inviteCode = newInviteCode();
     this.byCode.set(g.inviteCode, g);
     return g.inviteCode;
+  }
+
+  /** The group is gone (a deactivated community's parent and announcement group); its code stops working. */
+  remove(g: Group): void {
+    this.byJid.delete(g.jid);
+    if (this.byCode.get(g.inviteCode) === g) {
+      this.byCode.delete(g.inviteCode);
+      this.revoked.add(g.inviteCode);
+    }
   }
 
   all(): IterableIterator<Group> {

@@ -8,6 +8,9 @@ import type { JoinRequestAction, ParticipantAction } from '../../sessions/group-
 import { instanceOf } from '../auth.js';
 import { errorResponses, named, ValueTrue } from '../schemas/common.js';
 import { EXAMPLE_IMAGE } from '../schemas/examples.js';
+import type { CommunityService } from '../../services/community-service.js';
+import { errors } from '../../errors.js';
+import { CommunityId } from './communities.js';
 
 const tags = ['groups'];
 const GROUP = '120363019502650977-group';
@@ -70,7 +73,17 @@ const GroupList = named(
   }),
 );
 
-function participantRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], groups: GroupAdminService, path: string, action: ParticipantAction, summary: string, description: string): void {
+/** Members and admins of a community go through the group routes, with `communityId` instead of `groupId` (Z-API's community pages). */
+type CommunityParticipants = Pick<CommunityService, 'participants'>;
+const COMMUNITY_TEXT = ' For a community, send `communityId` instead of `groupId`: the change applies to the whole community (remove takes the person out of every group of it).';
+
+/** Exactly one of groupId and communityId. */
+function targetOf(body: { groupId?: string | undefined; communityId?: string | undefined }): { groupId: string } | { communityId: string } {
+  if ((body.groupId === undefined) === (body.communityId === undefined)) throw errors.invalidInput('body: give groupId (a group) or communityId (a community), not both');
+  return body.communityId !== undefined ? { communityId: body.communityId } : { groupId: body.groupId! };
+}
+
+function participantRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], groups: GroupAdminService, communities: CommunityParticipants, path: string, action: ParticipantAction, summary: string, description: string): void {
   app.post(
     path,
     {
@@ -78,12 +91,16 @@ function participantRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], groups:
         tags,
         operationId: `groups_${path.slice(1)}`,
         summary,
-        description: `${description} Answers \`value: true\` when every phone was changed; \`errors\` lists the ones the network refused, with its reason. At most ${MAX_PHONES_PER_CHANGE} phones; a malformed or repeated phone refuses the whole call (400) before anything is sent.`,
-        body: Type.Object({ groupId: GroupId, phones: Phones }, { examples: [{ groupId: GROUP, phones: ['5544999999999', '5544888888888'] }] }),
+        description: `${description} Answers \`value: true\` when every phone was changed; \`errors\` lists the ones the network refused, with its reason. At most ${MAX_PHONES_PER_CHANGE} phones; a malformed or repeated phone refuses the whole call (400) before anything is sent.${COMMUNITY_TEXT}`,
+        body: Type.Object({ groupId: Type.Optional(GroupId), communityId: Type.Optional(CommunityId), phones: Phones }, { examples: [{ groupId: GROUP, phones: ['5544999999999', '5544888888888'] }] }),
         response: { 200: ParticipantsAnswer, ...errorResponses(409, 422, 504) },
       },
     },
-    async (request) => groups.participants(instanceOf(request), request.body.groupId, request.body.phones, action),
+    async (request) => {
+      const target = targetOf(request.body);
+      if ('communityId' in target) return communities.participants(instanceOf(request), target.communityId, request.body.phones, action);
+      return groups.participants(instanceOf(request), target.groupId, request.body.phones, action);
+    },
   );
 }
 
@@ -104,7 +121,7 @@ function joinRequestRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], groups:
   );
 }
 
-export function groupAdminRoutes(groups: GroupAdminService, mediaBodyLimit: number): FastifyPluginAsyncTypebox {
+export function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParticipants, mediaBodyLimit: number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/groups',
@@ -164,12 +181,13 @@ export function groupAdminRoutes(groups: GroupAdminService, mediaBodyLimit: numb
           tags,
           operationId: 'groups_redefine-invitation-link',
           summary: 'Revoke the invitation link and make a new one',
-          description: 'Admins only. The old link stops working at once (group-invitation-metadata answers 422 for it).',
+          description: 'Admins only. The old link stops working at once (group-invitation-metadata answers 422 for it). A community\'s link too: give its id (digits).',
           params: GroupParams,
           response: { 200: NewInvitationLink, ...errorResponses(409, 422, 504) },
         },
       },
-      async (request) => groups.redefineInvitationLink(instanceOf(request).id, request.params.groupId),
+      // A community is named by its digits; its link is its parent group's.
+      async (request) => groups.redefineInvitationLink(instanceOf(request).id, request.params.groupId.replace(/^(\d+)$/, '$1-group')),
     );
 
     app.get(
@@ -267,31 +285,36 @@ export function groupAdminRoutes(groups: GroupAdminService, mediaBodyLimit: numb
           tags,
           operationId: 'groups_add-participant',
           summary: 'Add participants',
-          description: `Admins only (or everyone when the group lets members add). People whose privacy settings do not let you add them are listed in \`phonesNotAdded\`; with \`autoInvite: true\` they are sent the group's invitation link as a private message, through the queue. At most ${MAX_PHONES_PER_CHANGE} phones.`,
+          description: `Admins only (or everyone when the group lets members add). People whose privacy settings do not let you add them are listed in \`phonesNotAdded\`; with \`autoInvite: true\` they are sent the group's invitation link as a private message, through the queue. At most ${MAX_PHONES_PER_CHANGE} phones.${COMMUNITY_TEXT}`,
           body: Type.Object(
-            { groupId: GroupId, phones: Phones, autoInvite: Type.Optional(Type.Boolean({ description: 'Send the link to those who cannot be added.' })) },
+            { groupId: Type.Optional(GroupId), communityId: Type.Optional(CommunityId), phones: Phones, autoInvite: Type.Optional(Type.Boolean({ description: 'Send the link to those who cannot be added.' })) },
             { examples: [{ autoInvite: true, groupId: GROUP, phones: ['5544999999999', '5544888888888'] }] },
           ),
           response: { 200: AddAnswer, ...errorResponses(409, 422, 504) },
         },
       },
       async (request) => {
-        const r = await groups.participants(instanceOf(request), request.body.groupId, request.body.phones, 'add', request.body.autoInvite ?? false);
+        const target = targetOf(request.body);
+        const autoInvite = request.body.autoInvite ?? false;
+        const r =
+          'communityId' in target
+            ? await communities.participants(instanceOf(request), target.communityId, request.body.phones, 'add', autoInvite)
+            : await groups.participants(instanceOf(request), target.groupId, request.body.phones, 'add', autoInvite);
         return { ...r, phonesNotAdded: r.phonesNotAdded ?? [] };
       },
     );
 
-    participantRoute(app, groups, '/remove-participant', 'remove', 'Remove participants', 'Admins only.');
-    participantRoute(app, groups, '/add-admin', 'promote', 'Make participants admins', 'Admins only; the phones must be participants.');
-    participantRoute(app, groups, '/remove-admin', 'demote', 'Take admin rights away', 'Admins only.');
+    participantRoute(app, groups, communities, '/remove-participant', 'remove', 'Remove participants', 'Admins only.');
+    participantRoute(app, groups, communities, '/add-admin', 'promote', 'Make participants admins', 'Admins only; the phones must be participants.');
+    participantRoute(app, groups, communities, '/remove-admin', 'demote', 'Take admin rights away', 'Admins only.');
     joinRequestRoute(app, groups, '/approve-participant', 'approve', 'Approve requests to join');
     joinRequestRoute(app, groups, '/reject-participant', 'reject', 'Reject requests to join');
   };
 }
 
 /** The routes as one instance-scoped plugin (main.ts registers it). */
-export function groupAdminRouteTree(groups: GroupAdminService, mediaBodyLimit: number) {
+export function groupAdminRouteTree(groups: GroupAdminService, communities: CommunityParticipants, mediaBodyLimit: number) {
   return async (base: FastifyInstance): Promise<void> => {
-    await base.withTypeProvider<TypeBoxTypeProvider>().register(groupAdminRoutes(groups, mediaBodyLimit));
+    await base.withTypeProvider<TypeBoxTypeProvider>().register(groupAdminRoutes(groups, communities, mediaBodyLimit));
   };
 }
