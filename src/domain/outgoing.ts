@@ -44,6 +44,8 @@ export interface OutgoingMessage {
   statusReplyTo?: string;
   mentioned?: string[];
   mentionAll?: boolean;
+  /** Groups of the same community mentioned in a text (Z-API's groupMentioned): `<digits>-group` and the name shown. */
+  groupMentions?: { groupId: string; subject: string }[];
 }
 
 export type OutgoingKind = OutgoingContent['type'];

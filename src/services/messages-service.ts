@@ -2,7 +2,7 @@
 import type { Clock } from '../clock.js';
 import { DomainError, errors } from '../errors.js';
 import { newWaMessageId, newZaapId } from '../ids.js';
-import { formatTarget, parsePhone, parseTarget, STATUS_TARGET, type Target } from '../domain/phone.js';
+import { formatTarget, parseGroupId, parsePhone, parseTarget, STATUS_TARGET, type Target } from '../domain/phone.js';
 import type { OutgoingContent, OutgoingMessage } from '../domain/outgoing.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { Store } from '../store/index.js';
@@ -23,6 +23,8 @@ export interface SendCommon {
   messageId?: string;
   mentioned?: string[];
   mentionAll?: boolean;
+  /** Groups mentioned (send-text to a group of a community): write `@<groupId>` in the text. */
+  groupMentioned?: { phone: string; subject: string }[];
 }
 
 export interface SendResult {
@@ -284,6 +286,11 @@ function buildMessage(target: Target, common: SendCommon, content: OutgoingConte
     message.mentioned = common.mentioned.map((p, i) => parsePhone(p, `mentioned[${i}]`));
   }
   if (common.mentionAll) message.mentionAll = true;
+  if (common.groupMentioned && common.groupMentioned.length > 0) {
+    // The network shows them only between groups of one community; a chat is never one.
+    if (target.kind !== 'group') throw errors.invalidInput('groupMentioned: groups are mentioned in groups only');
+    message.groupMentions = common.groupMentioned.map((g, i) => ({ groupId: `${parseGroupId(g.phone, `groupMentioned[${i}].phone`)}-group`, subject: g.subject }));
+  }
   return message;
 }
 

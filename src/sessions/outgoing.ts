@@ -10,7 +10,7 @@ import { mimetypeOfExtension } from '../convert/document.js';
 import { sendFailures } from '../domain/send-failure.js';
 import { buttonListMeta, numberedText, optionListMeta, pollName, type ListMeta, type ListMode } from './lists.js';
 import type { MediaPipeline } from './media.js';
-import { phoneJid } from './jids.js';
+import { groupJid, phoneJid } from './jids.js';
 import { buildKindsParts, jpegThumbnail, mentionContext, pollMessage, type ImageContent } from './outgoing-kinds.js';
 
 export type SendPart =
@@ -53,7 +53,9 @@ export async function buildParts(message: OutgoingMessage, messageId: string, ct
       if (c.editMessageId) {
         return [{ messageId, content: { text: c.message, ...noPreview, ...mention, edit: { remoteJid: ctx.jid, fromMe: true, id: c.editMessageId } } }];
       }
-      return [{ messageId, content: { text: c.message, ...noPreview, ...mention } as AnyMessageContent }];
+      // Groups of a community mentioned by name (contextInfo.groupMentions, as WhatsApp's apps send them).
+      const groups = message.groupMentions?.length ? { contextInfo: { groupMentions: message.groupMentions.map((g) => ({ groupJid: groupJid(g.groupId), groupSubject: g.subject })) } } : {};
+      return [{ messageId, content: { text: c.message, ...noPreview, ...mention, ...groups } as AnyMessageContent }];
     }
     case 'image': {
       const content = {

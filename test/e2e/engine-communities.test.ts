@@ -114,13 +114,21 @@ describe('engine communities (gateway + Baileys + simnet)', () => {
     assert.equal((await h.admin.group(frank.jid)).participants.length, 2, 'nothing changed on Frank\'s group');
   });
 
-  test('the announcement group is sent to with send-text and its id; every member gets it', async () => {
+  test('the announcement group is sent to with send-text and its id; every member gets it; groups are mentioned by groupMentioned', async () => {
     const sent = await post('send-text', { phone: announcementId, message: 'Water is off on Monday' });
     assert.ok(sent.messageId, JSON.stringify(sent));
     for (const member of [CARLA, DAN]) {
       const got = await h.admin.waitForReceived(member, (m) => m.text === 'Water is off on Monday', 20_000);
       assert.equal(got.groupId, jidOf(announcementId), `${member} got it in the announcement group`);
     }
+  
+    // Z-API's "mention group": the groups of the community, named in the text.
+    const text = `Garden party on Sunday, see @${garden}`;
+    await post('send-text', { phone: announcementId, message: text, groupMentioned: [{ phone: garden, subject: 'Garden' }] });
+    const mention = await h.admin.waitForReceived(CARLA, (m) => m.text === text, 20_000);
+    assert.deepEqual(mention.groupMentions, [{ jid: jidOf(garden), subject: 'Garden' }]);
+    const toPhone = await h.call('POST', `${inst.prefix}/send-text`, { phone: CARLA, message: text, groupMentioned: [{ phone: garden, subject: 'Garden' }] });
+    assert.equal(toPhone.status, 400, `groups are mentioned in groups only: ${toPhone.body.toString()}`);
   });
 
   test('members and admins through the group routes with communityId', async () => {

@@ -61,6 +61,8 @@ export interface ReceivedMessage {
   quotedId?: string;
   quotedParticipant?: string;
   mentions?: string[];
+  /** Groups mentioned (contextInfo.groupMentions: groups of the same community). */
+  groupMentions?: { jid: string; subject: string }[];
   location?: { latitude: number; longitude: number; name?: string; address?: string };
   poll?: { name: string; options: string[]; selectableCount: number };
   reaction?: { emoji: string; targetId: string };
@@ -151,6 +153,7 @@ function ctxOf(m: { contextInfo?: proto.IContextInfo | null } | null | undefined
     quotedId: c.stanzaId ?? undefined,
     quotedParticipant: c.participant ?? undefined,
     mentions: c.mentionedJid?.length ? [...c.mentionedJid] : undefined,
+    groupMentions: c.groupMentions?.length ? c.groupMentions.map((g) => ({ jid: g.groupJid ?? '', subject: g.groupSubject ?? '' })) : undefined,
     forwarded: c.isForwarded ? true : undefined,
   };
 }

@@ -20,8 +20,8 @@ export const MediaRef = Type.String({
 export const sendResponses = { 200: SendResult, ...errorResponses(409, 413, 415, 507) };
 
 function common(body: SendCommon): SendCommon {
-  const { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll } = body;
-  return { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll };
+  const { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned } = body;
+  return { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned };
 }
 
 export function checkMediaRef(value: string, field: string): string {
@@ -49,12 +49,19 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
           description:
             'Queued durably: the 200 means the message is on disk, and it leaves in order once the instance is connected (a DeliveryCallback reports it). ' +
             '`phone` is a number with country code, a group (`<digits>-group`) or a `@lid`. `messageId` quotes a message of the last 14 days; `mentioned` lists numbers to mention (write `@<number>` in the text); ' +
-            '`mentionAll` mentions every participant of a group. `editMessageId` replaces the text of a message this instance sent. Markdown as WhatsApp writes it: *bold*, _italic_, ~strike~, ```mono```.',
+            '`mentionAll` mentions every participant of a group; `groupMentioned` mentions groups of the same community. `editMessageId` replaces the text of a message this instance sent. Markdown as WhatsApp writes it: *bold*, _italic_, ~strike~, ```mono```.',
           body: Type.Object(
             {
               ...SendCommonFields,
               message: Type.String({ minLength: 1, maxLength: 65536 }),
               editMessageId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+              groupMentioned: Type.Optional(
+                Type.Array(Type.Object({ phone: Type.String({ minLength: 1, maxLength: 64, description: '`<digits>-group`' }), subject: Type.String({ minLength: 1, maxLength: 100 }) }), {
+                  minItems: 1,
+                  maxItems: 50,
+                  description: 'Groups of the same community to mention (write `@<digits>-group` in the text); to a group only.',
+                }),
+              ),
             },
             { examples: [{ phone: EXAMPLE_PHONE, message: 'Hello from zapgate' }] },
           ),
