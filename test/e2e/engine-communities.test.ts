@@ -127,6 +127,10 @@ describe('engine communities (gateway + Baileys + simnet)', () => {
     await post('send-text', { phone: announcementId, message: text, groupMentioned: [{ phone: garden, subject: 'Garden' }] });
     const mention = await h.admin.waitForReceived(CARLA, (m) => m.text === text, 20_000);
     assert.deepEqual(mention.groupMentions, [{ jid: jidOf(garden), subject: 'Garden' }]);
+    // The community itself is no chat: the network refuses a message to it.
+    const toCommunity = await post('send-text', { phone: `${communityId}-group`, message: 'To the parent' });
+    const refused = await h.webhooks.waitFor((x) => x.path === `/${inst.instanceId}` && x.body.messageId === toCommunity.messageId && x.body.type === 'DeliveryCallback', 20_000, 'the refusal');
+    assert.match(String(refused.body.error), /error 420/, JSON.stringify(refused.body));
     const toPhone = await h.call('POST', `${inst.prefix}/send-text`, { phone: CARLA, message: text, groupMentioned: [{ phone: garden, subject: 'Garden' }] });
     assert.equal(toPhone.status, 400, `groups are mentioned in groups only: ${toPhone.body.toString()}`);
   });

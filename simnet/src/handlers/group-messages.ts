@@ -14,6 +14,8 @@ export async function handleGroupMessage(net: Simnet, conn: ClientConnection, de
   const id = node.attrs.id ?? '';
   const group = net.groups.get(node.attrs.to ?? '');
   if (!group) return sendAck(net, conn, node, '404');
+  // A community's parent group is no chat: the server refuses it (its announcement group is where admins post).
+  if (group.community) return sendAck(net, conn, node, '420');
   const member = group.participants.get(sender.phone);
   if (!member) return sendAck(net, conn, node, '403');
   if (group.announce && !member.role) return sendAck(net, conn, node, '403');
