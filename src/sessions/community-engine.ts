@@ -4,7 +4,7 @@
 // info level, its sub-group list drops which group is the announcement group, and it has no call
 // for "who may add groups" or deactivation. Each operation runs on the open session within the
 // command timeout (409 when not connected).
-import { getBinaryNodeChild, getBinaryNodeChildren, type BinaryNode, type GroupMetadata } from 'baileys';
+import { getBinaryNodeChild, getBinaryNodeChildren, type BinaryNode } from 'baileys';
 import { randomBytes } from 'node:crypto';
 import { DomainError, errors } from '../errors.js';
 import type { CommunityMetadata, CommunityPort, CommunitySubGroup, CommunitySummary, GroupLinkOutcome, WhoCanAddGroups } from './community-port.js';
@@ -12,7 +12,7 @@ import type { ParticipantAction, ParticipantOutcome } from './group-admin-port.j
 import { groupIdOf, groupJid, phoneJid } from './jids.js';
 import { openSocket, toDomainError, withTimeout } from './operations.js';
 import type { Session } from './session.js';
-import { forgetGroup, rememberGroup, type WASocket } from './socket-config.js';
+import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from './socket-config.js';
 
 export interface CommunityEngineDeps {
   sessionOf(instanceId: string): Session | undefined;
@@ -67,8 +67,14 @@ export class CommunityEngine implements CommunityPort {
 
   metadata(instanceId: string, communityId: string): Promise<CommunityMetadata> {
     return this.run(instanceId, async (sock, session) => {
-      const meta = await community(sock, communityId);
-      rememberGroup(session.caches, session.id, meta);
+      // The community's own metadata from the groups' cache (dropped on every change the network
+      // reports); its list of groups is asked each time (link and unlink change it).
+      let meta = cachedGroup(session.caches, session.id, communityJid(communityId));
+      if (!meta) {
+        meta = await sock.groupMetadata(communityJid(communityId));
+        rememberGroup(session.caches, session.id, meta);
+      }
+      if (!meta.isCommunity) throw errors.networkRefused(`${communityId} is a group, not a community`);
       return { id: communityId, name: meta.subject, description: meta.desc ?? '', subGroups: await subGroups(sock, meta.id) };
     });
   }
@@ -125,13 +131,6 @@ export class CommunityEngine implements CommunityPort {
 /** An iq in the groups namespace; an <error> answer throws (network_refused with its code). */
 function g2(sock: WASocket, to: string, type: 'get' | 'set', content: BinaryNode): Promise<BinaryNode> {
   return sock.query({ tag: 'iq', attrs: { type, xmlns: 'w:g2', to }, content: [content] });
-}
-
-/** The community's metadata; a group that is not a community is refused as such. */
-async function community(sock: WASocket, communityId: string): Promise<GroupMetadata> {
-  const meta = await sock.groupMetadata(communityJid(communityId));
-  if (!meta.isCommunity) throw errors.networkRefused(`${communityId} is a group, not a community`);
-  return meta;
 }
 
 /** The community's groups, the announcement group (<default_sub_group>) marked. */

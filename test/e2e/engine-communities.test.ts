@@ -98,6 +98,11 @@ describe('engine communities (gateway + Baileys + simnet)', () => {
         { name: 'Garden', phone: garden, isGroupAnnouncement: false },
       ],
     });
+    // The community's own metadata is served from the groups' cache (only its group list is asked).
+    const queries = async () => (await h.admin.counters()).counters['group.query'] ?? 0;
+    const before = await queries();
+    for (let i = 0; i < 3; i++) await get(`communities-metadata/${communityId}`);
+    assert.equal(await queries(), before, 'three reads, no metadata query to the network');
     const groupMeta = (await get(`group-metadata/${parking}`)) as Record<string, unknown>;
     assert.equal(groupMeta.communityId, communityId, 'group-metadata names the community');
 
