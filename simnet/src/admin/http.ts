@@ -3,10 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Simnet } from '../server/simnet.js';
 import { HttpError } from '../handlers/pairing.js';
 import { AdminApi } from './api.js';
+import { NewsletterAdmin } from './newsletters.js';
 import type { PhoneChatChange } from '../handlers/chat-state.js';
 import type { FaultRequest, MediaFault, SendAsContactRequest, SimnetInfo } from './types.js';
 import type { ReceiptKind } from '../handlers/receipts.js';
-import type { CallRequest, GroupActionRequest, HistorySeedRequest, OwnerReadRequest, PresenceRequest } from './types.js';
+import type { CallRequest, GroupActionRequest, HistorySeedRequest, NewsletterActionRequest, OwnerReadRequest, PresenceRequest } from './types.js';
 
 const MAX_BODY = 64 * 1024 * 1024;
 
@@ -35,6 +36,7 @@ const str = (v: unknown, name: string): string => {
 
 export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: IncomingMessage, res: ServerResponse) => void {
   const api = new AdminApi(net);
+  const newsletters = new NewsletterAdmin(net);
   const route = async (method: string, parts: string[], body: Json, query: URLSearchParams): Promise<unknown> => {
     const [a, b, c] = parts;
     if (method === 'GET' && a === 'info') return info();
@@ -81,6 +83,11 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       return api.createGroup(str(body.creator, 'creator'), (body.subject as string) ?? '', (body.participants as string[]) ?? []);
     }
     if (method === 'GET' && a === 'groups' && b) return api.group(decodeURIComponent(b));
+    // Channels: read one, those an account is in, create one for a contact, act on one as someone else.
+    if (method === 'GET' && a === 'newsletters' && b) return newsletters.info(b);
+    if (method === 'GET' && a === 'users' && b && c === 'newsletters') return newsletters.of(b);
+    if (method === 'POST' && a === 'newsletters' && !b) return newsletters.create(str(body.owner, 'owner'), str(body.name, 'name'), (body.description as string) ?? '');
+    if (method === 'POST' && a === 'newsletter-actions' && !b) return newsletters.act(body as unknown as NewsletterActionRequest);
     const netEvent = netEventRoute(api, method, parts, body);
     if (netEvent !== NO_ROUTE) return netEvent;
     throw new HttpError(404, `no route ${method} /admin/${parts.join('/')}`);
