@@ -60,6 +60,10 @@ import { offlineGroupAdmin } from './sessions/group-admin-port.js';
 import { GroupAdminService } from './services/group-admin-service.js';
 import { PartnerService } from './services/partner-service.js';
 import { groupAdminRouteTree } from './http/routes/group-admin.js';
+import { NewsletterEngine } from './sessions/newsletter-engine.js';
+import { offlineNewsletters } from './sessions/newsletter-port.js';
+import { NewsletterService } from './services/newsletter-service.js';
+import { newsletterRouteTree } from './http/routes/newsletters.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
 import { historySyncRouteTree } from './http/routes/history-sync.js';
@@ -269,6 +273,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
   const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
   const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
+  // Channels (newsletters); their pictures share the profile pictures' pipeline.
+  const newsletterPort = engine ? new NewsletterEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineNewsletters();
+  const newsletters = new NewsletterService(newsletterPort, sessions, messages);
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -292,6 +299,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       chatRouteTree(chats),
       proxyRouteTree(proxies),
       groupAdminRouteTree(groupAdmin, config.mediaBodyLimit),
+      newsletterRouteTree(newsletters, config.mediaBodyLimit),
       historySyncRouteTree(historySync),
       instanceEventStreamRoutes(eventStreams),
       statusHistoryRoutes(new StatusHistoryService(store.instances)),

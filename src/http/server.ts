@@ -47,6 +47,7 @@ export const TAGS = [
   { name: 'contacts', description: 'Contacts and numbers: who is on WhatsApp, names, pictures, blocking.' },
   { name: 'privacy', description: 'Who sees the last seen, photo, about, online status, and who may add the number to groups.' },
   { name: 'groups', description: 'Create and run groups: settings, metadata, links, participants, admins, join requests, subject, description and picture.' },
+  { name: 'newsletters', description: 'WhatsApp channels: create, follow, mute, edit, search, admins and ownership; post with the send endpoints and a `<digits>@newsletter` phone.' },
   { name: 'status', description: 'Status posts (stories): text, image, video, and replies to contacts\' posts.' },
   { name: 'message queue', description: 'What the instance still has to send; failed messages; queue settings.' },
   { name: 'webhooks', description: 'Where events are POSTed, their signing secret, delivery history, and received media links.' },
