@@ -105,7 +105,14 @@ describe('engine channels (gateway + Baileys + simnet)', () => {
     assert.deepEqual([kept.type, kept.caption, kept.author], ['imageMessage', 'The new logo', OWNER]);
     assert.ok((kept.mediaBytes ?? 0) > 0, `the image was uploaded (channel media is not encrypted): ${JSON.stringify(kept)}`);
     const got = await hookFor(follower, (b) => b.messageId === image.messageId, 'the image post at the follower');
-    assert.equal((got.body.image as { caption?: string } | undefined)?.caption, 'The new logo');
+    const shown = got.body.image as { caption?: string; imageUrl?: string } | undefined;
+    assert.equal(shown?.caption, 'The new logo');
+    // Channel media is not encrypted: the follower's gateway fetches it as is, checked by its hash.
+    const res = await fetch(String(shown?.imageUrl));
+    const file = Buffer.from(await res.arrayBuffer());
+    assert.equal(res.status, 200, file.toString().slice(0, 200));
+    assert.equal(file.length, kept.mediaBytes, 'the follower has the file the network holds');
+    assert.equal((await sharp(file).metadata()).width, 320, 'and it is the image');
 
     const doc = await h.call('POST', `${owner.prefix}/send-document/pdf`, { phone: channel, document: 'https://example.com/a.pdf' });
     assert.equal(doc.status, 400, doc.body.toString());
@@ -158,6 +165,15 @@ describe('engine channels (gateway + Baileys + simnet)', () => {
     assert.ok((posted.reached ?? []).includes(FOLLOWER), JSON.stringify(posted.reached));
     const hit = await hookFor(follower, (b) => (b.text as { message?: string } | undefined)?.message === 'Hello from Carla', 'Carla\'s post');
     assert.deepEqual([hit.body.phone, hit.body.isNewsletter], [channel, true]);
+  });
+
+  test('an instance that is not connected answers 409, as the group endpoints do; bad input is 400 first', async () => {
+    const idle = await h.createInstance('channel-idle');
+    for (const [method, path, body] of [['GET', 'newsletter', undefined], ['PUT', 'follow-newsletter', { id: channel }], ['POST', 'create-newsletter', { name: 'x' }], ['GET', `newsletter/metadata/${channel}`, undefined]] as const) {
+      const r = await h.call(method, `${idle.prefix}/${path}`, body);
+      assert.equal(r.status, 409, `${path}: ${r.body.toString()}`);
+    }
+    assert.equal((await h.call('PUT', `${idle.prefix}/follow-newsletter`, { id: 'abc' })).status, 400);
   });
 
   test('unfollow, delete and transfer-ownership change the channel on the network', async () => {
