@@ -153,7 +153,7 @@ export class NewsletterEngine implements NewsletterPort {
       await sock.newsletterChangeOwner(id, phoneJid(phone));
       // The former owner is an admin now; quitting is stepping down as one.
       const me = session.me?.pn;
-      if (quitAdmin && me) await sock.newsletterDemote(id, phoneJid(me));
+      if (quitAdmin && me) await sock.newsletterDemote(id, me);
     });
   }
 }

@@ -98,7 +98,7 @@ function owner(n: Newsletter, me: Account): void {
 
 function userOf(net: Simnet, v: Vars): Account {
   const p = parseJid(typeof v.user_id === 'string' ? v.user_id : '');
-  const acc = p ? net.registry.byUser(p.user, p.server) : undefined;
+  const acc = p && (p.server === 's.whatsapp.net' || p.server === 'lid') ? net.registry.byUser(p.user, p.server) : undefined;
   if (!acc) throw new MexError(404, `no such user ${String(v.user_id)}`);
   return acc;
 }
