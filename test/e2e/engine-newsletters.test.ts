@@ -117,6 +117,9 @@ describe('engine channels (gateway + Baileys + simnet)', () => {
     const doc = await h.call('POST', `${owner.prefix}/send-document/pdf`, { phone: channel, document: 'https://example.com/a.pdf' });
     assert.equal(doc.status, 400, doc.body.toString());
     assert.match(doc.body.toString(), /Document not available to channels/);
+    const modify = await h.call('POST', `${follower.prefix}/modify-chat`, { phone: channel, action: 'archive' });
+    assert.equal(modify.status, 400, modify.body.toString());
+    assert.match(modify.body.toString(), /ModifyChat not available to channels/);
     const stranger = await h.call('POST', `${follower.prefix}/send-text`, { phone: channel, message: 'not mine to post' });
     assert.equal(stranger.status, 200, 'queued; the network refuses it');
     const failed = await hookFor(follower, (b) => b.type === 'DeliveryCallback' && b.messageId === stranger.json.messageId, 'the refused post');
