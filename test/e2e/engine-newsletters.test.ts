@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
+import { makeTestMedia } from '../helpers/media-tools.js';
 import { startHarness, until, type Harness, type Instance, type WebhookHit } from './engine-harness.js';
 
 const OWNER = '5511900007001';
@@ -125,6 +126,31 @@ describe('engine channels (gateway + Baileys + simnet)', () => {
     const failed = await hookFor(follower, (b) => b.type === 'DeliveryCallback' && b.messageId === stranger.json.messageId, 'the refused post');
     assert.ok(failed.body.error, `a follower may not post: ${JSON.stringify(failed.body)}`);
     assert.equal((await h.admin.newsletter(channel)).posts.some((p) => p.id === stranger.json.messageId), false);
+  });
+
+  test('audio and video posts reach the follower too, their files fetched as the network holds them', async () => {
+    const media = await makeTestMedia();
+    try {
+      const cases = [
+        ['send-audio', { audio: `data:audio/mpeg;base64,${media.mp3.toString('base64')}` }, 'audioMessage', 'audio', 'audioUrl'],
+        ['send-video', { video: `data:video/mp4;base64,${media.mp4.toString('base64')}`, caption: 'Demo' }, 'videoMessage', 'video', 'videoUrl'],
+      ] as const;
+      for (const [path, body, kind, key, urlKey] of cases) {
+        const sent = (await call(owner, 'POST', path, { phone: channel, ...body })).json;
+        const n = await until(`the ${kind} post on the network`, () => h.admin.newsletter(channel), (c) => c.posts.some((p) => p.id === sent.messageId));
+        const kept = n.posts.find((p) => p.id === sent.messageId)!;
+        assert.equal(kept.type, kind, JSON.stringify(kept));
+        assert.ok((kept.mediaBytes ?? 0) > 0, `${kind} uploaded: ${JSON.stringify(kept)}`);
+        const hit = await hookFor(follower, (b) => b.messageId === sent.messageId, `the ${kind} post at the follower`);
+        const url = String((hit.body[key] as Record<string, unknown> | undefined)?.[urlKey]);
+        const res = await fetch(url);
+        const file = Buffer.from(await res.arrayBuffer());
+        assert.equal(res.status, 200, `${kind}: ${file.toString().slice(0, 200)}`);
+        assert.equal(file.length, kept.mediaBytes, `${kind}: the follower has the file the network holds`);
+      }
+    } finally {
+      media.close();
+    }
   });
 
   test('admin invites: sent as a message, revoked, accepted; the promotion and the removal arrive as NEWSLETTER_ADMIN_* notifications', async () => {
