@@ -64,6 +64,10 @@ import { CommunityEngine } from './sessions/community-engine.js';
 import { offlineCommunities } from './sessions/community-port.js';
 import { CommunityService } from './services/community-service.js';
 import { communityRouteTree } from './http/routes/communities.js';
+import { NewsletterEngine } from './sessions/newsletter-engine.js';
+import { offlineNewsletters } from './sessions/newsletter-port.js';
+import { NewsletterService } from './services/newsletter-service.js';
+import { newsletterRouteTree } from './http/routes/newsletters.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
 import { historySyncRouteTree } from './http/routes/history-sync.js';
@@ -275,6 +279,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
   const communityPort = engine ? new CommunityEngine({ sessionOf: (id) => engine.sessionOf(id), commandTimeoutMs: config.commandTimeoutMs }) : offlineCommunities();
   const communities = new CommunityService(communityPort, groupAdminPort, sessions, groups, messages);
+  // Channels (newsletters); their pictures share the profile pictures' pipeline.
+  const newsletterPort = engine ? new NewsletterEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineNewsletters();
+  const newsletters = new NewsletterService(newsletterPort, sessions, messages);
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -299,6 +306,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       proxyRouteTree(proxies),
       groupAdminRouteTree(groupAdmin, communities, config.mediaBodyLimit),
       communityRouteTree(communities),
+      newsletterRouteTree(newsletters, config.mediaBodyLimit),
       historySyncRouteTree(historySync),
       instanceEventStreamRoutes(eventStreams),
       statusHistoryRoutes(new StatusHistoryService(store.instances)),

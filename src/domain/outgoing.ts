@@ -94,7 +94,9 @@ export type SendKindsContent =
   | { type: 'button-actions'; message: string; title?: string; footer?: string; image?: string; buttons: ActionButton[] }
   | { type: 'button-otp'; message: string; code: string; buttonText: string; image?: string }
   | { type: 'button-pix'; pixKey: string; keyType: PixKeyType; merchantName: string }
-  | { type: 'carousel'; message: string; cards: CarouselCard[] };
+  | { type: 'carousel'; message: string; cards: CarouselCard[] }
+  /** An invitation to be an admin of a channel (the invite itself is made on the network first). */
+  | { type: 'newsletter-admin-invite'; newsletterId: string; newsletterName: string; caption: string; inviteExpiration: number };
 
 /** Characters a human would type for the content (anti-ban "typing…" time). */
 export function sendKindsTypedLength(c: SendKindsContent): number {
@@ -117,5 +119,7 @@ export function sendKindsTypedLength(c: SendKindsContent): number {
       return c.merchantName.length;
     case 'carousel':
       return c.message.length + c.cards.reduce((n, k) => n + k.text.length, 0);
+    case 'newsletter-admin-invite':
+      return c.caption.length;
   }
 }

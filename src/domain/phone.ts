@@ -5,6 +5,8 @@ export type Target =
   | { kind: 'phone'; digits: string }
   | { kind: 'group'; groupDigits: string } // `<digits>` or legacy `<creator>-<timestamp>`
   | { kind: 'lid'; lid: string }
+  /** A channel (`<digits>@newsletter`): posts go out as plaintext to its followers. */
+  | { kind: 'newsletter'; id: string }
   /** The account's status (stories): only the status routes address it, never a `phone` field. */
   | { kind: 'status' };
 
@@ -13,7 +15,7 @@ const STRIP = /[+\s\-()]/g;
 /** How a queued status post is addressed (the network's own jid for it). */
 export const STATUS_TARGET = 'status@broadcast';
 
-/** Parses a `phone` field: a number with country code, `<digits>-group`, or `<digits>@lid`. */
+/** Parses a `phone` field: a number with country code, `<digits>-group`, `<digits>@lid` or a channel `<digits>@newsletter`. */
 export function parseTarget(raw: string, field = 'phone'): Target {
   const value = raw.trim();
   // Groups are `<digits>` (current) or `<creator>-<timestamp>` (legacy groups, as Z-API spells them).
@@ -21,6 +23,8 @@ export function parseTarget(raw: string, field = 'phone'): Target {
   if (group?.[1]) return { kind: 'group', groupDigits: group[1] };
   const lid = /^(\d{5,40})@lid$/.exec(value);
   if (lid?.[1]) return { kind: 'lid', lid: lid[1] };
+  const channel = /^(\d{5,40})@newsletter$/.exec(value);
+  if (channel?.[1]) return { kind: 'newsletter', id: channel[1] };
   return { kind: 'phone', digits: parsePhone(value, field) };
 }
 
@@ -48,6 +52,8 @@ export function formatTarget(t: Target): string {
       return `${t.groupDigits}-group`;
     case 'lid':
       return `${t.lid}@lid`;
+    case 'newsletter':
+      return `${t.id}@newsletter`;
     case 'status':
       return STATUS_TARGET;
   }

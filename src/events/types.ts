@@ -34,6 +34,8 @@ export interface ReceivedContent {
   poll?: { question: string; pollMaxOptions: number; options: { name: string }[] };
   pollVote?: { pollMessageId: string; options: { name: string }[] };
   pinMessage?: { action: 'pin' | 'unpin'; pinDurationInSecs?: number; referencedMessage: { messageId: string; fromMe: boolean; phone: string; participant: string | null } };
+  /** An invitation to be an admin of a channel. */
+  newsletterAdminInvite?: { newsletterId: string; newsletterName: string; text: string; inviteExpiration: number };
   /** Group and system notifications: GROUP_CREATE, GROUP_PARTICIPANT_ADD, COMMUNITY_LINK_SUB_GROUP, REVOKE, CALL_MISSED_VOICE, … */
   notification?: string;
   notificationParameters?: string[];

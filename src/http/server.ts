@@ -48,6 +48,7 @@ export const TAGS = [
   { name: 'privacy', description: 'Who sees the last seen, photo, about, online status, and who may add the number to groups.' },
   { name: 'groups', description: 'Create and run groups: settings, metadata, links, participants, admins, join requests, subject, description and picture.' },
   { name: 'communities', description: 'Communities: create, list, read, link and unlink groups, who may add groups, deactivate, description; members and admins via the group routes with communityId.' },
+  { name: 'newsletters', description: 'WhatsApp channels: create, follow, mute, edit, search, admins and ownership; post with the send endpoints and a `<digits>@newsletter` phone.' },
   { name: 'status', description: 'Status posts (stories): text, image, video, and replies to contacts\' posts.' },
   { name: 'message queue', description: 'What the instance still has to send; failed messages; queue settings.' },
   { name: 'webhooks', description: 'Where events are POSTed, their signing secret, delivery history, and received media links.' },

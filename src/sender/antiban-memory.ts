@@ -113,7 +113,7 @@ export class AntibanMemory {
   }
 }
 
-/** A 1:1 address (a number or a @lid): groups are never strangers. */
+/** A 1:1 address (a number or a @lid): groups and channels are never strangers. */
 export function isContactAddress(phone: string): boolean {
-  return !phone.endsWith('-group') && phone !== STATUS_TARGET;
+  return !phone.endsWith('-group') && !phone.endsWith('@newsletter') && phone !== STATUS_TARGET;
 }

@@ -277,7 +277,8 @@ export class InstanceLane {
     if (head.attempts >= this.deps.options.maxAttempts) {
       return this.fail(head, `${head.error ?? 'Unable to process request'} (gave up after ${head.attempts} attempts)`, head.error_code ?? 'UNKNOWN');
     }
-    if (plan.typingMs > 0) {
+    // A channel has no chat to show "typing…" in.
+    if (plan.typingMs > 0 && !head.phone.endsWith('@newsletter')) {
       // A voice note shows "recording audio…" instead of "typing…".
       await this.showTyping(head.phone, head.kind === 'audio' ? 'recording' : 'composing');
       if (!(await this.sleep(plan.typingMs))) return; // stopping: still in flight, resent at next start

@@ -116,6 +116,8 @@ export class ChatsService {
 
   async modify(instanceId: string, phone: string, action: ChatAction): Promise<void> {
     const chatId = chatIdOf(phone);
+    // Z-API's own refusal: a channel is not a chat the phone can archive, pin, mute or clear.
+    if (chatId.endsWith('@newsletter')) throw errors.invalidInput('ModifyChat not available to channels.');
     const row = await this.store.findChat(instanceId, chatId);
     const jid = row?.jid ?? targetJid(chatId);
     if (!this.sessions.isConnected(instanceId)) throw errors.notConnected();
@@ -193,7 +195,7 @@ export class ChatsService {
   /** The stored contact, with its picture and about from the network when connected. */
   async contact(instanceId: string, phone: string): Promise<ContactMetadataView> {
     const target = parseTarget(phone);
-    if (target.kind === 'group') throw errors.invalidInput('phone: must be a contact, not a group');
+    if (target.kind === 'group' || target.kind === 'newsletter') throw errors.invalidInput(`phone: must be a contact, not a ${target.kind === 'group' ? 'group' : 'channel'}`);
     const key = formatTarget(target);
     const stored = await this.store.findContact(instanceId, key);
     if (!this.sessions.isConnected(instanceId) || target.kind === 'lid') {

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { DomainError, errors } from '../errors.js';
 import { newWaMessageId, newZaapId } from '../ids.js';
 import { formatTarget, parseGroupId, parsePhone, parseTarget, STATUS_TARGET, type Target } from '../domain/phone.js';
+import { assertChannelContent } from '../domain/channel-content.js';
 import type { OutgoingContent, OutgoingMessage } from '../domain/outgoing.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { Store } from '../store/index.js';
@@ -280,6 +281,7 @@ function buildMessage(target: Target, common: SendCommon, content: OutgoingConte
   if (common.mentionAll && target.kind !== 'group') {
     throw new DomainError('invalid_input', 'Invalid request', 'mentionAll can only be used in groups');
   }
+  if (target.kind === 'newsletter') assertChannelContent(content.type);
   const message: OutgoingMessage = { content };
   if (common.messageId) message.replyTo = common.messageId;
   if (common.mentioned && common.mentioned.length > 0) {

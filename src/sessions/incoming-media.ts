@@ -17,13 +17,19 @@ type Long = { toNumber(): number };
 
 const b64 = (v: Uint8Array | null | undefined): string | undefined => (v && v.length > 0 ? Buffer.from(v).toString('base64') : undefined);
 
-/** The download reference of a media sub-message, or null when it names no file. */
+/**
+ * The download reference of a media sub-message, or null when it names no file. A file without a
+ * media key is a channel post's (channel media is not encrypted): it is taken only with the
+ * sender's fileSha256, which the download then checks.
+ */
 export function sourceOf(m: MediaMessage, mediaType: MediaType): MediaSource | null {
-  if (!m.directPath || !m.mediaKey || m.mediaKey.length === 0) return null;
-  const length = m.fileLength === null || m.fileLength === undefined ? undefined : Number(m.fileLength);
-  const source: MediaSource = { mediaType, directPath: m.directPath, mediaKey: b64(m.mediaKey)! };
-  const enc = b64(m.fileEncSha256);
+  if (!m.directPath) return null;
+  const key = b64(m.mediaKey);
   const plain = b64(m.fileSha256);
+  if (!key && !plain) return null;
+  const length = m.fileLength === null || m.fileLength === undefined ? undefined : Number(m.fileLength);
+  const source: MediaSource = { mediaType, directPath: m.directPath, ...(key ? { mediaKey: key } : {}) };
+  const enc = b64(m.fileEncSha256);
   if (enc) source.fileEncSha256 = enc;
   if (plain) source.fileSha256 = plain;
   if (length !== undefined && Number.isFinite(length)) source.fileLength = length;

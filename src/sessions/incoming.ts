@@ -223,6 +223,10 @@ async function contentOf(m: proto.IMessage, src: Source): Promise<Content | null
       ...refOf(location.contextInfo),
     };
   }
+  if (m.newsletterAdminInviteMessage) {
+    const n = m.newsletterAdminInviteMessage;
+    return { newsletterAdminInvite: { newsletterId: n.newsletterJid ?? '', newsletterName: n.newsletterName ?? '', text: n.caption ?? '', inviteExpiration: Number(n.inviteExpiration ?? 0) } };
+  }
   if (m.reactionMessage?.key?.id) {
     const r = m.reactionMessage;
     return {

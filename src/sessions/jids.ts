@@ -11,6 +11,7 @@ export function targetJid(phone: string): string {
   const group = /^(\d+(?:-\d+)?)-group$/.exec(phone);
   if (group) return `${group[1]}@g.us`;
   if (/^\d+@lid$/.test(phone)) return phone;
+  if (/^\d+@newsletter$/.test(phone)) return phone;
   if (/^\d+$/.test(phone)) return `${phone}@${PN_SERVER}`;
   throw errors.invalidInput(`phone: cannot address ${JSON.stringify(phone)}`);
 }

@@ -2,7 +2,8 @@
 // store, never holding the file in memory: the encrypted body streams to a temp file while its
 // HMAC and hash are computed, is checked (WhatsApp's 10-byte HMAC-SHA256 over iv‖ciphertext, and
 // the sender's fileEncSha256 / fileSha256 when given), then decrypted (AES-256-CBC) into a second
-// temp file that is renamed under its content address. Sizes and time are bounded. With the
+// temp file that is renamed under its content address (a channel post's file is not encrypted:
+// it is only checked against the sender's hash). Sizes and time are bounded. With the
 // instance's proxy as `agent` the download tunnels through it (a socks5 proxy is given the pinned
 // address; socks5h and http proxies resolve the media host themselves).
 import { createDecipheriv, createHash, createHmac } from 'node:crypto';
@@ -21,7 +22,8 @@ export interface MediaSource {
   /** The key family the file was encrypted with (image, video, audio, document, sticker, …). */
   mediaType: MediaType;
   directPath: string;
-  mediaKey: string;
+  /** Absent for a channel post's file, which is not encrypted (its fileSha256 is then required). */
+  mediaKey?: string;
   fileEncSha256?: string;
   fileSha256?: string;
   fileLength?: number;
@@ -58,6 +60,7 @@ export async function downloadMedia(
   const decision = await deps.guard.checkUrl(url);
   if (!decision.ok) throw new MediaDownloadError(`media host refused by the address guard: ${decision.reason}`);
   const pinned = decision.addresses[0]!;
+  if (!source.mediaKey) return downloadPlain(source, url, pinned, deps);
   const keys = await getMediaKeys(Buffer.from(source.mediaKey, 'base64'), source.mediaType);
   const macKey = Buffer.from(keys.macKey ?? []);
   const iv = Buffer.from(keys.iv);
@@ -124,6 +127,50 @@ export async function downloadMedia(
     throw new MediaDownloadError(e.name === 'TimeoutError' || e.name === 'AbortError' ? `the download took longer than ${deps.limits.timeoutMs} ms` : `download failed: ${e.message}`, { cause: err });
   } finally {
     await rm(encPath, { force: true });
+  }
+}
+
+/** A channel post's file: not encrypted, so it streams straight to the store, checked by the sender's hash. */
+async function downloadPlain(
+  source: MediaSource,
+  url: URL,
+  pinned: { address: string; family: number },
+  deps: { store: MediaStore; agent: Agent | undefined; limits: DownloadLimits },
+): Promise<{ sha256: string; size: number }> {
+  if (!source.fileSha256) throw new MediaDownloadError('an unencrypted file without its hash cannot be checked');
+  const plainPath = await deps.store.tempPath();
+  try {
+    const hash = createHash('sha256');
+    let total = 0;
+    const response = await get(url, pinned, deps.agent, deps.limits.timeoutMs);
+    if (response.statusCode === 404 || response.statusCode === 410) {
+      response.resume();
+      throw new MediaGoneError(`the media host no longer has the file (HTTP ${response.statusCode})`);
+    }
+    if (response.statusCode !== 200) {
+      response.resume();
+      throw new MediaDownloadError(`the media host answered HTTP ${response.statusCode}`);
+    }
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        total += chunk.length;
+        if (total > deps.limits.maxBytes) return done(new MediaDownloadError(`the file is larger than the ${deps.limits.maxBytes}-byte limit`));
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    await pipeline(response, meter, createWriteStream(plainPath, { mode: 0o600 }), { signal: AbortSignal.timeout(deps.limits.timeoutMs) });
+    if (total === 0) throw new MediaDownloadError('the media host sent an empty file');
+    const digest = hash.digest();
+    if (digest.toString('base64') !== source.fileSha256) throw new MediaDownloadError('the file does not match the sender\'s hash');
+    const sha256 = digest.toString('hex');
+    await deps.store.adopt(plainPath, sha256);
+    return { sha256, size: total };
+  } catch (err) {
+    await rm(plainPath, { force: true });
+    if (err instanceof MediaGoneError || err instanceof MediaDownloadError) throw err;
+    const e = err as Error;
+    throw new MediaDownloadError(e.name === 'TimeoutError' || e.name === 'AbortError' ? `the download took longer than ${deps.limits.timeoutMs} ms` : `download failed: ${e.message}`, { cause: err });
   }
 }
 

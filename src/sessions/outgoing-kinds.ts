@@ -99,6 +99,8 @@ export async function buildKindsParts(
       return buttonPix(c, messageId, mention, ctx);
     case 'carousel':
       return carousel(c, messageId, derived, mention, ctx);
+    case 'newsletter-admin-invite':
+      return [{ messageId, raw: { newsletterAdminInviteMessage: { newsletterJid: c.newsletterId, newsletterName: c.newsletterName, caption: c.caption, inviteExpiration: c.inviteExpiration } } }];
   }
 }
 

@@ -18,6 +18,7 @@ import { toReceivedCallback, type IncomingContext } from './incoming.js';
 import type { MediaSource } from './media-download.js';
 import { callNotificationOf, notificationOf, type CallInfo } from './notifications.js';
 import { listenForCommunityChanges } from './community-notifications.js';
+import { newsletterParticipantNotification } from './newsletter-events.js';
 import { ReceiptGate } from './receipt-gate.js';
 import { installSendWriteAhead } from './send-write-ahead.js';
 import { oneKeyTransactionAtATime } from './key-transactions.js';
@@ -271,6 +272,11 @@ export class Session {
           await this.onReadByMe(events['messages.update']);
         }
         if (events.call) await this.onCalls(events.call);
+        const channelAdmins = events['newsletter-participants.update'];
+        if (channelAdmins) {
+          const note = await newsletterParticipantNotification(channelAdmins, this.incomingContext(), this.deps.clock.now());
+          if (note) await this.emit([note]);
+        }
         if (events['presence.update']) await this.onPresence(events['presence.update']);
         if (events['message-receipt.update']) this.tracker.onReceipts(events['message-receipt.update']);
         for (const g of events['groups.update'] ?? []) if (g.id) forgetGroup(this.deps.caches, instanceId, g.id);

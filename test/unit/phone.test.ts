@@ -59,8 +59,14 @@ describe('parseTarget / formatTarget', () => {
     assert.equal(formatTarget(t), '123456789012345@lid');
   });
 
-  test('malformed groups and lids are refused as phones', () => {
-    for (const bad of ['-group', 'abc-group', '123-group', '@lid', 'x@lid', '1234@lid', '120363@g.us.evil', 'group']) {
+  test('a channel address', () => {
+    const t = parseTarget('120363166555745933@newsletter');
+    assert.deepEqual(t, { kind: 'newsletter', id: '120363166555745933' });
+    assert.equal(formatTarget(t), '120363166555745933@newsletter');
+  });
+
+  test('malformed groups, lids and channels are refused as phones', () => {
+    for (const bad of ['-group', 'abc-group', '123-group', '@lid', 'x@lid', '1234@lid', '120363@g.us.evil', 'group', '@newsletter', 'abc@newsletter', '120363@newsletter.evil']) {
       assert.throws(() => parseTarget(bad), refusedAs('phone'), bad);
     }
     assert.throws(() => parseTarget('nope', 'chat'), refusedAs('chat'));

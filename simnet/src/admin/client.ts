@@ -15,6 +15,7 @@ import type {
 } from './types.js';
 import type { HistorySeedRequest, HistorySummary } from './types.js';
 import type { CommunityActionRequest, CommunityActionResult, CommunityView } from './types.js';
+import type { NewsletterActionRequest, NewsletterActionResult, NewsletterInfo } from './types.js';
 import type { CallRecord, CallRequest, GroupActionRequest, GroupActionResult, OwnerReadRequest, OwnerReadResult, PresenceInfo, PresenceRequest, RetryRecord } from './types.js';
 
 export type * from './types.js';
@@ -196,6 +197,26 @@ export class SimnetClient {
 
   group(jid: string): Promise<GroupInfo> {
     return this.call('GET', `/groups/${encodeURIComponent(jid)}`);
+  }
+
+  /** A channel as the network keeps it (owner, admins, followers and their mute, invites, posts). */
+  newsletter(jid: string): Promise<NewsletterInfo> {
+    return this.call('GET', `/newsletters/${encodeURIComponent(jid)}`);
+  }
+
+  /** Channels the account owns, runs or follows. */
+  newsletters(phone: string): Promise<NewsletterInfo[]> {
+    return this.call('GET', `${this.u(phone)}/newsletters`);
+  }
+
+  /** A contact creates a channel. */
+  createNewsletter(req: { owner: string; name: string; description?: string }): Promise<NewsletterInfo> {
+    return this.call('POST', '/newsletters', req);
+  }
+
+  /** Someone other than the linked device acts on a channel (post, follow, invite, accept, demote, rename). */
+  newsletterAction(req: NewsletterActionRequest): Promise<NewsletterActionResult> {
+    return this.call('POST', '/newsletter-actions', req);
   }
 
   // ---- Network and contact events towards linked devices (branch simnet-net) ----

@@ -3,11 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Simnet } from '../server/simnet.js';
 import { HttpError } from '../handlers/pairing.js';
 import { AdminApi } from './api.js';
+import { NewsletterAdmin } from './newsletters.js';
 import type { PhoneChatChange } from '../handlers/chat-state.js';
 import type { FaultRequest, MediaFault, SendAsContactRequest, SimnetInfo } from './types.js';
 import type { ReceiptKind } from '../handlers/receipts.js';
-import type { CallRequest, GroupActionRequest, HistorySeedRequest, OwnerReadRequest, PresenceRequest } from './types.js';
-import type { CommunityActionRequest } from './types.js';
+import type { CallRequest, CommunityActionRequest, GroupActionRequest, HistorySeedRequest, NewsletterActionRequest, OwnerReadRequest, PresenceRequest } from './types.js';
 import { community, communityAction } from './communities.js';
 
 const MAX_BODY = 64 * 1024 * 1024;
@@ -37,6 +37,7 @@ const str = (v: unknown, name: string): string => {
 
 export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: IncomingMessage, res: ServerResponse) => void {
   const api = new AdminApi(net);
+  const newsletters = new NewsletterAdmin(net);
   const route = async (method: string, parts: string[], body: Json, query: URLSearchParams): Promise<unknown> => {
     const [a, b, c] = parts;
     if (method === 'GET' && a === 'info') return info();
@@ -86,6 +87,11 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
     // Communities (admin/communities.ts): read one; change one as another of its admins.
     if (method === 'GET' && a === 'communities' && b) return community(net, b);
     if (method === 'POST' && a === 'community-actions' && !b) return communityAction(net, body as unknown as CommunityActionRequest);
+    // Channels: read one, those an account is in, create one for a contact, act on one as someone else.
+    if (method === 'GET' && a === 'newsletters' && b) return newsletters.info(b);
+    if (method === 'GET' && a === 'users' && b && c === 'newsletters') return newsletters.of(b);
+    if (method === 'POST' && a === 'newsletters' && !b) return newsletters.create(str(body.owner, 'owner'), str(body.name, 'name'), (body.description as string) ?? '');
+    if (method === 'POST' && a === 'newsletter-actions' && !b) return newsletters.act(body as unknown as NewsletterActionRequest);
     const netEvent = netEventRoute(api, method, parts, body);
     if (netEvent !== NO_ROUTE) return netEvent;
     throw new HttpError(404, `no route ${method} /admin/${parts.join('/')}`);

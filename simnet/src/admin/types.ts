@@ -209,3 +209,46 @@ export interface CommunityActionResult {
   /** The community afterwards (null once deactivated). */
   community: import('../handlers/communities.js').CommunityView | null;
 }
+
+/** A channel as simnet keeps it (GET /newsletters/{jid}). */
+export interface NewsletterInfo {
+  jid: string;
+  name: string;
+  description: string;
+  owner: string;
+  admins: string[];
+  followers: { phone: string; muted: boolean }[];
+  /** Owner and admins who muted the channel (they are not followers). */
+  staffMuted: string[];
+  /** Phones with a pending admin invite, and when it expires (seconds). */
+  adminInvites: { phone: string; expires: number }[];
+  reactionCodes: string;
+  inviteCode: string;
+  creation: number;
+  deleted: boolean;
+  /** Size of the picture (null: none). */
+  pictureBytes: number | null;
+  posts: { serverId: number; id: string; author: string; t: number; type: string; text?: string; caption?: string; mediaBytes?: number }[];
+}
+
+export type NewsletterActionKind = 'post' | 'follow' | 'unfollow' | 'invite' | 'accept' | 'demote' | 'name' | 'description';
+
+export interface NewsletterActionRequest {
+  /** Channel jid (`<id>@newsletter`). */
+  newsletter: string;
+  /** Phone of who does it: the owner or an admin to post, invite, demote, rename; anyone to follow; the invitee to accept. */
+  actor: string;
+  action: NewsletterActionKind;
+  /** post: the text; name/description: the new value. */
+  text?: string;
+  /** invite/demote: who (a phone or jid). */
+  participant?: string;
+}
+
+export interface NewsletterActionResult {
+  /** post: the post's server id, the linked devices it went to and the accounts that received it. */
+  serverId?: number;
+  devices?: number;
+  reached?: string[];
+  newsletter: NewsletterInfo;
+}

@@ -54,6 +54,8 @@ export interface ReceivedMessage {
   /** Device of the sender that encrypted it. */
   fromDevice: number;
   groupId?: string;
+  /** A channel post: the channel (`<id>@newsletter`); `from` is the owner or admin who posted. */
+  newsletter?: string;
   t: number;
   type: ReceivedType;
   text?: string;

@@ -9,6 +9,7 @@ import { describeMessage, type ReceivedMessage } from '../contacts/content.js';
 import { scheduleContactReceipts } from './receipts.js';
 import { handleGroupMessage } from './group-messages.js';
 import { handleStatusMessage, STATUS_JID } from './status-messages.js';
+import { handleNewsletterMessage } from './newsletters.js';
 import { forwardTargetedResend } from './retry.js';
 import { phoneAsksRetry, retryAnswered } from '../contacts/ask-retry.js';
 
@@ -50,6 +51,7 @@ export async function handleClientMessage(net: Simnet, conn: ClientConnection, n
   if (forwardTargetedResend(net, conn, dev, node)) return;
   if (isGroupJid(to)) return handleGroupMessage(net, conn, dev, node);
   if (to === STATUS_JID) return handleStatusMessage(net, conn, dev, node);
+  if (to.endsWith('@newsletter')) return handleNewsletterMessage(net, conn, dev, node);
   const tp = parseJid(to);
   const recipient = tp ? net.registry.byUser(tp.user, tp.server) : undefined;
   if (!tp || !recipient) {

@@ -109,6 +109,12 @@ const Contents = {
   pollVote: Opt(Type.Object({ pollMessageId: Str('The poll voted on (one this instance sent with send-poll)'), options: Type.Array(Type.Object({ name: Type.String() }), { description: 'The options now chosen (empty: the vote was withdrawn)' }) }, { description: 'A vote on a poll' })),
   listResponseMessage: Opt(Type.Object({ message: Type.String(), title: Type.String(), selectedRowId: Str('The option id the client gave') }, { description: 'An answer to an option list (native, poll or numbered-text rendering)' })),
   buttonsResponseMessage: Opt(Type.Object({ buttonId: Str('The button id the client gave'), message: Type.String() }, { description: 'An answer to a button list' })),
+  newsletterAdminInvite: Opt(
+    Type.Object(
+      { newsletterId: Type.String(), newsletterName: Type.String(), text: Type.String(), inviteExpiration: Type.Integer({ description: 'Seconds since the epoch.' }) },
+      { description: 'An invitation to be an admin of a channel' },
+    ),
+  ),
   pinMessage: Opt(Type.Object({ action: Type.Union([Type.Literal('pin'), Type.Literal('unpin')]), pinDurationInSecs: Opt(Type.Integer()), referencedMessage: Referenced }, { description: 'A message pinned or unpinned' })),
   notification: Opt(
     Str(

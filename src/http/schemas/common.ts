@@ -38,7 +38,7 @@ export const InstanceParams = Type.Object({
 export const Phone = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: 'Number with country code (digits; `+`, spaces, `-`, `(`, `)` are stripped), `<digits>-group`, or `<digits>@lid`.',
+  description: 'Number with country code (digits; `+`, spaces, `-`, `(`, `)` are stripped), `<digits>-group`, `<digits>@lid`, or a channel `<digits>@newsletter`.',
 });
 
 /** Optional fields every send operation accepts (CONTRACT §6). */
