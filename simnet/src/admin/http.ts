@@ -4,6 +4,7 @@ import type { Simnet } from '../server/simnet.js';
 import { HttpError } from '../handlers/pairing.js';
 import { AdminApi } from './api.js';
 import type { PhoneChatChange } from '../handlers/chat-state.js';
+import type { PhoneLabelEdit } from '../handlers/labels.js';
 import type { FaultRequest, MediaFault, SendAsContactRequest, SimnetInfo } from './types.js';
 import type { ReceiptKind } from '../handlers/receipts.js';
 import type { CallRequest, GroupActionRequest, HistorySeedRequest, OwnerReadRequest, PresenceRequest } from './types.js';
@@ -53,6 +54,12 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       if (method === 'GET' && c === 'chats' && parts[3]) return api.chatState(b, parts[3]);
       if (method === 'POST' && c === 'chats' && parts[3]) return api.changeChat(b, parts[3], body as PhoneChatChange);
       if (method === 'GET' && c === 'address-book') return api.addressBook(b);
+      // A business account: its profile, and its phone's labels (the phone changes them as WhatsApp's app-state does).
+      if (method === 'GET' && c === 'business-profile') return api.businessProfile(b);
+      if (method === 'PUT' && c === 'business-profile') return api.setBusinessProfile(b, body);
+      if (method === 'GET' && c === 'labels' && !parts[3]) return api.labels(b);
+      if (method === 'POST' && c === 'labels' && !parts[3]) return api.editLabel(b, body as unknown as PhoneLabelEdit);
+      if (method === 'POST' && c === 'labels' && parts[3] && parts[4] === 'chats') return api.labelChat(b, parts[3], str(body.chat, 'chat'), body.labeled !== false);
       if (method === 'GET' && c === 'profile-picture') return api.profilePicture(b);
       // What the phone holds before a device is linked: sent to it as history sync at pairing.
       if (method === 'PUT' && c === 'history') return api.seedHistory(b, body as unknown as HistorySeedRequest);
