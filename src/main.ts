@@ -64,6 +64,11 @@ import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
 import { historySyncRouteTree } from './http/routes/history-sync.js';
 import { HistorySyncService } from './services/history-sync-service.js';
+import { LabelSync } from './sessions/label-sync.js';
+import { BusinessEngine } from './sessions/business-engine.js';
+import { offlineBusiness } from './sessions/business-port.js';
+import { BusinessService } from './services/business-service.js';
+import { businessRouteTree } from './http/routes/business.js';
 
 export interface GatewayOverrides {
   clock?: Clock;
@@ -182,6 +187,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   if (!overrides.sessions) quietLibsignalConsole(log.child({ component: 'libsignal' }));
   // Auto-read and call rejection, applied by every session from the instance's settings.
   const reactions = new AccountReactions({ store, log: log.child({ component: 'sessions' }), metrics, commandTimeoutMs: config.commandTimeoutMs });
+  // Business accounts' labels: the store's copy is kept from the app-state sync.
+  const labelSync = new LabelSync({ labels: store.labels, now: () => clock.now() });
   const engine = overrides.sessions
     ? null
     : new SessionManager({
@@ -197,6 +204,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         outgoingMedia: outgoingFiles,
         reactions,
         chatRetention: config.chatRetention,
+        labels: labelSync,
         ...overrides.engine,
       });
   const sessions: SessionsPort = overrides.sessions ?? engine ?? offlineSessions();
@@ -269,6 +277,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
   const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
   const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
+  // WhatsApp Business: the profile and tags (labels).
+  const businessPort = engine ? new BusinessEngine({ sessionOf: (id) => engine.sessionOf(id), labels: labelSync, commandTimeoutMs: config.commandTimeoutMs }) : offlineBusiness();
+  const business = new BusinessService(businessPort, sessions, store.labels);
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -292,6 +303,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       chatRouteTree(chats),
       proxyRouteTree(proxies),
       groupAdminRouteTree(groupAdmin, config.mediaBodyLimit),
+      businessRouteTree(business),
       historySyncRouteTree(historySync),
       instanceEventStreamRoutes(eventStreams),
       statusHistoryRoutes(new StatusHistoryService(store.instances)),

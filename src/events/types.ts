@@ -36,7 +36,8 @@ export interface ReceivedContent {
   pinMessage?: { action: 'pin' | 'unpin'; pinDurationInSecs?: number; referencedMessage: { messageId: string; fromMe: boolean; phone: string; participant: string | null } };
   /** Group and system notifications: GROUP_CREATE, GROUP_PARTICIPANT_ADD, REVOKE, CALL_MISSED_VOICE, … */
   notification?: string;
-  notificationParameters?: string[];
+  /** Phones, subjects, …; CHAT_LABEL_ASSOCIATION carries one object per chat whose labels changed. */
+  notificationParameters?: string[] | { phone: string; label: string; assigned: boolean }[];
 }
 
 /** An incoming message or notification (sent by this instance when fromMe and notifySentByMe). */

@@ -1,6 +1,7 @@
 // The engine behind every operation: one Session per instance with a live or scheduled link,
 // lifecycle commands serialised per instance (so two sockets never share credentials), restore
 // of every paired instance at start, and the SessionsPort / MessageTransport the rest uses.
+import type { SessionLabels } from './label-sync.js';
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent } from 'node:https';
 import type { Clock } from '../clock.js';
@@ -80,6 +81,8 @@ export interface SessionManagerDeps {
   reactions?: SessionReactions;
   /** How long the stored copy keeps messages, and how many per chat (0 = no limit). */
   chatRetention?: ChatRetentionSettings;
+  /** Business accounts' labels, kept from the app-state sync (label-sync.ts). */
+  labels?: SessionLabels;
 }
 
 export interface ChatRetentionSettings {
@@ -266,6 +269,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
       receiptHoldMs: this.deps.receiptHoldMs ?? 10_000,
       reactions: this.deps.reactions,
       chatRetention: this.deps.chatRetention,
+      labels: this.deps.labels,
       onConnection: (connected) => this.connectionChanged(instanceId, connected),
       onRestriction: (reason, fatal) => this.restricted({ instanceId, reason, fatal }),
       onEnded: () => {

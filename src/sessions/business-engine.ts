@@ -1,0 +1,191 @@
+// BusinessPort over the Baileys engine. Profiles are w:biz queries written here rather than
+// Baileys' getBusinessProfile / updateBussinesProfile: those read only the first website and
+// category and cannot clear the websites or set categories. Labels go through Baileys' app-state
+// patches (addLabel, addChatLabel, removeChatLabel); the patch's own event feeds the store
+// (label-sync.ts), and the call resolves once that is stored, so a read right after sees it.
+import type { BinaryNode } from 'baileys';
+import { errors } from '../errors.js';
+import type { BusinessCategory, BusinessHours, BusinessPort, BusinessProfile, BusinessProfileChange, DayOfWeek, HoursMode, LabelEdit } from './business-port.js';
+import { groupJid, normalJid, phoneJid } from './jids.js';
+import type { LabelSync } from './label-sync.js';
+import { openSocket, withTimeout } from './operations.js';
+import type { Session } from './session.js';
+import type { WASocket } from './socket-config.js';
+
+const S_WHATSAPP_NET = 's.whatsapp.net';
+
+export interface BusinessEngineDeps {
+  sessionOf(instanceId: string): Session | undefined;
+  labels: Pick<LabelSync, 'settled'>;
+  commandTimeoutMs: number;
+}
+
+const DAYS: readonly [string, DayOfWeek][] = [
+  ['sun', 'SUNDAY'],
+  ['mon', 'MONDAY'],
+  ['tue', 'TUESDAY'],
+  ['wed', 'WEDNESDAY'],
+  ['thu', 'THURSDAY'],
+  ['fri', 'FRIDAY'],
+  ['sat', 'SATURDAY'],
+];
+const MODES: readonly [string, HoursMode][] = [
+  ['specific_hours', 'specificHours'],
+  ['open_24h', 'open24h'],
+  ['appointment_only', 'appointmentOnly'],
+];
+
+export class BusinessEngine implements BusinessPort {
+  constructor(private readonly deps: BusinessEngineDeps) {}
+
+  private run<T>(instanceId: string, fn: (sock: WASocket, session: Session) => Promise<T>): Promise<T> {
+    const { session, sock } = openSocket(this.deps.sessionOf(instanceId));
+    return withTimeout(this.deps.commandTimeoutMs, () => fn(sock, session));
+  }
+
+  isBusiness(instanceId: string): boolean {
+    const { session } = openSocket(this.deps.sessionOf(instanceId));
+    // WhatsApp Business phones pair as smba (Android) or smbi (iPhone).
+    return (session.creds?.platform ?? '').startsWith('smb');
+  }
+
+  profile(instanceId: string, phone: string | null): Promise<BusinessProfile | null> {
+    return this.run(instanceId, async (sock, session) => {
+      const own = session.me?.pn;
+      if (!phone && !own) throw errors.notConnected();
+      const jid = phone ? phoneJid(phone) : normalJid(own!);
+      const answer = await sock.query({
+        tag: 'iq',
+        attrs: { to: S_WHATSAPP_NET, xmlns: 'w:biz', type: 'get' },
+        content: [{ tag: 'business_profile', attrs: { v: '244' }, content: [{ tag: 'profile', attrs: { jid } }] }],
+      });
+      const node = children(children(answer).find((n) => n.tag === 'business_profile')).find((n) => n.tag === 'profile');
+      if (!node) return null;
+      const ids = children(children(node).find((n) => n.tag === 'categories')).filter((n) => n.tag === 'category');
+      // The profile names its categories by id and display name; the directory has their labels.
+      const directory = ids.length ? await directoryQuery(sock, '') : [];
+      return {
+        description: textOf(node, 'description'),
+        address: textOf(node, 'address'),
+        email: textOf(node, 'email'),
+        websites: children(node).filter((n) => n.tag === 'website').map(text).filter((w) => w),
+        categories: ids.map((c) => {
+          const id = c.attrs.id ?? '';
+          return { id, label: directory.find((d) => d.id === id)?.label ?? '', displayName: text(c) };
+        }),
+        businessHours: hoursOf(children(node).find((n) => n.tag === 'business_hours')),
+        hasCoverPhoto: children(node).some((n) => n.tag === 'cover_photo'),
+      };
+    });
+  }
+
+  updateProfile(instanceId: string, change: BusinessProfileChange): Promise<void> {
+    return this.run(instanceId, async (sock) => {
+      await sock.query({
+        tag: 'iq',
+        attrs: { to: S_WHATSAPP_NET, xmlns: 'w:biz', type: 'set' },
+        content: [{ tag: 'business_profile', attrs: { v: '3', mutation_type: 'delta' }, content: deltaOf(change) }],
+      });
+    });
+  }
+
+  categories(instanceId: string, query: string): Promise<BusinessCategory[]> {
+    return this.run(instanceId, (sock) => directoryQuery(sock, query));
+  }
+
+  async editLabel(instanceId: string, label: LabelEdit): Promise<void> {
+    await this.run(instanceId, (sock) => sock.addLabel('', { id: label.id, name: label.name, color: label.color, deleted: label.deleted }));
+    await this.deps.labels.settled(instanceId);
+  }
+
+  async labelChat(instanceId: string, labelId: string, chatId: string, labeled: boolean): Promise<void> {
+    const jid = chatId.endsWith('-group') ? groupJid(chatId) : chatId.endsWith('@lid') ? chatId : phoneJid(chatId);
+    await this.run(instanceId, (sock) => (labeled ? sock.addChatLabel(jid, labelId) : sock.removeChatLabel(jid, labelId)));
+    await this.deps.labels.settled(instanceId);
+  }
+}
+
+async function directoryQuery(sock: WASocket, query: string): Promise<BusinessCategory[]> {
+  const answer = await sock.query({
+    tag: 'iq',
+    attrs: { to: S_WHATSAPP_NET, xmlns: 'w:biz', type: 'get' },
+    content: [{ tag: 'categories', attrs: { query } }],
+  });
+  const list = children(children(answer).find((n) => n.tag === 'categories')).filter((n) => n.tag === 'category');
+  return list.map((c) => ({ id: c.attrs.id ?? '', label: c.attrs.label ?? '', displayName: text(c) }));
+}
+
+/** Only the fields given, as the network's delta mutation carries them (an empty value removes one). */
+function deltaOf(change: BusinessProfileChange): BinaryNode[] {
+  const out: BinaryNode[] = [];
+  for (const key of ['description', 'address', 'email'] as const) {
+    const value = change[key];
+    if (value !== undefined) out.push({ tag: key, attrs: {}, content: value });
+  }
+  // One empty <website/> clears the list: a delta with no website node leaves it as it is.
+  if (change.websites) out.push(...(change.websites.length ? change.websites : ['']).map((w) => ({ tag: 'website', attrs: {}, content: w })));
+  if (change.categories) out.push({ tag: 'categories', attrs: {}, content: change.categories.map((id) => ({ tag: 'category', attrs: { id } })) });
+  if (change.hours) out.push(hoursNode(change.hours));
+  return out;
+}
+
+function hoursNode(hours: BusinessHours): BinaryNode {
+  const mode = MODES.find(([, m]) => m === hours.mode)?.[0] ?? 'specific_hours';
+  // No days listed with open24h / appointmentOnly: every day of the week.
+  const days = hours.days.length || hours.mode === 'specificHours' ? hours.days : DAYS.map(([, day]) => ({ dayOfWeek: day }));
+  return {
+    tag: 'business_hours',
+    attrs: { timezone: hours.timezone },
+    content: days.map((d: { dayOfWeek: DayOfWeek; openTime?: string; closeTime?: string }) => {
+      const day = DAYS.find(([, name]) => name === d.dayOfWeek)![0];
+      const attrs: Record<string, string> = { day_of_week: day, mode };
+      if (mode === 'specific_hours') {
+        attrs.open_time = String(minutesOf(d.openTime ?? '00:00'));
+        attrs.close_time = String(minutesOf(d.closeTime ?? '00:00'));
+      }
+      return { tag: 'business_hours_config', attrs };
+    }),
+  };
+}
+
+/** The network's per-day configs as Z-API's one mode for the days listed. */
+function hoursOf(node: BinaryNode | undefined): BusinessHours | null {
+  if (!node) return null;
+  const configs = children(node).filter((n) => n.tag === 'business_hours_config');
+  const modes = new Set(configs.map((c) => c.attrs.mode ?? ''));
+  const only = modes.size === 1 ? MODES.find(([m]) => modes.has(m))?.[1] : undefined;
+  return {
+    timezone: node.attrs.timezone ?? '',
+    mode: only ?? 'specificHours',
+    days: configs.flatMap((c) => {
+      const day = DAYS.find(([d]) => d === c.attrs.day_of_week)?.[1];
+      if (!day) return [];
+      if (c.attrs.mode !== 'specific_hours') return [{ dayOfWeek: day }];
+      return [{ dayOfWeek: day, openTime: timeOf(Number(c.attrs.open_time ?? 0)), closeTime: timeOf(Number(c.attrs.close_time ?? 0)) }];
+    }),
+  };
+}
+
+export function minutesOf(time: string): number {
+  const [h, m] = time.split(':').map(Number);
+  return (h ?? 0) * 60 + (m ?? 0);
+}
+
+function timeOf(minutes: number): string {
+  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
+function children(node: BinaryNode | undefined): BinaryNode[] {
+  return Array.isArray(node?.content) ? node.content : [];
+}
+
+function text(node: BinaryNode | undefined): string {
+  const c = node?.content;
+  if (typeof c === 'string') return c;
+  if (c instanceof Uint8Array) return Buffer.from(c).toString('utf8');
+  return '';
+}
+
+function textOf(node: BinaryNode, tag: string): string {
+  return text(children(node).find((n) => n.tag === tag));
+}
