@@ -1,6 +1,6 @@
 // Z-API's business tag (profile and labels; the catalog is elsewhere): the business profile
-// (read anyone's, change the account's own), the category directory, and labels (tags) with their
-// chats. Everything but reading another business's profile and the static colour table needs an
+// (read anyone's, change the account's own), the category directory, labels (tags) with their
+// chats, and chat notes. Everything but reading another business's profile and the static colour table needs an
 // instance paired with a WhatsApp Business account (403 otherwise). Input is checked before
 // anything is sent; labels are read from the store the app-state sync keeps.
 import { errors } from '../errors.js';
@@ -36,6 +36,7 @@ export const MAX_COLOR = 19;
 export const MAX_WEBSITES = 2;
 export const MAX_CATEGORIES = 3;
 export const MAX_TAG_NAME = 100;
+export const MAX_NOTE = 4096;
 const DAYS: readonly DayOfWeek[] = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -168,6 +169,17 @@ export class BusinessService {
     await this.tag(instanceId, id);
     await this.port.labelChat(instanceId, id, chat, labeled);
     return { value: true };
+  }
+
+  /** The business's note on a chat (a phone or `<digits>-group`): kept on its own devices only. */
+  async setNote(instanceId: string, rawPhone: string, rawNotes: string): Promise<{ success: true }> {
+    const chat = formatTarget(parseTarget(rawPhone));
+    const notes = rawNotes.trim();
+    if (!notes) throw errors.invalidInput('notes: must not be blank');
+    if (notes.length > MAX_NOTE) throw errors.invalidInput(`notes: at most ${MAX_NOTE} characters`);
+    this.business(instanceId);
+    await this.port.setChatNote(instanceId, chat, notes);
+    return { success: true };
   }
 
   private async tag(instanceId: string, id: string): Promise<TagView> {

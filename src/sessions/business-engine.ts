@@ -2,8 +2,10 @@
 // Baileys' getBusinessProfile / updateBussinesProfile: those read only the first website and
 // category and cannot clear the websites or set categories. Labels go through Baileys' app-state
 // patches (addLabel, addChatLabel, removeChatLabel); the patch's own event feeds the store
-// (label-sync.ts), and the call resolves once that is stored, so a read right after sees it.
-import type { BinaryNode } from 'baileys';
+// (label-sync.ts), and the call resolves once that is stored, so a read right after sees it. A chat
+// note is a `note_edit` mutation of regular_low, which Baileys has no helper for.
+import { proto, type BinaryNode } from 'baileys';
+import { createHash } from 'node:crypto';
 import { errors } from '../errors.js';
 import type { BusinessCategory, BusinessHours, BusinessPort, BusinessProfile, BusinessProfileChange, DayOfWeek, HoursMode, LabelEdit } from './business-port.js';
 import { groupJid, normalJid, phoneJid } from './jids.js';
@@ -99,10 +101,33 @@ export class BusinessEngine implements BusinessPort {
   }
 
   async labelChat(instanceId: string, labelId: string, chatId: string, labeled: boolean): Promise<void> {
-    const jid = chatId.endsWith('-group') ? groupJid(chatId) : chatId.endsWith('@lid') ? chatId : phoneJid(chatId);
+    const jid = chatJid(chatId);
     await this.run(instanceId, (sock) => (labeled ? sock.addChatLabel(jid, labelId) : sock.removeChatLabel(jid, labelId)));
     await this.deps.labels.settled(instanceId);
   }
+
+  setChatNote(instanceId: string, chatId: string, text: string): Promise<void> {
+    const jid = chatJid(chatId);
+    // One note per chat: its id is derived from the chat, so a second call edits the same note.
+    const noteId = createHash('sha256').update(`note:${jid}`).digest('hex').slice(0, 32).toUpperCase();
+    const now = Date.now();
+    return this.run(instanceId, (sock) =>
+      sock.appPatch({
+        type: 'regular_low',
+        index: ['note_edit', noteId],
+        syncAction: {
+          timestamp: now,
+          noteEditAction: { type: proto.SyncActionValue.NoteEditAction.NoteType.UNSTRUCTURED, chatJid: jid, createdAt: now, deleted: false, unstructuredContent: text },
+        },
+        apiVersion: 7,
+        operation: proto.SyncdMutation.SyncdOperation.SET,
+      }),
+    );
+  }
+}
+
+function chatJid(chatId: string): string {
+  return chatId.endsWith('-group') ? groupJid(chatId) : chatId.endsWith('@lid') ? chatId : phoneJid(chatId);
 }
 
 async function directoryQuery(sock: WASocket, query: string): Promise<BusinessCategory[]> {

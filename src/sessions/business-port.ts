@@ -1,7 +1,8 @@
 // What services may ask of the engine for a WhatsApp Business account: whether the account is one,
 // business profiles (read anyone's, change its own), the category directory, and labels (create,
 // edit, delete, put on a chat or take off). Labels are app-state mutations the account's phone
-// syncs; the engine keeps the store's copy from that sync (business-engine.ts).
+// syncs; the engine keeps the store's copy from that sync (business-engine.ts). Chat notes are
+// app-state mutations too.
 import { errors } from '../errors.js';
 
 export type DayOfWeek = 'SUNDAY' | 'MONDAY' | 'TUESDAY' | 'WEDNESDAY' | 'THURSDAY' | 'FRIDAY' | 'SATURDAY';
@@ -61,6 +62,8 @@ export interface BusinessPort {
   editLabel(instanceId: string, label: LabelEdit): Promise<void>;
   /** Puts a label on a chat (a phone or `<digits>-group`) or takes it off; stored when this resolves. */
   labelChat(instanceId: string, labelId: string, chatId: string, labeled: boolean): Promise<void>;
+  /** Sets the business's note on a chat (kept on the account's own devices; the customer never sees it). */
+  setChatNote(instanceId: string, chatId: string, text: string): Promise<void>;
 }
 
 /** No engine: nothing is connected. */
@@ -77,5 +80,6 @@ export function offlineBusiness(): BusinessPort {
     categories: refuse,
     editLabel: refuse,
     labelChat: refuse,
+    setChatNote: refuse,
   };
 }

@@ -127,6 +127,7 @@ describe('engine business profile and tags (gateway + Baileys + simnet)', () => 
       ['GET', 'tags', undefined],
       ['POST', 'business/create-tag', { name: 'x' }],
       ['PUT', `chats/${ANA}/tags/1/add`, undefined],
+      ['POST', `chats/${ANA}/notes`, { notes: 'x' }],
     ] as const) {
       const r = await call(personal, method, path, body);
       assert.equal(r.status, 403, `${method} ${path}: ${r.body.toString()}`);
@@ -192,5 +193,20 @@ describe('engine business profile and tags (gateway + Baileys + simnet)', () => 
     // The phone deletes its label: the list follows.
     await h.admin.editLabel(OWNER, { id: '7', name: 'VIP', deleted: true });
     await until('the deleted label gone from GET /tags', async () => (await ok(biz, 'GET', 'tags')) as { id: string }[], (tags) => !tags.some((t) => t.id === '7'));
+  });
+
+  test('chat notes: set on the account\'s phone (a second call replaces the note), never sent to the customer', async () => {
+    const received = (await h.admin.received(ANA)).length;
+    assert.deepEqual(await ok(biz, 'POST', `chats/${ANA}/notes`, { notes: 'Prefers delivery after 6 pm' }), { success: true });
+    let notes = await until('the note on the phone', () => h.admin.chatNotes(OWNER), (n) => n.length === 1);
+    assert.deepEqual(notes.map((n) => [n.chat, n.text]), [[`${ANA}@s.whatsapp.net`, 'Prefers delivery after 6 pm']]);
+    await ok(biz, 'POST', `chats/${ANA}/notes`, { notes: 'Prefers delivery after 8 pm' });
+    notes = await until('the note replaced', () => h.admin.chatNotes(OWNER), (n) => n[0]?.text === 'Prefers delivery after 8 pm');
+    assert.equal(notes.length, 1, 'still one note on the chat');
+    for (const [path, body] of [[`chats/${ANA}/notes`, { notes: '   ' }], ['chats/x/notes', { notes: 'a' }], [`chats/${ANA}/notes`, {}]] as const) {
+      const r = await call(biz, 'POST', path, body);
+      assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${r.body.toString()}`);
+    }
+    assert.equal((await h.admin.received(ANA)).length, received, 'the customer received nothing');
   });
 });

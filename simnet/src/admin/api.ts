@@ -23,6 +23,7 @@ import { contactPresence } from '../handlers/presence.js';
 import { ownerRead } from '../handlers/owner-read.js';
 import { chatSettings, phoneChangesChat, type ChatSettings, type PhoneChatChange } from '../handlers/chat-state.js';
 import { addressBook, type AddressBookEntry } from '../handlers/address-book.js';
+import { chatNotes, type ChatNote } from '../handlers/chat-notes.js';
 import { phoneEditsLabel, phoneLabels, phoneLabelsChat, type PhoneLabelEdit, type PhoneLabels } from '../handlers/labels.js';
 import { businessProfileOf, categoryById, MAX_CATEGORIES, MAX_WEBSITES, type BusinessProfile } from '../network/business.js';
 import type { Group } from '../network/groups.js';
@@ -151,6 +152,11 @@ export class AdminApi {
     if (!phoneLabels(acc).labels.some((l) => l.id === labelId)) throw new HttpError(404, `no label ${labelId}`);
     if (!chat) throw new HttpError(400, 'chat required');
     return phoneLabelsChat(this.net, acc, labelId, chat, labeled);
+  }
+
+  /** The business phone's chat notes, as its linked devices wrote them (app-state `note_edit` mutations). */
+  chatNotes(phone: string): ChatNote[] {
+    return chatNotes(this.business(phone));
   }
 
   private business(phone: string): Account {

@@ -20,6 +20,8 @@ export type * from './types.js';
 import type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
 import type { AddressBookEntry } from '../handlers/address-book.js';
 import type { PhoneLabelEdit, PhoneLabels } from '../handlers/labels.js';
+import type { ChatNote } from '../handlers/chat-notes.js';
+export type { ChatNote } from '../handlers/chat-notes.js';
 import type { BusinessProfile } from '../network/business.js';
 export type { PhoneLabel, PhoneLabelEdit, PhoneLabels } from '../handlers/labels.js';
 export type { BusinessProfile } from '../network/business.js';
@@ -151,6 +153,11 @@ export class SimnetClient {
   /** The business phone's labels and the chats they are on, after its linked devices' app-state patches. */
   labels(phone: string): Promise<PhoneLabels> {
     return this.call('GET', `${this.u(phone)}/labels`);
+  }
+
+  /** The business phone's chat notes, as its linked devices wrote them. */
+  chatNotes(phone: string): Promise<ChatNote[]> {
+    return this.call('GET', `${this.u(phone)}/notes`);
   }
 
   /** The phone creates, edits (same id) or deletes (`deleted: true`) a label; linked devices sync it. */

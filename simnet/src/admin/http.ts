@@ -58,6 +58,7 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       if (method === 'GET' && c === 'business-profile') return api.businessProfile(b);
       if (method === 'PUT' && c === 'business-profile') return api.setBusinessProfile(b, body);
       if (method === 'GET' && c === 'labels' && !parts[3]) return api.labels(b);
+      if (method === 'GET' && c === 'notes') return api.chatNotes(b);
       if (method === 'POST' && c === 'labels' && !parts[3]) return api.editLabel(b, body as unknown as PhoneLabelEdit);
       if (method === 'POST' && c === 'labels' && parts[3] && parts[4] === 'chats') return api.labelChat(b, parts[3], str(body.chat, 'chat'), body.labeled !== false);
       if (method === 'GET' && c === 'profile-picture') return api.profilePicture(b);

@@ -7,6 +7,7 @@ import { applyOwnPatch } from './push-name.js';
 import { applyChatPatch } from './chat-state.js';
 import { applyContactPatch } from './address-book.js';
 import { applyLabelPatch } from './labels.js';
+import { applyNotePatch } from './chat-notes.js';
 import { proto } from 'baileys';
 
 /** Patches kept per collection; older ones are dropped (clients beyond that get a fresh start). */
@@ -33,6 +34,7 @@ export function handleAppStateIq(net: Simnet, conn: ClientConnection, node: Bina
         if (acc) void applyChatPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
         if (acc) void applyContactPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
         if (acc) void applyLabelPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
+        if (acc) void applyNotePatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
         if (state.patches.length > MAX_PATCHES) state.patches.shift();
         net.counters.inc(`appstate.patch.${name}`);
       }

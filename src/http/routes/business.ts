@@ -1,11 +1,11 @@
 // Tag "business", the profile and labels part of Z-API's business page: the business profile (read
 // anyone's, change the account's own description, address, email, websites, categories and hours),
-// the category directory, and tags (WhatsApp's labels) with the chats they are on. These need an
-// instance paired with a WhatsApp Business account (403 otherwise), except reading another
-// business's profile and the colour table.
+// the category directory, tags (WhatsApp's labels) with the chats they are on, and chat notes.
+// These need an instance paired with a WhatsApp Business account (403 otherwise), except reading
+// another business's profile and the colour table.
 import type { FastifyInstance } from 'fastify';
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { MAX_CATEGORIES, MAX_COLOR, MAX_TAG_NAME, MAX_WEBSITES, TAG_COLORS, type BusinessService } from '../../services/business-service.js';
+import { MAX_CATEGORIES, MAX_COLOR, MAX_NOTE, MAX_TAG_NAME, MAX_WEBSITES, TAG_COLORS, type BusinessService } from '../../services/business-service.js';
 import { instanceOf } from '../auth.js';
 import { errorResponses, named, ValueTrue } from '../schemas/common.js';
 
@@ -14,6 +14,8 @@ const NOT_BUSINESS = ' Only on a WhatsApp Business account (403 `WhatsApp Busine
 
 const Success = named('BusinessSuccess', 'The change is made on the network (the business profile others see).', Type.Object({ success: Type.Boolean() }, { examples: [{ success: true }] }));
 const TagSuccess = named('TagSuccess', 'The change is made on the account; the phone and other linked devices sync it.', Type.Object({ success: Type.Boolean() }, { examples: [{ success: true }] }));
+
+const NoteSuccess = named('ChatNoteSuccess', 'The note is set on the account (its phone shows it).', Type.Object({ success: Type.Boolean() }, { examples: [{ success: true }] }));
 
 const Category = Type.Object({
   displayName: Type.String({ description: 'The name people see.' }),
@@ -310,6 +312,25 @@ export function businessRoutes(business: BusinessService): FastifyPluginAsyncTyp
         async (request) => business.tagChat(instanceOf(request).id, request.params.phone, request.params.tag, labeled),
       );
     }
+
+    app.post(
+      '/chats/:phone/notes',
+      {
+        schema: {
+          tags,
+          operationId: 'business_chats-notes',
+          summary: 'Set the note on a chat',
+          description: `The business's own note on the chat (the customer never sees it); a second call replaces it. The phone and other linked devices sync it.${NOT_BUSINESS}`,
+          params: Type.Object(
+            { phone: Type.String({ minLength: 1, maxLength: 64, description: 'The chat: a number with country code, or `<digits>-group`.', examples: ['5544999999999'] }) },
+            { additionalProperties: true, examples: [{ phone: '5544999999999' }] },
+          ),
+          body: Type.Object({ notes: Type.String({ minLength: 1, maxLength: MAX_NOTE, description: 'The note text.' }) }, { examples: [{ notes: 'Prefers delivery after 6 pm' }] }),
+          response: { 200: NoteSuccess, ...errorResponses(403, 409, 422, 504) },
+        },
+      },
+      async (request) => business.setNote(instanceOf(request).id, request.params.phone, request.body.notes),
+    );
   };
 }
 
