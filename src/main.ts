@@ -278,8 +278,19 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
   const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
   // WhatsApp Business: the profile and tags (labels).
-  const businessPort = engine ? new BusinessEngine({ sessionOf: (id) => engine.sessionOf(id), labels: labelSync, commandTimeoutMs: config.commandTimeoutMs }) : offlineBusiness();
-  const business = new BusinessService(businessPort, sessions, store.labels);
+  const businessEngine = engine ? new BusinessEngine({ sessionOf: (id) => engine.sessionOf(id), labels: labelSync, commandTimeoutMs: config.commandTimeoutMs }) : null;
+  const business = new BusinessService(businessEngine ?? offlineBusiness(), sessions, store.labels);
+  if (engine && businessEngine) {
+    const businessLog = log.child({ component: 'business' });
+    // At each login, a business account's labels are brought up to date from its phone.
+    engine.onConnectionChange((instanceId, connected) => {
+      if (!connected) return;
+      businessEngine.syncLabels(instanceId).catch((err: unknown) => {
+        metrics.loggedFailures.inc({ component: 'sessions' });
+        businessLog.warn({ err, instanceId }, 'syncing the labels at login failed (the next change announced by the phone brings them)');
+      });
+    });
+  }
 
   let draining = false;
   let accountPollErrorAt = 0;

@@ -51,6 +51,19 @@ export class BusinessEngine implements BusinessPort {
     return (session.creds?.platform ?? '').startsWith('smb');
   }
 
+  /**
+   * Fetches the labels' collection (`regular`) past the version this device has, on a business
+   * account. Baileys syncs every collection at pairing only with history sync on, and afterwards
+   * only when the network announces a change: without this, labels the phone had before pairing
+   * (or changed while a server_sync was lost) would never reach the store.
+   */
+  async syncLabels(instanceId: string): Promise<void> {
+    const session = this.deps.sessionOf(instanceId);
+    if (!session?.open || !this.isBusiness(instanceId)) return;
+    await this.run(instanceId, (sock) => sock.resyncAppState(['regular'], false));
+    await this.deps.labels.settled(instanceId);
+  }
+
   profile(instanceId: string, phone: string | null): Promise<BusinessProfile | null> {
     return this.run(instanceId, async (sock, session) => {
       const own = session.me?.pn;

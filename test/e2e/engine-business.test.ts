@@ -11,6 +11,7 @@ const OWNER = '5511900014001';
 const PERSONAL = '5511900014002';
 const ANA = '5511900014003';
 const BOB = '5511900014004';
+const SHOP = '5511900014005';
 
 describe('engine business profile and tags (gateway + Baileys + simnet)', () => {
   let h: Harness;
@@ -208,5 +209,34 @@ describe('engine business profile and tags (gateway + Baileys + simnet)', () => 
       assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${r.body.toString()}`);
     }
     assert.equal((await h.admin.received(ANA)).length, received, 'the customer received nothing');
+  });
+
+  test('labels the phone had before pairing are synced at pairing; changes made while the gateway was down arrive when it is back', async () => {
+    await h.admin.createUser({ phone: SHOP, pushName: 'Shop', business: true });
+    await h.admin.editLabel(SHOP, { id: '3', name: 'Wholesale', color: 4 });
+    await h.admin.labelChat(SHOP, '3', ANA, true);
+    // Webhooks set before the phone scans: the sync at login is reported.
+    const shop = await h.createInstance('shop');
+    await ok(shop, 'PUT', 'update-every-webhooks', { value: `${h.webhooks.url}/${shop.instanceId}`, notifySentByMe: false });
+    await h.admin.scanQr(SHOP, await h.qrFromPng(shop));
+    await h.waitForStatus(shop, 'connected');
+    await until('the phone\'s labels in GET /tags', async () => (await ok(shop, 'GET', 'tags')) as unknown[], (t) => t.length === 1);
+    assert.deepEqual(await ok(shop, 'GET', 'tags'), [{ id: '3', name: 'Wholesale', color: 4 }]);
+    const atPairing = await h.webhooks.waitFor((x) => labelHits(shop)(x), 15_000, 'the association the phone had, at pairing');
+    assert.deepEqual(atPairing.body.notificationParameters, [{ phone: ANA, label: '3', assigned: true }]);
+    // The new tag's id follows the phone's.
+    assert.deepEqual(await ok(shop, 'POST', 'business/create-tag', { name: 'Retail' }), { id: '4' });
+
+    await h.stopGateway();
+    await h.admin.labelChat(SHOP, '3', BOB, true);
+    await h.admin.editLabel(SHOP, { id: '3', name: 'Wholesale (big)', color: 4 });
+    const hooks = h.webhooks.hits.length;
+    await h.startGateway();
+    await h.waitForStatus(shop, 'connected');
+    const hit = await h.webhooks.waitFor((x) => h.webhooks.hits.indexOf(x) >= hooks && labelHits(shop)(x) && JSON.stringify(x.body.notificationParameters).includes(BOB), 20_000, 'the association made while down');
+    assert.deepEqual(hit.body.notificationParameters, [{ phone: BOB, label: '3', assigned: true }]);
+    await until('the rename made while down', async () => (await ok(shop, 'GET', 'tags')) as { name: string }[], (t) => t.some((x) => x.name === 'Wholesale (big)'));
+    const anaHits = h.webhooks.hits.filter((x) => labelHits(shop)(x) && JSON.stringify(x.body.notificationParameters).includes(ANA));
+    assert.equal(anaHits.length, 1, 'the association from before pairing was reported once, not again after the restart');
   });
 });
