@@ -48,6 +48,9 @@ export interface TagView {
 }
 
 export class BusinessService {
+  /** The tail of each instance's tag creations (dropped once settled). */
+  private readonly creating = new Map<string, Promise<void>>();
+
   constructor(
     private readonly port: BusinessPort,
     private readonly sessions: Pick<SessionsPort, 'isConnected'>,
@@ -142,9 +145,22 @@ export class BusinessService {
   async createTag(instanceId: string, rawName: string, color: number | undefined): Promise<{ id: string }> {
     const name = tagName(rawName);
     this.business(instanceId);
-    const id = await this.labels.nextId(instanceId);
-    await this.port.editLabel(instanceId, { id, name, color: color ?? 0, deleted: false });
-    return { id };
+    // One create at a time per instance: two at once would both take the same next id.
+    const previous = this.creating.get(instanceId) ?? Promise.resolve();
+    const run = previous.then(async () => {
+      const id = await this.labels.nextId(instanceId);
+      await this.port.editLabel(instanceId, { id, name, color: color ?? 0, deleted: false });
+      return { id };
+    });
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.creating.set(instanceId, tail);
+    void tail.then(() => {
+      if (this.creating.get(instanceId) === tail) this.creating.delete(instanceId);
+    });
+    return run;
   }
 
   async editTag(instanceId: string, id: string, rawName: string, color: number | undefined): Promise<{ success: true }> {

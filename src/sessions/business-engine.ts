@@ -8,7 +8,7 @@ import { proto, type BinaryNode } from 'baileys';
 import { createHash } from 'node:crypto';
 import { errors } from '../errors.js';
 import type { BusinessCategory, BusinessHours, BusinessPort, BusinessProfile, BusinessProfileChange, DayOfWeek, HoursMode, LabelEdit } from './business-port.js';
-import { groupJid, normalJid, phoneJid } from './jids.js';
+import { groupJid, phoneJid } from './jids.js';
 import type { LabelSync } from './label-sync.js';
 import { openSocket, withTimeout } from './operations.js';
 import type { Session } from './session.js';
@@ -66,9 +66,8 @@ export class BusinessEngine implements BusinessPort {
 
   profile(instanceId: string, phone: string | null): Promise<BusinessProfile | null> {
     return this.run(instanceId, async (sock, session) => {
-      const own = session.me?.pn;
-      if (!phone && !own) throw errors.notConnected();
-      const jid = phone ? phoneJid(phone) : normalJid(own!);
+      const jid = phone ? phoneJid(phone) : session.me?.pn;
+      if (!jid) throw errors.notConnected();
       const answer = await sock.query({
         tag: 'iq',
         attrs: { to: S_WHATSAPP_NET, xmlns: 'w:biz', type: 'get' },
