@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { GatewayEvent } from '../../src/events/types.js';
-import { LabelSync } from '../../src/sessions/label-sync.js';
+import { LabelSync, type LabelEvents } from '../../src/sessions/label-sync.js';
 import type { Session } from '../../src/sessions/session.js';
 import type { LabelValue } from '../../src/store/labels-repo.js';
 
@@ -44,7 +44,8 @@ function fakes() {
   return { labels, chats, emitted, sync: new LabelSync({ labels: repo, now: () => 1_000 }), session };
 }
 
-const chat = (labelId: string, chatId: string, type: 'add' | 'remove') => ({ association: { type: 'label_jid' as const, labelId, chatId }, type });
+// Baileys types the association's kind as an enum; the engine hands over its string value.
+const chat = (labelId: string, chatId: string, type: 'add' | 'remove') => ({ association: { type: 'label_jid', labelId, chatId }, type }) as unknown as LabelEvents['association'];
 
 test('associations are stored and reported once; replays are silent; LIDs become phones, groups group ids', async () => {
   const { emitted, sync, session, chats } = fakes();
