@@ -12,6 +12,14 @@ const PERSONAL = '5511900014002';
 const ANA = '5511900014003';
 const BOB = '5511900014004';
 const SHOP = '5511900014005';
+/** The WhatsApp Business app's predefined labels (simnet's business phones have them). */
+const PREDEFINED = [
+  { id: '1', name: 'New customer', color: 1 },
+  { id: '2', name: 'New order', color: 2 },
+  { id: '3', name: 'Pending payment', color: 0 },
+  { id: '4', name: 'Paid', color: 3 },
+  { id: '5', name: 'Order complete', color: 5 },
+];
 
 describe('engine business profile and tags (gateway + Baileys + simnet)', () => {
   let h: Harness;
@@ -140,26 +148,27 @@ describe('engine business profile and tags (gateway + Baileys + simnet)', () => 
   });
 
   test('tags: created, edited, put on a chat and taken off, deleted; the phone holds each change', async () => {
-    assert.deepEqual(await ok(biz, 'GET', 'tags'), [], 'a new business has no labels');
-    assert.deepEqual(await ok(biz, 'POST', 'business/create-tag', { name: 'New customer', color: 1 }), { id: '1' });
-    assert.deepEqual(await ok(biz, 'POST', 'business/create-tag', { name: 'Paid' }), { id: '2' });
-    assert.deepEqual(await ok(biz, 'GET', 'tags'), [{ id: '1', name: 'New customer', color: 1 }, { id: '2', name: 'Paid', color: 0 }]);
-    let phone = await until('the labels on the phone', () => h.admin.labels(OWNER), (l) => l.labels.length === 2);
-    assert.deepEqual(phone.labels.map((l) => [l.id, l.name, l.color]), [['1', 'New customer', 1], ['2', 'Paid', 0]]);
+    // The Business app's predefined labels, synced from the phone at login.
+    assert.deepEqual(await ok(biz, 'GET', 'tags'), PREDEFINED);
+    assert.deepEqual(await ok(biz, 'POST', 'business/create-tag', { name: 'VIP customer', color: 1 }), { id: '6' });
+    assert.deepEqual(await ok(biz, 'POST', 'business/create-tag', { name: 'Paid in advance' }), { id: '7' });
+    assert.deepEqual(await ok(biz, 'GET', 'tags'), [...PREDEFINED, { id: '6', name: 'VIP customer', color: 1 }, { id: '7', name: 'Paid in advance', color: 0 }]);
+    let phone = await until('the labels on the phone', () => h.admin.labels(OWNER), (l) => l.labels.length === 7);
+    assert.deepEqual(phone.labels.slice(5).map((l) => [l.id, l.name, l.color]), [['6', 'VIP customer', 1], ['7', 'Paid in advance', 0]]);
 
-    assert.deepEqual(await ok(biz, 'POST', 'business/edit-tag/2', { name: 'Paid in full', color: 5 }), { success: true });
+    assert.deepEqual(await ok(biz, 'POST', 'business/edit-tag/7', { name: 'Paid in full', color: 5 }), { success: true });
     phone = await until('the rename on the phone', () => h.admin.labels(OWNER), (l) => l.labels.some((x) => x.name === 'Paid in full'));
-    assert.equal(phone.labels.find((l) => l.id === '2')?.color, 5);
+    assert.equal(phone.labels.find((l) => l.id === '7')?.color, 5);
 
     const hooks = h.webhooks.hits.length;
-    assert.deepEqual(await ok(biz, 'PUT', `chats/${ANA}/tags/1/add`), { value: true });
+    assert.deepEqual(await ok(biz, 'PUT', `chats/${ANA}/tags/6/add`), { value: true });
     phone = await until('the association on the phone', () => h.admin.labels(OWNER), (l) => l.associations.length === 1);
-    assert.deepEqual(phone.associations, [{ labelId: '1', chat: `${ANA}@s.whatsapp.net` }]);
+    assert.deepEqual(phone.associations, [{ labelId: '6', chat: `${ANA}@s.whatsapp.net` }]);
     const added = await h.webhooks.waitFor((hit) => h.webhooks.hits.indexOf(hit) >= hooks && labelHits(biz)(hit), 15_000, 'CHAT_LABEL_ASSOCIATION');
-    assert.deepEqual(added.body.notificationParameters, [{ phone: ANA, label: '1', assigned: true }]);
+    assert.deepEqual(added.body.notificationParameters, [{ phone: ANA, label: '6', assigned: true }]);
     assert.deepEqual([added.body.fromMe, added.body.phone, added.body.type], [true, OWNER, 'ReceivedCallback']);
 
-    assert.deepEqual(await ok(biz, 'PUT', `chats/${ANA}/tags/1/remove`), { value: true });
+    assert.deepEqual(await ok(biz, 'PUT', `chats/${ANA}/tags/6/remove`), { value: true });
     await until('the association gone from the phone', () => h.admin.labels(OWNER), (l) => l.associations.length === 0);
 
     for (const [method, path, body, status] of [
@@ -177,26 +186,26 @@ describe('engine business profile and tags (gateway + Baileys + simnet)', () => 
 
     // Two creations at once get two ids.
     const [a, b] = (await Promise.all([ok(biz, 'POST', 'business/create-tag', { name: 'Urgent' }), ok(biz, 'POST', 'business/create-tag', { name: 'Later' })])) as { id: string }[];
-    assert.deepEqual([a!.id, b!.id].sort(), ['3', '4']);
-    for (const id of ['3', '4', '2']) assert.deepEqual(await ok(biz, 'DELETE', `business/tag/${id}`), { success: true });
-    await until('the labels gone from the phone', () => h.admin.labels(OWNER), (l) => l.labels.length === 1);
-    assert.deepEqual(await ok(biz, 'GET', 'tags'), [{ id: '1', name: 'New customer', color: 1 }]);
+    assert.deepEqual([a!.id, b!.id].sort(), ['8', '9']);
+    for (const id of ['8', '9', '7']) assert.deepEqual(await ok(biz, 'DELETE', `business/tag/${id}`), { success: true });
+    await until('the labels gone from the phone', () => h.admin.labels(OWNER), (l) => l.labels.length === 6);
+    assert.deepEqual(await ok(biz, 'GET', 'tags'), [...PREDEFINED, { id: '6', name: 'VIP customer', color: 1 }]);
   });
 
   test('labels made on the phone reach GET /tags, and a label the phone puts on a chat arrives as CHAT_LABEL_ASSOCIATION', async () => {
-    await h.admin.editLabel(OWNER, { id: '7', name: 'VIP', color: 3 });
-    await until('the phone\'s label in GET /tags', async () => (await ok(biz, 'GET', 'tags')) as { id: string }[], (tags) => tags.some((t) => t.id === '7'));
+    await h.admin.editLabel(OWNER, { id: '20', name: 'Gold', color: 3 });
+    await until('the phone\'s label in GET /tags', async () => (await ok(biz, 'GET', 'tags')) as { id: string }[], (tags) => tags.some((t) => t.id === '20'));
     const hooks = h.webhooks.hits.length;
-    await h.admin.labelChat(OWNER, '7', BOB, true);
+    await h.admin.labelChat(OWNER, '20', BOB, true);
     const hit = await h.webhooks.waitFor((x) => h.webhooks.hits.indexOf(x) >= hooks && labelHits(biz)(x), 15_000, 'CHAT_LABEL_ASSOCIATION from the phone');
-    assert.deepEqual(hit.body.notificationParameters, [{ phone: BOB, label: '7', assigned: true }]);
+    assert.deepEqual(hit.body.notificationParameters, [{ phone: BOB, label: '20', assigned: true }]);
     assert.deepEqual([hit.body.fromMe, hit.body.phone, hit.body.connectedPhone], [true, OWNER, OWNER]);
-    await h.admin.labelChat(OWNER, '7', BOB, false);
+    await h.admin.labelChat(OWNER, '20', BOB, false);
     const off = await h.webhooks.waitFor((x) => h.webhooks.hits.indexOf(x) > h.webhooks.hits.indexOf(hit) && labelHits(biz)(x), 15_000, 'the label taken off on the phone');
-    assert.deepEqual(off.body.notificationParameters, [{ phone: BOB, label: '7', assigned: false }]);
+    assert.deepEqual(off.body.notificationParameters, [{ phone: BOB, label: '20', assigned: false }]);
     // The phone deletes its label: the list follows.
-    await h.admin.editLabel(OWNER, { id: '7', name: 'VIP', deleted: true });
-    await until('the deleted label gone from GET /tags', async () => (await ok(biz, 'GET', 'tags')) as { id: string }[], (tags) => !tags.some((t) => t.id === '7'));
+    await h.admin.editLabel(OWNER, { id: '20', name: 'Gold', deleted: true });
+    await until('the deleted label gone from GET /tags', async () => (await ok(biz, 'GET', 'tags')) as { id: string }[], (tags) => !tags.some((t) => t.id === '20'));
   });
 
   test('chat notes: set on the account\'s phone (a second call replaces the note), never sent to the customer', async () => {
@@ -216,28 +225,28 @@ describe('engine business profile and tags (gateway + Baileys + simnet)', () => 
 
   test('labels the phone had before pairing are synced at pairing; changes made while the gateway was down arrive when it is back', async () => {
     await h.admin.createUser({ phone: SHOP, pushName: 'Shop', business: true });
-    await h.admin.editLabel(SHOP, { id: '3', name: 'Wholesale', color: 4 });
-    await h.admin.labelChat(SHOP, '3', ANA, true);
+    await h.admin.editLabel(SHOP, { id: '10', name: 'Wholesale', color: 4 });
+    await h.admin.labelChat(SHOP, '10', ANA, true);
     // Webhooks set before the phone scans: the sync at login is reported.
     const shop = await h.createInstance('shop');
     await ok(shop, 'PUT', 'update-every-webhooks', { value: `${h.webhooks.url}/${shop.instanceId}`, notifySentByMe: false });
     await h.admin.scanQr(SHOP, await h.qrFromPng(shop));
     await h.waitForStatus(shop, 'connected');
-    await until('the phone\'s labels in GET /tags', async () => (await ok(shop, 'GET', 'tags')) as unknown[], (t) => t.length === 1);
-    assert.deepEqual(await ok(shop, 'GET', 'tags'), [{ id: '3', name: 'Wholesale', color: 4 }]);
+    await until('the phone\'s labels in GET /tags', async () => (await ok(shop, 'GET', 'tags')) as unknown[], (t) => t.length === 6);
+    assert.deepEqual(await ok(shop, 'GET', 'tags'), [...PREDEFINED, { id: '10', name: 'Wholesale', color: 4 }]);
     const atPairing = await h.webhooks.waitFor((x) => labelHits(shop)(x), 15_000, 'the association the phone had, at pairing');
-    assert.deepEqual(atPairing.body.notificationParameters, [{ phone: ANA, label: '3', assigned: true }]);
+    assert.deepEqual(atPairing.body.notificationParameters, [{ phone: ANA, label: '10', assigned: true }]);
     // The new tag's id follows the phone's.
-    assert.deepEqual(await ok(shop, 'POST', 'business/create-tag', { name: 'Retail' }), { id: '4' });
+    assert.deepEqual(await ok(shop, 'POST', 'business/create-tag', { name: 'Retail' }), { id: '11' });
 
     await h.stopGateway();
-    await h.admin.labelChat(SHOP, '3', BOB, true);
-    await h.admin.editLabel(SHOP, { id: '3', name: 'Wholesale (big)', color: 4 });
+    await h.admin.labelChat(SHOP, '10', BOB, true);
+    await h.admin.editLabel(SHOP, { id: '10', name: 'Wholesale (big)', color: 4 });
     const hooks = h.webhooks.hits.length;
     await h.startGateway();
     await h.waitForStatus(shop, 'connected');
     const hit = await h.webhooks.waitFor((x) => h.webhooks.hits.indexOf(x) >= hooks && labelHits(shop)(x) && JSON.stringify(x.body.notificationParameters).includes(BOB), 20_000, 'the association made while down');
-    assert.deepEqual(hit.body.notificationParameters, [{ phone: BOB, label: '3', assigned: true }]);
+    assert.deepEqual(hit.body.notificationParameters, [{ phone: BOB, label: '10', assigned: true }]);
     await until('the rename made while down', async () => (await ok(shop, 'GET', 'tags')) as { name: string }[], (t) => t.some((x) => x.name === 'Wholesale (big)'));
     const anaHits = h.webhooks.hits.filter((x) => labelHits(shop)(x) && JSON.stringify(x.body.notificationParameters).includes(ANA));
     assert.equal(anaHits.length, 1, 'the association from before pairing was reported once, not again after the restart');

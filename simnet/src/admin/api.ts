@@ -24,7 +24,7 @@ import { ownerRead } from '../handlers/owner-read.js';
 import { chatSettings, phoneChangesChat, type ChatSettings, type PhoneChatChange } from '../handlers/chat-state.js';
 import { addressBook, type AddressBookEntry } from '../handlers/address-book.js';
 import { chatNotes, type ChatNote } from '../handlers/chat-notes.js';
-import { phoneEditsLabel, phoneLabels, phoneLabelsChat, type PhoneLabelEdit, type PhoneLabels } from '../handlers/labels.js';
+import { phoneEditsLabel, phoneLabels, phoneLabelsChat, seedPredefinedLabels, type PhoneLabelEdit, type PhoneLabels } from '../handlers/labels.js';
 import { businessProfileOf, categoryById, MAX_CATEGORIES, MAX_WEBSITES, type BusinessProfile } from '../network/business.js';
 import type { Group } from '../network/groups.js';
 import { generateHistory, MAX_HISTORY_CHATS, MAX_HISTORY_MESSAGES, phoneHistory, setPhoneHistory, summarize, type HistorySeedRequest, type HistorySummary } from '../network/phone-history.js';
@@ -58,6 +58,11 @@ export class AdminApi {
     const acc = this.net.registry.create(digits, pushName);
     if (business) acc.business = true;
     return { phone: acc.phone, lid: acc.lid };
+  }
+
+  /** A new business's phone sets up WhatsApp Business's five predefined labels (once). */
+  async setUpBusiness(phone: string): Promise<void> {
+    await seedPredefinedLabels(this.net, this.business(phone));
   }
 
   user(phone: string): UserInfo {

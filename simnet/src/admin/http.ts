@@ -41,7 +41,11 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
     if (method === 'GET' && a === 'info') return info();
     if (method === 'GET' && a === 'counters') return net.counters.snapshot();
     if (method === 'GET' && a === 'stats') return api.stats();
-    if (a === 'users' && method === 'POST' && !b) return api.createUser(str(body.phone, 'phone'), body.pushName as string | undefined, body.business === true);
+    if (a === 'users' && method === 'POST' && !b) {
+      const user = api.createUser(str(body.phone, 'phone'), body.pushName as string | undefined, body.business === true);
+      if (body.business === true) await api.setUpBusiness(user.phone);
+      return user;
+    }
     if (a === 'users' && b) {
       if (method === 'GET' && !c) return api.user(b);
       if (method === 'GET' && c === 'received') {

@@ -107,6 +107,27 @@ export async function applyLabelPatch(net: Simnet, acc: Account, collection: str
   );
 }
 
+/** The labels the WhatsApp Business app creates at setup (its predefined ones, ids 1–5). */
+export const PREDEFINED_LABELS: readonly (PhoneLabel & { predefinedId: number })[] = [
+  { id: '1', name: 'New customer', color: 1, predefinedId: 1 },
+  { id: '2', name: 'New order', color: 2, predefinedId: 2 },
+  { id: '3', name: 'Pending payment', color: 0, predefinedId: 3 },
+  { id: '4', name: 'Paid', color: 3, predefinedId: 4 },
+  { id: '5', name: 'Order complete', color: 5, predefinedId: 5 },
+];
+
+const seeded = new WeakSet<Account>();
+
+/** A new business's phone sets up the predefined labels once, as the Business app does (patches kept for later devices). */
+export async function seedPredefinedLabels(net: Simnet, acc: Account): Promise<void> {
+  if (!acc.business || seeded.has(acc)) return;
+  seeded.add(acc);
+  for (const l of PREDEFINED_LABELS) {
+    if (stateOf(acc).labels.has(l.id)) continue;
+    await phonePatch(net, acc, ['label_edit', l.id], { labelEditAction: { name: l.name, color: l.color, predefinedId: l.predefinedId, deleted: false } });
+  }
+}
+
 /** The phone creates, edits or deletes a label; linked devices get the patch. */
 export function phoneEditsLabel(net: Simnet, acc: Account, edit: PhoneLabelEdit): Promise<{ devices: number }> {
   if (!acc.business) throw new Error(`${acc.phone} is not a business account: it has no labels`);
