@@ -1,7 +1,6 @@
 // The engine behind every operation: one Session per instance with a live or scheduled link,
 // lifecycle commands serialised per instance (so two sockets never share credentials), restore
 // of every paired instance at start, and the SessionsPort / MessageTransport the rest uses.
-import type { SessionLabels } from './label-sync.js';
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent } from 'node:https';
 import type { Clock } from '../clock.js';
@@ -43,6 +42,7 @@ import { useKeyPairPool } from './keypair-pool.js';
 import { historyDispatcher } from './history-download.js';
 import type { Dispatcher } from 'undici';
 import { useNativeVerify } from './xeddsa.js';
+import type { SessionLabels } from './label-sync.js';
 
 export interface EngineSettings {
   waUrl?: string | undefined;
