@@ -15,7 +15,8 @@ export type DomainErrorCode =
   | 'conflict'
   | 'forbidden'
   | 'upstream_unavailable'
-  | 'disk_full';
+  | 'disk_full'
+  | 'not_business';
 
 export class DomainError extends Error {
   constructor(
@@ -56,6 +57,9 @@ export const errors = {
   /** A write failed for want of space (the store's disk, or PostgreSQL's): nothing of it was stored. */
   diskFull: (cause: unknown) =>
     new DomainError('disk_full', 'Insufficient Storage', 'the disk is full: nothing was stored; try again once space has been freed', { cause }),
+  /** A WhatsApp Business endpoint on an instance paired with a personal WhatsApp account. */
+  notBusiness: () =>
+    new DomainError('not_business', 'WhatsApp Business account required', 'this works only on an instance paired with a WhatsApp Business account; this one is a personal WhatsApp account'),
 } as const;
 
 /** Whether `err` is (or wraps) a write that failed for want of space. */

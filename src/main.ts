@@ -72,6 +72,11 @@ import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
 import { historySyncRouteTree } from './http/routes/history-sync.js';
 import { HistorySyncService } from './services/history-sync-service.js';
+import { LabelSync } from './sessions/label-sync.js';
+import { BusinessEngine } from './sessions/business-engine.js';
+import { offlineBusiness } from './sessions/business-port.js';
+import { BusinessService } from './services/business-service.js';
+import { businessRouteTree } from './http/routes/business.js';
 
 export interface GatewayOverrides {
   clock?: Clock;
@@ -190,6 +195,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   if (!overrides.sessions) quietLibsignalConsole(log.child({ component: 'libsignal' }));
   // Auto-read and call rejection, applied by every session from the instance's settings.
   const reactions = new AccountReactions({ store, log: log.child({ component: 'sessions' }), metrics, commandTimeoutMs: config.commandTimeoutMs });
+  // Business accounts' labels: the store's copy is kept from the app-state sync.
+  const labelSync = new LabelSync({ labels: store.labels, now: () => clock.now() });
   const engine = overrides.sessions
     ? null
     : new SessionManager({
@@ -205,6 +212,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         outgoingMedia: outgoingFiles,
         reactions,
         chatRetention: config.chatRetention,
+        labels: labelSync,
         ...overrides.engine,
       });
   const sessions: SessionsPort = overrides.sessions ?? engine ?? offlineSessions();
@@ -282,6 +290,20 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // Channels (newsletters); their pictures share the profile pictures' pipeline.
   const newsletterPort = engine ? new NewsletterEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineNewsletters();
   const newsletters = new NewsletterService(newsletterPort, sessions, messages);
+  // WhatsApp Business: the profile and tags (labels).
+  const businessEngine = engine ? new BusinessEngine({ sessionOf: (id) => engine.sessionOf(id), labels: labelSync, commandTimeoutMs: config.commandTimeoutMs }) : null;
+  const business = new BusinessService(businessEngine ?? offlineBusiness(), sessions, store.labels);
+  if (engine && businessEngine) {
+    const businessLog = log.child({ component: 'business' });
+    // At each login, a business account's labels are brought up to date from its phone.
+    engine.onConnectionChange((instanceId, connected) => {
+      if (!connected) return;
+      businessEngine.syncLabels(instanceId).catch((err: unknown) => {
+        metrics.loggedFailures.inc({ component: 'sessions' });
+        businessLog.warn({ err, instanceId }, 'syncing the labels at login failed (the next change announced by the phone brings them)');
+      });
+    });
+  }
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -307,6 +329,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       groupAdminRouteTree(groupAdmin, communities, config.mediaBodyLimit),
       communityRouteTree(communities),
       newsletterRouteTree(newsletters, config.mediaBodyLimit),
+      businessRouteTree(business),
       historySyncRouteTree(historySync),
       instanceEventStreamRoutes(eventStreams),
       statusHistoryRoutes(new StatusHistoryService(store.instances)),

@@ -38,7 +38,8 @@ export interface ReceivedContent {
   newsletterAdminInvite?: { newsletterId: string; newsletterName: string; text: string; inviteExpiration: number };
   /** Group and system notifications: GROUP_CREATE, GROUP_PARTICIPANT_ADD, COMMUNITY_LINK_SUB_GROUP, REVOKE, CALL_MISSED_VOICE, … */
   notification?: string;
-  notificationParameters?: string[];
+  /** Phones, subjects, …; CHAT_LABEL_ASSOCIATION carries one object per chat whose labels changed. */
+  notificationParameters?: string[] | { phone: string; label: string; assigned: boolean }[];
 }
 
 /** An incoming message or notification (sent by this instance when fromMe and notifySentByMe). */

@@ -42,6 +42,7 @@ import { useKeyPairPool } from './keypair-pool.js';
 import { historyDispatcher } from './history-download.js';
 import type { Dispatcher } from 'undici';
 import { useNativeVerify } from './xeddsa.js';
+import type { SessionLabels } from './label-sync.js';
 
 export interface EngineSettings {
   waUrl?: string | undefined;
@@ -80,6 +81,8 @@ export interface SessionManagerDeps {
   reactions?: SessionReactions;
   /** How long the stored copy keeps messages, and how many per chat (0 = no limit). */
   chatRetention?: ChatRetentionSettings;
+  /** Business accounts' labels, kept from the app-state sync (label-sync.ts). */
+  labels?: SessionLabels;
 }
 
 export interface ChatRetentionSettings {
@@ -266,6 +269,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
       receiptHoldMs: this.deps.receiptHoldMs ?? 10_000,
       reactions: this.deps.reactions,
       chatRetention: this.deps.chatRetention,
+      labels: this.deps.labels,
       onConnection: (connected) => this.connectionChanged(instanceId, connected),
       onRestriction: (reason, fatal) => this.restricted({ instanceId, reason, fatal }),
       onEnded: () => {

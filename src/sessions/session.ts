@@ -32,6 +32,7 @@ import { createSocket, forgetGroup, rememberGroup, cachedGroup, type NetworkSett
 import { StatusTracker } from './status-tracker.js';
 import { ChatRecorder, type RecordedMessage } from './chat-recorder.js';
 import { HistoryImporter, type HistorySet } from './history-import.js';
+import type { SessionLabels } from './label-sync.js';
 
 export interface SessionDeps {
   instanceId: string;
@@ -59,6 +60,8 @@ export interface SessionDeps {
   reactions?: SessionReactions | undefined;
   /** Retention of the stored copy: history older or beyond the per-chat cap is not imported. */
   chatRetention?: { maxAgeMs: number; maxPerChat: number } | undefined;
+  /** Keeps the store's labels from the app-state sync (business accounts; label-sync.ts). */
+  labels?: SessionLabels | undefined;
 }
 
 type Waiter = { resolve(): void };
@@ -263,6 +266,8 @@ export class Session {
     });
     sock.ev.process(async (events) => {
       if (generation !== this.generation) return;
+      // Handed over before any await: the API waits for its own label change to be stored.
+      if (events['labels.edit'] || events['labels.association']) void this.deps.labels?.engineEvents(this, { edit: events['labels.edit'], association: events['labels.association'] });
       try {
         if (events['creds.update'] && auth.state.creds.account) this.registered = true;
         const update = events['connection.update'];

@@ -8,6 +8,7 @@ import { DeliveriesRepo } from './deliveries-repo.js';
 import { EventsRepo, StreamEventsRepo } from './events-repo.js';
 import { GroupsRepo } from './groups-repo.js';
 import { InstancesRepo } from './instances-repo.js';
+import { LabelsRepo } from './labels-repo.js';
 import { GatewaySecretsRepo, MediaRepo } from './media-repo.js';
 import { MessagesRepo } from './messages-repo.js';
 import { PhoneChecksRepo } from './phone-checks-repo.js';
@@ -35,6 +36,8 @@ export interface Store {
   readonly secrets: GatewaySecretsRepo;
   /** The stored copy of the account: chats, contacts, recent messages (010). */
   readonly chats: ChatsRepo;
+  /** A business account's labels and the chats they are on (014). */
+  readonly labels: LabelsRepo;
 }
 
 export function createStore(database: Database): Store {
@@ -57,5 +60,6 @@ export function createStore(database: Database): Store {
     media: new MediaRepo(db),
     secrets: new GatewaySecretsRepo(db),
     chats: new ChatsRepo(db),
+    labels: new LabelsRepo(db),
   };
 }

@@ -303,6 +303,27 @@ export interface ChatMessagesTable {
   status: string;
 }
 
+/** A WhatsApp Business label (Z-API's tag), as the account's app-state carries it (014). */
+export interface LabelsTable {
+  instance_id: string;
+  /** WhatsApp's id: "1", "2", … */
+  label_id: string;
+  name: string;
+  /** Colour index 0–19. */
+  color: number;
+  predefined_id: string | null;
+  updated_at: number;
+}
+
+/** A label on a chat (014); chat_id is the Z-API phone, jid the network's. */
+export interface LabelChatsTable {
+  instance_id: string;
+  label_id: string;
+  chat_id: string;
+  jid: string;
+  updated_at: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   instances: InstancesTable;
@@ -326,6 +347,8 @@ export interface DB {
   chats: ChatsTable;
   contacts: ContactsTable;
   chat_messages: ChatMessagesTable;
+  labels: LabelsTable;
+  label_chats: LabelChatsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -345,3 +368,4 @@ export type AntibanStateRow = Selectable<AntibanStateTable>;
 export type ChatRow = Selectable<ChatsTable>;
 export type ContactRow = Selectable<ContactsTable>;
 export type ChatMessageRow = Selectable<ChatMessagesTable>;
+export type LabelRow = Selectable<LabelsTable>;

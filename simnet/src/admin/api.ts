@@ -23,6 +23,9 @@ import { contactPresence } from '../handlers/presence.js';
 import { ownerRead } from '../handlers/owner-read.js';
 import { chatSettings, phoneChangesChat, type ChatSettings, type PhoneChatChange } from '../handlers/chat-state.js';
 import { addressBook, type AddressBookEntry } from '../handlers/address-book.js';
+import { chatNotes, type ChatNote } from '../handlers/chat-notes.js';
+import { phoneEditsLabel, phoneLabels, phoneLabelsChat, seedPredefinedLabels, type PhoneLabelEdit, type PhoneLabels } from '../handlers/labels.js';
+import { businessProfileOf, categoryById, MAX_CATEGORIES, MAX_WEBSITES, type BusinessProfile } from '../network/business.js';
 import type { Group } from '../network/groups.js';
 import { generateHistory, MAX_HISTORY_CHATS, MAX_HISTORY_MESSAGES, phoneHistory, setPhoneHistory, summarize, type HistorySeedRequest, type HistorySummary } from '../network/phone-history.js';
 import type {
@@ -55,6 +58,11 @@ export class AdminApi {
     const acc = this.net.registry.create(digits, pushName);
     if (business) acc.business = true;
     return { phone: acc.phone, lid: acc.lid };
+  }
+
+  /** A new business's phone sets up WhatsApp Business's five predefined labels (once). */
+  async setUpBusiness(phone: string): Promise<void> {
+    await seedPredefinedLabels(this.net, this.business(phone));
   }
 
   user(phone: string): UserInfo {
@@ -107,6 +115,59 @@ export class AdminApi {
   /** The phone's address book: contacts its linked devices saved (app-state `contact` mutations). */
   addressBook(phone: string): AddressBookEntry[] {
     return addressBook(this.account(phone));
+  }
+
+  /** A business account's profile as the network keeps it (categories with their names). */
+  businessProfile(phone: string): BusinessProfile & { categoryNames: string[] } {
+    const p = businessProfileOf(this.business(phone));
+    return { ...p, websites: [...p.websites], categories: [...p.categories], categoryNames: p.categories.map((id) => categoryById(id)?.displayName ?? id) };
+  }
+
+  /** The business edits its profile on its phone (only the fields given). */
+  setBusinessProfile(phone: string, change: Partial<BusinessProfile>): BusinessProfile & { categoryNames: string[] } {
+    const p = businessProfileOf(this.business(phone));
+    if (change.websites && change.websites.length > MAX_WEBSITES) throw new HttpError(400, `at most ${MAX_WEBSITES} websites`);
+    if (change.categories && (change.categories.length < 1 || change.categories.length > MAX_CATEGORIES || change.categories.some((id) => !categoryById(id)))) {
+      throw new HttpError(400, `categories: 1 to ${MAX_CATEGORIES} known ids`);
+    }
+    for (const key of ['description', 'address', 'email'] as const) if (typeof change[key] === 'string') p[key] = change[key];
+    if (change.websites) p.websites = [...change.websites];
+    if (change.categories) p.categories = [...change.categories];
+    if (change.hours !== undefined) p.hours = change.hours;
+    return this.businessProfile(phone);
+  }
+
+  /** The business phone's labels and the chats they are on (after its linked devices' patches). */
+  labels(phone: string): PhoneLabels {
+    return phoneLabels(this.business(phone));
+  }
+
+  /** The phone creates, edits or deletes a label: its linked devices get the app-state patch. */
+  async editLabel(phone: string, edit: PhoneLabelEdit): Promise<{ devices: number }> {
+    const acc = this.business(phone);
+    if (typeof edit.id !== 'string' || !/^\d{1,10}$/.test(edit.id)) throw new HttpError(400, 'id: a label id (digits) required');
+    if (!edit.deleted && (typeof edit.name !== 'string' || !edit.name.trim())) throw new HttpError(400, 'name required');
+    if (edit.deleted && !phoneLabels(acc).labels.some((l) => l.id === edit.id)) throw new HttpError(404, `no label ${edit.id}`);
+    return phoneEditsLabel(this.net, acc, edit);
+  }
+
+  /** The phone puts a label on a chat, or takes it off: its linked devices get the app-state patch. */
+  async labelChat(phone: string, labelId: string, chat: string, labeled: boolean): Promise<{ devices: number }> {
+    const acc = this.business(phone);
+    if (!phoneLabels(acc).labels.some((l) => l.id === labelId)) throw new HttpError(404, `no label ${labelId}`);
+    if (!chat) throw new HttpError(400, 'chat required');
+    return phoneLabelsChat(this.net, acc, labelId, chat, labeled);
+  }
+
+  /** The business phone's chat notes, as its linked devices wrote them (app-state `note_edit` mutations). */
+  chatNotes(phone: string): ChatNote[] {
+    return chatNotes(this.business(phone));
+  }
+
+  private business(phone: string): Account {
+    const acc = this.account(phone);
+    if (!acc.business) throw new HttpError(409, `${acc.phone} is not a business account`);
+    return acc;
   }
 
   /** The profile picture's bytes (base64), as the device uploaded it. */

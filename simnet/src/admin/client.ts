@@ -21,6 +21,12 @@ import type { CallRecord, CallRequest, GroupActionRequest, GroupActionResult, Ow
 export type * from './types.js';
 import type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
 import type { AddressBookEntry } from '../handlers/address-book.js';
+import type { PhoneLabelEdit, PhoneLabels } from '../handlers/labels.js';
+import type { ChatNote } from '../handlers/chat-notes.js';
+export type { ChatNote } from '../handlers/chat-notes.js';
+import type { BusinessProfile } from '../network/business.js';
+export type { PhoneLabel, PhoneLabelEdit, PhoneLabels } from '../handlers/labels.js';
+export type { BusinessProfile } from '../network/business.js';
 export type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
 
 export class SimnetError extends Error {
@@ -134,6 +140,36 @@ export class SimnetClient {
   /** Contacts saved in `phone`'s own phone's address book by its linked devices (app-state `contact` mutations). */
   addressBook(phone: string): Promise<AddressBookEntry[]> {
     return this.call('GET', `${this.u(phone)}/address-book`);
+  }
+
+  /** A business account's profile as the network keeps it (409 for a personal account). */
+  businessProfile(phone: string): Promise<BusinessProfile & { categoryNames: string[] }> {
+    return this.call('GET', `${this.u(phone)}/business-profile`);
+  }
+
+  /** The business changes its profile on its phone (only the fields given). */
+  setBusinessProfile(phone: string, change: Partial<BusinessProfile>): Promise<BusinessProfile & { categoryNames: string[] }> {
+    return this.call('PUT', `${this.u(phone)}/business-profile`, change);
+  }
+
+  /** The business phone's labels and the chats they are on, after its linked devices' app-state patches. */
+  labels(phone: string): Promise<PhoneLabels> {
+    return this.call('GET', `${this.u(phone)}/labels`);
+  }
+
+  /** The business phone's chat notes, as its linked devices wrote them. */
+  chatNotes(phone: string): Promise<ChatNote[]> {
+    return this.call('GET', `${this.u(phone)}/notes`);
+  }
+
+  /** The phone creates, edits (same id) or deletes (`deleted: true`) a label; linked devices sync it. */
+  editLabel(phone: string, edit: PhoneLabelEdit): Promise<{ devices: number }> {
+    return this.call('POST', `${this.u(phone)}/labels`, edit);
+  }
+
+  /** The phone puts label `labelId` on `chat` (a number or a jid), or takes it off; linked devices sync it. */
+  labelChat(phone: string, labelId: string, chat: string, labeled = true): Promise<{ devices: number }> {
+    return this.call('POST', `${this.u(phone)}/labels/${encodeURIComponent(labelId)}/chats`, { chat, labeled });
   }
 
   /** The profile picture's bytes as the device uploaded them (404 when none). */

@@ -5,6 +5,7 @@ import { HttpError } from '../handlers/pairing.js';
 import { AdminApi } from './api.js';
 import { NewsletterAdmin } from './newsletters.js';
 import type { PhoneChatChange } from '../handlers/chat-state.js';
+import type { PhoneLabelEdit } from '../handlers/labels.js';
 import type { FaultRequest, MediaFault, SendAsContactRequest, SimnetInfo } from './types.js';
 import type { ReceiptKind } from '../handlers/receipts.js';
 import type { CallRequest, CommunityActionRequest, GroupActionRequest, HistorySeedRequest, NewsletterActionRequest, OwnerReadRequest, PresenceRequest } from './types.js';
@@ -43,7 +44,11 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
     if (method === 'GET' && a === 'info') return info();
     if (method === 'GET' && a === 'counters') return net.counters.snapshot();
     if (method === 'GET' && a === 'stats') return api.stats();
-    if (a === 'users' && method === 'POST' && !b) return api.createUser(str(body.phone, 'phone'), body.pushName as string | undefined, body.business === true);
+    if (a === 'users' && method === 'POST' && !b) {
+      const user = api.createUser(str(body.phone, 'phone'), body.pushName as string | undefined, body.business === true);
+      if (body.business === true) await api.setUpBusiness(user.phone);
+      return user;
+    }
     if (a === 'users' && b) {
       if (method === 'GET' && !c) return api.user(b);
       if (method === 'GET' && c === 'received') {
@@ -56,6 +61,13 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       if (method === 'GET' && c === 'chats' && parts[3]) return api.chatState(b, parts[3]);
       if (method === 'POST' && c === 'chats' && parts[3]) return api.changeChat(b, parts[3], body as PhoneChatChange);
       if (method === 'GET' && c === 'address-book') return api.addressBook(b);
+      // A business account: its profile, and its phone's labels (the phone changes them as WhatsApp's app-state does).
+      if (method === 'GET' && c === 'business-profile') return api.businessProfile(b);
+      if (method === 'PUT' && c === 'business-profile') return api.setBusinessProfile(b, body);
+      if (method === 'GET' && c === 'labels' && !parts[3]) return api.labels(b);
+      if (method === 'GET' && c === 'notes') return api.chatNotes(b);
+      if (method === 'POST' && c === 'labels' && !parts[3]) return api.editLabel(b, body as unknown as PhoneLabelEdit);
+      if (method === 'POST' && c === 'labels' && parts[3] && parts[4] === 'chats') return api.labelChat(b, parts[3], str(body.chat, 'chat'), body.labeled !== false);
       if (method === 'GET' && c === 'profile-picture') return api.profilePicture(b);
       // What the phone holds before a device is linked: sent to it as history sync at pairing.
       if (method === 'PUT' && c === 'history') return api.seedHistory(b, body as unknown as HistorySeedRequest);

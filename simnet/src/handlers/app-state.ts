@@ -6,6 +6,8 @@ import { bytesOf, child, childNodes, iqResult } from '../server/stanza.js';
 import { applyOwnPatch } from './push-name.js';
 import { applyChatPatch } from './chat-state.js';
 import { applyContactPatch } from './address-book.js';
+import { applyLabelPatch } from './labels.js';
+import { applyNotePatch } from './chat-notes.js';
 import { proto } from 'baileys';
 
 /** Patches kept per collection; older ones are dropped (clients beyond that get a fresh start). */
@@ -31,6 +33,8 @@ export function handleAppStateIq(net: Simnet, conn: ClientConnection, node: Bina
         if (acc) void applyOwnPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
         if (acc) void applyChatPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
         if (acc) void applyContactPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
+        if (acc) void applyLabelPatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
+        if (acc) void applyNotePatch(net, acc, name, data).catch(() => net.counters.inc('appstate.unreadable'));
         if (state.patches.length > MAX_PATCHES) state.patches.shift();
         net.counters.inc(`appstate.patch.${name}`);
       }

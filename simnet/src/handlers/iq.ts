@@ -11,6 +11,7 @@ import { handleGroupIq } from './groups.js';
 import { handleMdIq } from './devices.js';
 import { handleGroupPictureSet } from './group-picture.js';
 import { handleMexIq, handleNewsletterIq } from './newsletters.js';
+import { handleBusinessIq } from './business-profile.js';
 import { handleBlocklistIq, handleDisappearingIq, handlePrivacyIq, handleProfilePictureIq, handleStatusIq } from './profile.js';
 
 const PRIVACY = { readreceipts: 'all', last: 'all', online: 'all', profile: 'all', status: 'all', groupadd: 'all', calladd: 'all', messages: 'all' };
@@ -80,6 +81,9 @@ export function handleIq(net: Simnet, conn: ClientConnection, node: BinaryNode):
       return handleMexIq(net, conn, node);
     case 'newsletter':
       return handleNewsletterIq(net, conn, node);
+    case 'w:biz':
+      if (!handleBusinessIq(net, conn, node)) conn.sendNode(iqResult(node));
+      return;
     case 'w:profile:picture': {
       if (handleProfilePictureIq(net, conn, node)) return;
       if (handleGroupPictureSet(net, conn, node)) return;

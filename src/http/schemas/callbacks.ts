@@ -118,10 +118,18 @@ const Contents = {
   pinMessage: Opt(Type.Object({ action: Type.Union([Type.Literal('pin'), Type.Literal('unpin')]), pinDurationInSecs: Opt(Type.Integer()), referencedMessage: Referenced }, { description: 'A message pinned or unpinned' })),
   notification: Opt(
     Str(
-      'A system event instead of a message: REVOKE (a message deleted for everyone; `messageId` is the deleted message), GROUP_CREATE, GROUP_CHANGE_SUBJECT, GROUP_CHANGE_DESCRIPTION, GROUP_CHANGE_ICON, GROUP_CHANGE_ANNOUNCE, GROUP_CHANGE_RESTRICT, GROUP_CHANGE_INVITE_LINK, GROUP_PARTICIPANT_ADD, GROUP_PARTICIPANT_REMOVE, GROUP_PARTICIPANT_LEAVE, GROUP_PARTICIPANT_PROMOTE, GROUP_PARTICIPANT_DEMOTE, GROUP_PARTICIPANT_INVITE, MEMBERSHIP_APPROVAL_REQUEST, REVOKED_MEMBERSHIP_REQUESTS, CALL_RECEIVED, CALL_ACCEPTED, CALL_ENDED, CALL_MISSED_VOICE, CALL_MISSED_VIDEO, ANTIBAN_PAUSED (zapgate)',
+      'A system event instead of a message: REVOKE (a message deleted for everyone; `messageId` is the deleted message), GROUP_CREATE, GROUP_CHANGE_SUBJECT, GROUP_CHANGE_DESCRIPTION, GROUP_CHANGE_ICON, GROUP_CHANGE_ANNOUNCE, GROUP_CHANGE_RESTRICT, GROUP_CHANGE_INVITE_LINK, GROUP_PARTICIPANT_ADD, GROUP_PARTICIPANT_REMOVE, GROUP_PARTICIPANT_LEAVE, GROUP_PARTICIPANT_PROMOTE, GROUP_PARTICIPANT_DEMOTE, GROUP_PARTICIPANT_INVITE, MEMBERSHIP_APPROVAL_REQUEST, REVOKED_MEMBERSHIP_REQUESTS, CALL_RECEIVED, CALL_ACCEPTED, CALL_ENDED, CALL_MISSED_VOICE, CALL_MISSED_VIDEO, CHAT_LABEL_ASSOCIATION (labels put on or taken off chats of a business account), ANTIBAN_PAUSED (zapgate)',
     ),
   ),
-  notificationParameters: Opt(Type.Array(Type.String(), { description: 'The notification\'s subjects: participants as phones, the new subject or description, …' })),
+  notificationParameters: Opt(
+    Type.Union([
+      Type.Array(Type.String(), { description: 'The notification\'s subjects: participants as phones, the new subject or description, …' }),
+      Type.Array(
+        Type.Object({ phone: Str('The chat (phone or `<digits>-group`)'), label: Str('The label (tag) id'), assigned: Bool('true: put on the chat; false: taken off') }),
+        { description: 'CHAT_LABEL_ASSOCIATION: one entry per chat whose labels changed' },
+      ),
+    ]),
+  ),
 };
 
 export const ReceivedCallbackSchema = Type.Object(

@@ -68,7 +68,7 @@ export const SendResult = named(
 const ERROR_MEANINGS: Readonly<Record<number, string>> = {
   400: 'Invalid input: `message` names the field. Nothing changed.',
   401: '`Invalid Client-Token` or `Invalid instanceToken`.',
-  403: 'Forbidden: the instance limit is reached, or a media link is wrong or expired.',
+  403: 'Forbidden: the instance limit is reached, a media link is wrong or expired, or a WhatsApp Business endpoint is called on a personal WhatsApp account (`WhatsApp Business account required`).',
   404: '`Instance not found` (also for another account\'s instance), or the thing the path names does not exist.',
   409: '`Instance not connected` (pair it, or wait for it to reconnect), or the state does not allow it.',
   413: 'The body is larger than the limit (`ZAPGATE_BODY_LIMIT`, or `ZAPGATE_MEDIA_BODY_LIMIT` for media).',
