@@ -77,3 +77,14 @@ export const quotaErrors = {
     ),
 } as const;
 // ─── end of per-account quotas ───────────────────────────────────────────────────────────────
+// ─── WhatsApp Business (catalog) ─────────────────────────────────────────────────────────────
+export const businessErrors = {
+  /** 422 (CONTRACT §11): the network keeps catalogs only for WhatsApp Business accounts. */
+  notBusiness: () =>
+    new DomainError(
+      'network_refused',
+      'Unable to process request',
+      'this needs a WhatsApp Business account: the instance is paired with a personal WhatsApp account (the platform its phone reported at pairing)',
+    ),
+} as const;
+// ─── end of WhatsApp Business (catalog) ──────────────────────────────────────────────────────

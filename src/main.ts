@@ -60,6 +60,11 @@ import { offlineGroupAdmin } from './sessions/group-admin-port.js';
 import { GroupAdminService } from './services/group-admin-service.js';
 import { PartnerService } from './services/partner-service.js';
 import { groupAdminRouteTree } from './http/routes/group-admin.js';
+import { CatalogEngine } from './sessions/catalog-engine.js';
+import { offlineCatalog } from './sessions/catalog-port.js';
+import { historyDispatcher } from './sessions/history-download.js';
+import { CatalogService } from './services/catalog-service.js';
+import { catalogRouteTree } from './http/routes/catalog.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
 import { historySyncRouteTree } from './http/routes/history-sync.js';
@@ -269,6 +274,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
   const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
   const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
+  // Business catalogs; product images come from the network's CDN (the test network's media host and CA when set).
+  const catalogCdn = engine ? historyDispatcher({ mediaHost: config.waMediaHost, ca: overrides.engine?.mediaAgent?.options.ca }) : undefined;
+  const catalogPort = engine ? new CatalogEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs, cdn: catalogCdn }) : offlineCatalog();
+  const catalog = new CatalogService(catalogPort, messages);
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -292,6 +301,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       chatRouteTree(chats),
       proxyRouteTree(proxies),
       groupAdminRouteTree(groupAdmin, config.mediaBodyLimit),
+      catalogRouteTree(catalog, config.mediaBodyLimit),
       historySyncRouteTree(historySync),
       instanceEventStreamRoutes(eventStreams),
       statusHistoryRoutes(new StatusHistoryService(store.instances)),
@@ -373,6 +383,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await groups.idle();
       await phoneCheckJobs?.close();
       await engine?.close();
+      await catalogCdn?.close().catch(() => undefined);
       await engine?.media.idle();
       mediaSweeper.stop();
       diskFull.stop();

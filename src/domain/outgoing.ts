@@ -92,7 +92,22 @@ export type SendKindsContent =
   | { type: 'button-actions'; message: string; title?: string; footer?: string; image?: string; buttons: ActionButton[] }
   | { type: 'button-otp'; message: string; code: string; buttonText: string; image?: string }
   | { type: 'button-pix'; pixKey: string; keyType: PixKeyType; merchantName: string }
-  | { type: 'carousel'; message: string; cards: CarouselCard[] };
+  | { type: 'carousel'; message: string; cards: CarouselCard[] }
+  /** A product of a business's catalog (read from the network when queued; `image` is its first picture). */
+  | {
+      type: 'product';
+      catalogPhone: string;
+      productId: string;
+      title: string;
+      description: string;
+      currency: string;
+      /** Thousandths of the currency unit, as WhatsApp's product snapshot carries it. */
+      priceAmount1000: number;
+      retailerId?: string;
+      url?: string;
+      image: string;
+      imageCount: number;
+    };
 
 /** Characters a human would type for the content (anti-ban "typing…" time). */
 export function sendKindsTypedLength(c: SendKindsContent): number {
@@ -115,5 +130,7 @@ export function sendKindsTypedLength(c: SendKindsContent): number {
       return c.merchantName.length;
     case 'carousel':
       return c.message.length + c.cards.reduce((n, k) => n + k.text.length, 0);
+    case 'product':
+      return 0;
   }
 }

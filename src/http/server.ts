@@ -48,6 +48,7 @@ export const TAGS = [
   { name: 'privacy', description: 'Who sees the last seen, photo, about, online status, and who may add the number to groups.' },
   { name: 'groups', description: 'Create and run groups: settings, metadata, links, participants, admins, join requests, subject, description and picture.' },
   { name: 'status', description: 'Status posts (stories): text, image, video, and replies to contacts\' posts.' },
+  { name: 'business', description: 'WhatsApp Business accounts: the catalog (products, collections, cart). A personal account answers 422.' },
   { name: 'message queue', description: 'What the instance still has to send; failed messages; queue settings.' },
   { name: 'webhooks', description: 'Where events are POSTed, their signing secret, delivery history, and received media links.' },
   { name: 'event stream', description: 'The webhooks\' events as Server-Sent Events, per account or instance, resumable with Last-Event-ID.' },

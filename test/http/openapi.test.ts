@@ -38,7 +38,7 @@ interface Document {
 // Z-API's tags in its order (ZAPI-SURFACE.md §1), then zapgate's own: the document lists the ones it
 // uses in this order (a new tag goes into server.ts TAGS at its place).
 // zapgate's own tags (event stream) sit after the Z-API tag they belong with.
-const TAG_ORDER = ['instance', 'messages', 'chats', 'contacts', 'privacy', 'groups', 'communities', 'newsletter', 'status', 'message queue', 'business', 'webhooks', 'event stream', 'partner', 'operations'];
+const TAG_ORDER = ['instance', 'messages', 'chats', 'contacts', 'privacy', 'groups', 'communities', 'newsletter', 'status', 'business', 'message queue', 'webhooks', 'event stream', 'partner', 'operations'];
 const UNAUTHENTICATED = new Set(['GET /livez', 'GET /readyz', 'GET /metrics', 'GET /media/{id}']);
 const INSTANCE_PARAMS = new Set(['instanceId', 'instanceToken']);
 

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Simnet } from '../server/simnet.js';
 import { HttpError } from '../handlers/pairing.js';
 import { AdminApi } from './api.js';
+import { catalogAdminRoute } from './catalog.js';
 import type { PhoneChatChange } from '../handlers/chat-state.js';
 import type { FaultRequest, MediaFault, SendAsContactRequest, SimnetInfo } from './types.js';
 import type { ReceiptKind } from '../handlers/receipts.js';
@@ -81,6 +82,8 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       return api.createGroup(str(body.creator, 'creator'), (body.subject as string) ?? '', (body.participants as string[]) ?? []);
     }
     if (method === 'GET' && a === 'groups' && b) return api.group(decodeURIComponent(b));
+    const catalog = catalogAdminRoute(net, method, parts, body);
+    if (catalog !== undefined) return catalog;
     const netEvent = netEventRoute(api, method, parts, body);
     if (netEvent !== NO_ROUTE) return netEvent;
     throw new HttpError(404, `no route ${method} /admin/${parts.join('/')}`);

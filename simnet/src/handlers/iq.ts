@@ -10,6 +10,7 @@ import { handleAppStateIq } from './app-state.js';
 import { handleGroupIq } from './groups.js';
 import { handleMdIq } from './devices.js';
 import { handleGroupPictureSet } from './group-picture.js';
+import { handleCatalogIq } from './catalog.js';
 import { handleBlocklistIq, handleDisappearingIq, handlePrivacyIq, handleProfilePictureIq, handleStatusIq } from './profile.js';
 
 const PRIVACY = { readreceipts: 'all', last: 'all', online: 'all', profile: 'all', status: 'all', groupadd: 'all', calladd: 'all', messages: 'all' };
@@ -75,6 +76,8 @@ export function handleIq(net: Simnet, conn: ClientConnection, node: BinaryNode):
       return handleAppStateIq(net, conn, node);
     case 'w:g2':
       return handleGroupIq(net, conn, node);
+    case 'w:biz:catalog':
+      return handleCatalogIq(net, conn, node);
     case 'w:profile:picture': {
       if (handleProfilePictureIq(net, conn, node)) return;
       if (handleGroupPictureSet(net, conn, node)) return;

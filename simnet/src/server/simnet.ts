@@ -19,6 +19,7 @@ import { handleClientReceipt, handleClientAck } from '../handlers/receipts.js';
 import { handleClientLiveStanza } from '../handlers/live.js';
 import { SpamDetector } from '../network/spam.js';
 import { GroupStore } from '../network/groups.js';
+import { CatalogStore } from '../network/catalogs.js';
 import { Faults } from '../network/faults.js';
 import { MessageIndex } from '../network/message-index.js';
 import type { ReceivedMessage } from '../contacts/content.js';
@@ -38,6 +39,8 @@ export class Simnet {
   readonly pairing: PairingManager;
   readonly spam: SpamDetector;
   readonly groups = new GroupStore();
+  /** Business accounts' catalogs (products, collections, cart setting). */
+  readonly catalogs = new CatalogStore();
   readonly faults = new Faults();
   readonly messages = new MessageIndex();
   /** 'received' (ReceivedMessage) whenever a contact decrypts something: lets in-process tests wait without polling. */
