@@ -1,12 +1,18 @@
-// CatalogPort over the Baileys engine. Products are created, changed and deleted with Baileys' own
-// catalog mutations; their images are fetched through the outgoing-media pipeline (address guard,
+// CatalogPort over the Baileys engine. Products are created, changed and deleted with the stanzas
+// of Baileys' own catalog mutations (plus the product's link, which Baileys' node leaves out); their images are fetched through the outgoing-media pipeline (address guard,
 // size and pixel limits) and handed to Baileys as bytes, which it uploads as product images, so
 // Baileys never fetches a URL itself. Reads send the same w:biz:catalog queries as Baileys'
 // getCatalog/getCollections but parse every image and the cart setting, which Baileys' parser
 // drops. Collection changes and the cart setting have no Baileys call: they are iqs of the same
 // family as simnet models them (a network that does not know them answers an error → 422).
+import { createHash, randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
-import { getBinaryNodeChild, getBinaryNodeChildren, getBinaryNodeChildString, jidNormalizedUser, type BinaryNode, type WAMediaUpload } from 'baileys';
+import { getBinaryNodeChild, getBinaryNodeChildren, getBinaryNodeChildString, getUrlFromDirectPath, jidNormalizedUser, type BinaryNode, type ProductCreate, type ProductUpdate, type WAMediaUpload } from 'baileys';
+// Not re-exported by the package root: the product node Baileys' own productCreate sends.
+import { toProductNode } from 'baileys/lib/Utils/business.js';
 import { DomainError, errors } from '../errors.js';
 import { mediaError } from './account-engine.js';
 import type { CatalogCollection, CatalogPage, CatalogPort, CatalogProduct, ProductInput, ProductSnapshot } from './catalog-port.js';
@@ -88,14 +94,12 @@ export class CatalogEngine implements CatalogPort {
 
   async createProduct(instanceId: string, input: ProductInput): Promise<CatalogProduct> {
     const images = await this.images(instanceId, input.images);
-    return this.run(instanceId, async (sock) =>
-      fromBaileys(await sock.productCreate({ ...fields(input), images, originCountryCode: undefined })),
-    );
+    return this.run(instanceId, (sock) => saveProduct(sock, undefined, { ...fields(input), images, originCountryCode: undefined }, input.url));
   }
 
   async updateProduct(instanceId: string, productId: string, input: ProductInput): Promise<CatalogProduct> {
     const images = await this.images(instanceId, input.images);
-    return this.run(instanceId, async (sock) => fromBaileys(await sock.productUpdate(productId, { ...fields(input), images })));
+    return this.run(instanceId, (sock) => saveProduct(sock, productId, { ...fields(input), images }, input.url));
   }
 
   deleteProducts(instanceId: string, productIds: readonly string[]): Promise<number> {
@@ -213,6 +217,47 @@ function isCdn(ref: string): boolean {
   }
 }
 
+/**
+ * Baileys' productCreate/productUpdate, with the product's link: its toProductNode leaves `url`
+ * out although the network's product carries one (its own parser reads it back). The answer's
+ * product is parsed with every image.
+ */
+async function saveProduct(sock: WASocket, productId: string | undefined, product: ProductCreate | ProductUpdate, url: string | undefined): Promise<CatalogProduct> {
+  const node = toProductNode(productId, { ...product, images: await uploadImages(sock, product.images) });
+  if (url !== undefined && Array.isArray(node.content)) node.content.push(text('url', url));
+  const tag = productId === undefined ? 'product_catalog_add' : 'product_catalog_edit';
+  const answer = (await sock.query({ tag: 'iq', attrs: { to: 's.whatsapp.net', type: 'set', xmlns: XMLNS }, content: [{ tag, attrs: { v: '1' }, content: [node, ...SIZE] }] })) as BinaryNode;
+  const saved = getBinaryNodeChild(getBinaryNodeChild(answer, tag), 'product');
+  if (!saved) throw errors.networkRefused('the network did not answer the product');
+  return productOf(saved);
+}
+
+/**
+ * Uploads image bytes as product images and answers every image as a CDN URL. Not Baileys'
+ * uploadingNecessaryImages: it starts the upload before its temporary file is written out, so an
+ * upload now and then reads a missing or short file (seen as "Media upload failed on all hosts").
+ */
+async function uploadImages(sock: WASocket, images: readonly WAMediaUpload[]): Promise<{ url: string }[]> {
+  const out: { url: string }[] = [];
+  for (const img of images) {
+    if (!Buffer.isBuffer(img)) {
+      if (!('url' in img)) throw errors.invalidInput('images: a product image must be bytes or a URL');
+      out.push({ url: img.url.toString() });
+      continue;
+    }
+    const file = join(tmpdir(), `zapgate-product-${randomUUID()}`);
+    try {
+      await writeFile(file, img, { mode: 0o600 });
+      const sha = createHash('sha256').update(img).digest('base64');
+      const { directPath } = await sock.waUploadToServer(file, { mediaType: 'product-catalog-image', fileEncSha256B64: sha });
+      out.push({ url: getUrlFromDirectPath(directPath) });
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+  return out;
+}
+
 /** The business read is refused for a number with no catalog: said in the domain's words. */
 async function query(sock: WASocket, phone: string | null, node: BinaryNode): Promise<unknown> {
   try {
@@ -242,7 +287,7 @@ function productRef(id: string): BinaryNode {
   return { tag: 'product', attrs: {}, content: [text('id', id)] };
 }
 
-function fields(input: ProductInput): { name: string; description: string; price: number; currency: string; isHidden: boolean; retailerId?: string; url?: string } {
+function fields(input: ProductInput): { name: string; description: string; price: number; currency: string; isHidden: boolean; retailerId?: string } {
   return {
     name: input.name,
     description: input.description,
@@ -250,7 +295,6 @@ function fields(input: ProductInput): { name: string; description: string; price
     currency: input.currency,
     isHidden: input.isHidden,
     ...(input.retailerId !== undefined ? { retailerId: input.retailerId } : {}),
-    ...(input.url !== undefined ? { url: input.url } : {}),
   };
 }
 
@@ -270,22 +314,5 @@ function productOf(p: BinaryNode): CatalogProduct {
     images,
     isHidden: p.attrs.is_hidden === 'true',
     reviewStatus: getBinaryNodeChildString(getBinaryNodeChild(p, 'status_info'), 'status') ?? null,
-  };
-}
-
-/** What Baileys' productCreate/productUpdate parsed (its first image only: the service reads the rest back when needed). */
-function fromBaileys(p: { id: string; name: string; description: string; price: number; currency: string; retailerId?: string; url?: string; isHidden?: boolean; imageUrls: Record<string, string>; reviewStatus: Record<string, string> }): CatalogProduct {
-  const image = p.imageUrls.original ?? p.imageUrls.requested;
-  return {
-    id: p.id,
-    name: p.name,
-    description: p.description,
-    price: String(p.price),
-    currency: p.currency,
-    retailerId: p.retailerId || null,
-    url: p.url || null,
-    images: image ? [image] : [],
-    isHidden: p.isHidden === true,
-    reviewStatus: p.reviewStatus.whatsapp ?? null,
   };
 }
