@@ -198,6 +198,20 @@ describe('engine business catalog (gateway + Baileys + simnet)', () => {
     assert.ok(await shopProduct(productId), 'the business\'s product is still there');
   });
 
+  test('an instance that is not connected answers 409, as the group endpoints do', async () => {
+    const idle = await h.createInstance('catalog-idle');
+    for (const [method, path, body] of [
+      ['GET', 'catalogs', undefined],
+      ['GET', `catalogs/${SHOP}`, undefined],
+      ['POST', 'products', { currency: 'BRL', description: 'x', images: [image], name: 'Nope', price: 1 }],
+      ['POST', 'send-product', { phone: CUSTOMER, catalogPhone: SHOP, productId: shopIds[0] }],
+    ] as const) {
+      const r = await h.call(method, `${idle.prefix}/${path}`, body);
+      assert.equal(r.status, 409, `${method} ${path}: ${r.body.toString()}`);
+      assert.equal(r.json.error, 'Instance not connected');
+    }
+  });
+
   test('DELETE /products/{id} takes the product out of the network\'s catalog', async () => {
     assert.deepEqual((await call(biz, 'DELETE', `products/${productId}`)).json, { success: true });
     assert.equal(await shopProduct(productId), undefined, 'gone on the network');
