@@ -68,6 +68,11 @@ import { NewsletterEngine } from './sessions/newsletter-engine.js';
 import { offlineNewsletters } from './sessions/newsletter-port.js';
 import { NewsletterService } from './services/newsletter-service.js';
 import { newsletterRouteTree } from './http/routes/newsletters.js';
+import { CatalogEngine } from './sessions/catalog-engine.js';
+import { offlineCatalog } from './sessions/catalog-port.js';
+import { historyDispatcher } from './sessions/history-download.js';
+import { CatalogService } from './services/catalog-service.js';
+import { catalogRouteTree } from './http/routes/catalog.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
 import { historySyncRouteTree } from './http/routes/history-sync.js';
@@ -304,6 +309,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       });
     });
   }
+  // Business catalogs; product images come from the network's CDN (the test network's media host and CA when set).
+  const catalogCdn = engine ? historyDispatcher({ mediaHost: config.waMediaHost, ca: overrides.engine?.mediaAgent?.options.ca }) : undefined;
+  const catalogPort = engine ? new CatalogEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs, cdn: catalogCdn }) : offlineCatalog();
+  const catalog = new CatalogService(catalogPort, messages);
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -330,6 +339,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       communityRouteTree(communities),
       newsletterRouteTree(newsletters, config.mediaBodyLimit),
       businessRouteTree(business),
+      catalogRouteTree(catalog, config.mediaBodyLimit),
       historySyncRouteTree(historySync),
       instanceEventStreamRoutes(eventStreams),
       statusHistoryRoutes(new StatusHistoryService(store.instances)),
@@ -411,6 +421,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await groups.idle();
       await phoneCheckJobs?.close();
       await engine?.close();
+      await catalogCdn?.close().catch(() => undefined);
       await engine?.media.idle();
       mediaSweeper.stop();
       diskFull.stop();

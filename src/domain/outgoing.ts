@@ -96,7 +96,22 @@ export type SendKindsContent =
   | { type: 'button-pix'; pixKey: string; keyType: PixKeyType; merchantName: string }
   | { type: 'carousel'; message: string; cards: CarouselCard[] }
   /** An invitation to be an admin of a channel (the invite itself is made on the network first). */
-  | { type: 'newsletter-admin-invite'; newsletterId: string; newsletterName: string; caption: string; inviteExpiration: number };
+  | { type: 'newsletter-admin-invite'; newsletterId: string; newsletterName: string; caption: string; inviteExpiration: number }
+  /** A product of a business's catalog (read from the network when queued; `image` is its first picture). */
+  | {
+      type: 'product';
+      catalogPhone: string;
+      productId: string;
+      title: string;
+      description: string;
+      currency: string;
+      /** Thousandths of the currency unit, as WhatsApp's product snapshot carries it. */
+      priceAmount1000: number;
+      retailerId?: string;
+      url?: string;
+      image: string;
+      imageCount: number;
+    };
 
 /** Characters a human would type for the content (anti-ban "typing…" time). */
 export function sendKindsTypedLength(c: SendKindsContent): number {
@@ -121,5 +136,7 @@ export function sendKindsTypedLength(c: SendKindsContent): number {
       return c.message.length + c.cards.reduce((n, k) => n + k.text.length, 0);
     case 'newsletter-admin-invite':
       return c.caption.length;
+    case 'product':
+      return 0;
   }
 }

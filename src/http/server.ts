@@ -50,7 +50,7 @@ export const TAGS = [
   { name: 'communities', description: 'Communities: create, list, read, link and unlink groups, who may add groups, deactivate, description; members and admins via the group routes with communityId.' },
   { name: 'newsletters', description: 'WhatsApp channels: create, follow, mute, edit, search, admins and ownership; post with the send endpoints and a `<digits>@newsletter` phone.' },
   { name: 'status', description: 'Status posts (stories): text, image, video, and replies to contacts\' posts.' },
-  { name: 'business', description: 'WhatsApp Business accounts: the business profile (description, address, email, websites, categories, hours), tags (labels) on chats.' },
+  { name: 'business', description: 'WhatsApp Business accounts: the business profile (description, address, email, websites, categories, hours), tags (labels) on chats, chat notes, and the catalog (products, collections, cart).' },
   { name: 'message queue', description: 'What the instance still has to send; failed messages; queue settings.' },
   { name: 'webhooks', description: 'Where events are POSTed, their signing secret, delivery history, and received media links.' },
   { name: 'event stream', description: 'The webhooks\' events as Server-Sent Events, per account or instance, resumable with Last-Event-ID.' },

@@ -101,6 +101,8 @@ export async function buildKindsParts(
       return carousel(c, messageId, derived, mention, ctx);
     case 'newsletter-admin-invite':
       return [{ messageId, raw: { newsletterAdminInviteMessage: { newsletterJid: c.newsletterId, newsletterName: c.newsletterName, caption: c.caption, inviteExpiration: c.inviteExpiration } } }];
+    case 'product':
+      return [{ messageId, content: await productContent(c, ctx) }];
   }
 }
 
@@ -324,5 +326,26 @@ async function nativeCard(card: CarouselCard, ctx: KindsContext): Promise<proto.
     header: { hasMediaAttachment: true, imageMessage: image },
     body: { text: card.text },
     nativeFlowMessage: { buttons: card.buttons.map(nativeButton), messageParamsJson: '', messageVersion: 1 },
+  };
+}
+
+// ---- product --------------------------------------------------------------------------------
+
+/** WhatsApp's product message: the catalog snapshot, its picture uploaded as the product image. */
+async function productContent(c: Extract<SendKindsContent, { type: 'product' }>, ctx: KindsContext): Promise<AnyMessageContent> {
+  const img = await ctx.image(c.image, 'product image');
+  return {
+    product: {
+      productImage: img.image,
+      productId: c.productId,
+      title: c.title,
+      description: c.description,
+      currencyCode: c.currency,
+      priceAmount1000: c.priceAmount1000,
+      ...(c.retailerId ? { retailerId: c.retailerId } : {}),
+      ...(c.url ? { url: c.url } : {}),
+      productImageCount: c.imageCount,
+    },
+    businessOwnerJid: `${c.catalogPhone}@s.whatsapp.net`,
   };
 }

@@ -219,6 +219,8 @@ export function carriesMedia(c: OutgoingMessage['content']): boolean {
       return true;
     case 'button-list':
       return c.image !== undefined || c.video !== undefined;
+    case 'product':
+      return true;
     default:
       return false;
   }

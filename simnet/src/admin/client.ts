@@ -27,6 +27,8 @@ export type { ChatNote } from '../handlers/chat-notes.js';
 import type { BusinessProfile } from '../network/business.js';
 export type { PhoneLabel, PhoneLabelEdit, PhoneLabels } from '../handlers/labels.js';
 export type { BusinessProfile } from '../network/business.js';
+import type { CatalogInfo, CatalogProductInfo, SeedCollectionRequest, SeedProductRequest } from './catalog.js';
+export type { CatalogInfo, CatalogProductInfo, SeedCollectionRequest, SeedProductRequest } from './catalog.js';
 export type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
 
 export class SimnetError extends Error {
@@ -305,6 +307,21 @@ export class SimnetClient {
   /** Fault: the server loses the acks/receipts of the account's linked devices, so what they were sent stays held. */
   setAckLoss(phone: string, enabled: boolean): Promise<{ phone: string; devices: number }> {
     return this.call('PUT', `${this.u(phone)}/ack-loss`, { enabled });
+  }
+
+  /** A business's catalog as the network holds it: products (hidden ones too), collections, cart setting. */
+  catalog(phone: string): Promise<CatalogInfo> {
+    return this.call('GET', `${this.u(phone)}/catalog`);
+  }
+
+  /** The business's phone adds a product to its catalog (images as base64 bytes). */
+  seedProduct(phone: string, req: SeedProductRequest): Promise<CatalogProductInfo> {
+    return this.call('POST', `${this.u(phone)}/catalog/products`, req);
+  }
+
+  /** The business's phone makes a collection of its products. */
+  seedCollection(phone: string, req: SeedCollectionRequest): Promise<{ id: string; name: string; productIds: string[] }> {
+    return this.call('POST', `${this.u(phone)}/catalog/collections`, req);
   }
 
   /** Polls `received(phone)` until a message matches or the timeout passes. */

@@ -4,6 +4,7 @@ import type { Simnet } from '../server/simnet.js';
 import { HttpError } from '../handlers/pairing.js';
 import { AdminApi } from './api.js';
 import { NewsletterAdmin } from './newsletters.js';
+import { catalogAdminRoute } from './catalog.js';
 import type { PhoneChatChange } from '../handlers/chat-state.js';
 import type { PhoneLabelEdit } from '../handlers/labels.js';
 import type { FaultRequest, MediaFault, SendAsContactRequest, SimnetInfo } from './types.js';
@@ -104,6 +105,8 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
     if (method === 'GET' && a === 'users' && b && c === 'newsletters') return newsletters.of(b);
     if (method === 'POST' && a === 'newsletters' && !b) return newsletters.create(str(body.owner, 'owner'), str(body.name, 'name'), (body.description as string) ?? '');
     if (method === 'POST' && a === 'newsletter-actions' && !b) return newsletters.act(body as unknown as NewsletterActionRequest);
+    const catalog = catalogAdminRoute(net, method, parts, body);
+    if (catalog !== undefined) return catalog;
     const netEvent = netEventRoute(api, method, parts, body);
     if (netEvent !== NO_ROUTE) return netEvent;
     throw new HttpError(404, `no route ${method} /admin/${parts.join('/')}`);

@@ -12,6 +12,7 @@ import { handleMdIq } from './devices.js';
 import { handleGroupPictureSet } from './group-picture.js';
 import { handleMexIq, handleNewsletterIq } from './newsletters.js';
 import { handleBusinessIq } from './business-profile.js';
+import { handleCatalogIq } from './catalog.js';
 import { handleBlocklistIq, handleDisappearingIq, handlePrivacyIq, handleProfilePictureIq, handleStatusIq } from './profile.js';
 
 const PRIVACY = { readreceipts: 'all', last: 'all', online: 'all', profile: 'all', status: 'all', groupadd: 'all', calladd: 'all', messages: 'all' };
@@ -84,6 +85,8 @@ export function handleIq(net: Simnet, conn: ClientConnection, node: BinaryNode):
     case 'w:biz':
       if (!handleBusinessIq(net, conn, node)) conn.sendNode(iqResult(node));
       return;
+    case 'w:biz:catalog':
+      return handleCatalogIq(net, conn, node);
     case 'w:profile:picture': {
       if (handleProfilePictureIq(net, conn, node)) return;
       if (handleGroupPictureSet(net, conn, node)) return;

@@ -54,7 +54,9 @@ export class MediaHost {
     const certs = mediaCerts();
     const server = createServer({ cert: certs.certPem, key: certs.keyPem }, (req, res) => {
       const url = new URL(req.url ?? '/', `https://${this.hostname}`);
-      if (req.method === 'POST' && url.pathname.startsWith('/mms/')) {
+      // Product images go to /product/image/<hash> (Baileys' MEDIA_PATH_MAP), the rest to /mms/<type>/<hash>.
+      const upload = url.pathname.startsWith('/mms/') ? url.pathname.split('/')[2] : url.pathname.startsWith('/product/') ? 'product' : undefined;
+      if (req.method === 'POST' && upload) {
         const chunks: Buffer[] = [];
         let size = 0;
         req.on('data', (c: Buffer) => {
@@ -63,7 +65,7 @@ export class MediaHost {
           else chunks.push(c);
         });
         req.on('end', () => {
-          const directPath = this.put(Buffer.concat(chunks), url.pathname.split('/')[2] ?? 'file');
+          const directPath = this.put(Buffer.concat(chunks), upload || 'file');
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ url: `https://${this.hostname}${directPath}`, direct_path: directPath }));
         });

@@ -20,6 +20,7 @@ import { handleClientLiveStanza } from '../handlers/live.js';
 import { SpamDetector } from '../network/spam.js';
 import { GroupStore } from '../network/groups.js';
 import { NewsletterStore } from '../network/newsletters.js';
+import { CatalogStore } from '../network/catalogs.js';
 import { Faults } from '../network/faults.js';
 import { MessageIndex } from '../network/message-index.js';
 import type { ReceivedMessage } from '../contacts/content.js';
@@ -40,6 +41,8 @@ export class Simnet {
   readonly spam: SpamDetector;
   readonly groups = new GroupStore();
   readonly newsletters = new NewsletterStore();
+  /** Business accounts' catalogs (products, collections, cart setting). */
+  readonly catalogs = new CatalogStore();
   readonly faults = new Faults();
   readonly messages = new MessageIndex();
   /** 'received' (ReceivedMessage) whenever a contact decrypts something: lets in-process tests wait without polling. */
