@@ -189,7 +189,10 @@ export function violationsOf(schema: JsonSchema, path: Path = []): Violation[] {
   }
   if (schema.type === 'integer' || schema.type === 'number') {
     if (schema.minimum !== undefined) out.push({ path, value: fc.integer({ min: -1e9, max: schema.minimum - 1 }), what: `${at}: below minimum` });
-    if (schema.maximum !== undefined) out.push({ path, value: fc.integer({ min: schema.maximum + 1, max: 1e12 }), what: `${at}: above maximum` });
+    // A maximum near the safe-integer limit leaves no integer above it to try.
+    if (schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER - 1e6) {
+      out.push({ path, value: fc.integer({ min: schema.maximum + 1, max: Math.max(1e12, schema.maximum + 1e6) }), what: `${at}: above maximum` });
+    }
     if (schema.type === 'integer') out.push({ path, value: fc.double({ min: -100, max: 100, noInteger: true }), what: `${at}: not an integer` });
   }
   if (schema.type === 'array') {
