@@ -19,6 +19,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   forbidden: 403,
   upstream_unavailable: 502,
   disk_full: 507,
+  no_owner: 503,
 };
 
 export interface ErrorBody {

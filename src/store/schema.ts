@@ -49,6 +49,24 @@ export interface InstancesTable {
   history_days: Generated<number>;
   /** 013: imported messages also go to the received webhook, marked `fromHistory`. */
   history_webhook: Generated<Flag>;
+  /** 018: the node that runs the instance's session (cluster mode); null = none yet. */
+  owner_node: string | null;
+  /** 018: that node's incarnation (one per process start): what the fence compares. */
+  owner_incarnation: string | null;
+  /** 018: raised by every change of owner. */
+  owner_epoch: Generated<number>;
+}
+
+export type ClusterNodeState = 'up' | 'leaving';
+
+export interface ClusterNodesTable {
+  node_id: string;
+  incarnation: string;
+  url: string;
+  started_at: number;
+  heartbeat_at: number;
+  lease_until: number;
+  state: ClusterNodeState;
 }
 
 export interface InstanceStatusHistoryTable {
@@ -326,6 +344,7 @@ export interface DB {
   chats: ChatsTable;
   contacts: ContactsTable;
   chat_messages: ChatMessagesTable;
+  cluster_nodes: ClusterNodesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -14,6 +14,7 @@ import { migration010Chats } from './010-chats.js';
 import { migration012PhoneCheckJobs } from './012-phone-check-jobs.js';
 import { migration011InstanceProxy } from './011-instance-proxy.js';
 import { migration013HistorySync } from './013-history-sync.js';
+import { migration018Cluster } from './018-cluster.js';
 
 export interface Migration {
   readonly name: string;
@@ -35,4 +36,5 @@ export const migrations: readonly Migration[] = [
   migration011InstanceProxy,
   migration012PhoneCheckJobs,
   migration013HistorySync,
+  migration018Cluster,
 ];
