@@ -56,6 +56,8 @@ export interface ClusterOptions {
   leaseMs?: number;
   timeScale?: number;
   env?: Record<string, string>;
+  /** A PostgreSQL server of the test's own (one it restarts); the suite's otherwise. */
+  pgUrl?: string;
 }
 
 export async function startCluster(options: ClusterOptions): Promise<ClusterHarness> {
@@ -81,12 +83,16 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterHarn
   const caFile = join(root, 'media-ca.pem');
   writeFileSync(caFile, sim.mediaCaPem);
   const schema = `cluster_${randomBytes(5).toString('hex')}`;
-  const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  const serverUrl = options.pgUrl ?? PG_URL;
+  const pool = new pg.Pool({ connectionString: serverUrl, max: 2 });
+  // A restarted server cuts idle connections: a pool must not crash the test on that.
+  pool.on('error', () => undefined);
   await pool.query(`create schema ${schema}`);
-  const url = new URL(PG_URL);
+  const url = new URL(serverUrl);
   url.searchParams.set('options', `-c search_path=${schema}`);
   const databaseUrl = url.toString();
   const scoped = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  scoped.on('error', () => undefined);
   const token = randomBytes(20).toString('hex');
   const env: Record<string, string> = {
     ZAPGATE_CLIENT_TOKEN: token,
