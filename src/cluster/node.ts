@@ -63,6 +63,10 @@ export class ClusterNode {
     return this.deps.settings.nodeId;
   }
 
+  get heartbeatMs(): number {
+    return this.deps.settings.heartbeatMs;
+  }
+
   /** Registered, renewing its lease, and not leaving. */
   get up(): boolean {
     return this.state === 'up';
@@ -193,12 +197,12 @@ export class ClusterNode {
 
   private async beat(): Promise<void> {
     if (this.state !== 'up') return;
+    // Checked before renewing: a process that was paused must not carry on as if nothing happened.
+    if (this.leaseLapsing()) return this.fence(`the lease was not renewed for ${Math.round(performance.now() - this.lastRenewAt)} ms`);
     const renewed = await this.renew();
     if (this.state !== 'up') return;
-    if (renewed === 'lost') return this.fence('another process registered this node id');
-    if (performance.now() - this.lastRenewAt > this.deps.settings.leaseMs - this.deps.settings.heartbeatMs) {
-      return this.fence(`the lease could not be renewed for ${Math.round(performance.now() - this.lastRenewAt)} ms`);
-    }
+    if (renewed === 'lost') return this.fence('the lease ran out or another process registered this node id');
+    if (this.leaseLapsing()) return this.fence(`the lease could not be renewed for ${Math.round(performance.now() - this.lastRenewAt)} ms`);
     if (renewed !== 'ok') return;
     try {
       await this.reconcile();
@@ -206,6 +210,11 @@ export class ClusterNode {
     } catch (err) {
       this.deps.log.warn({ err }, 'cluster: reconciling ownership failed; trying again at the next heartbeat');
     }
+  }
+
+  /** Within one heartbeat of the lease's end (measured from when the last renewal was sent). */
+  private leaseLapsing(): boolean {
+    return performance.now() - this.lastRenewAt > this.deps.settings.leaseMs - this.deps.settings.heartbeatMs;
   }
 
   private async renew(): Promise<'ok' | 'lost' | 'failed'> {

@@ -13,6 +13,10 @@ export interface ClusterRouting {
   placement(instanceId: string): Promise<Placement>;
   /** A forward to the owner failed: look it up again next time. */
   forget(instanceId: string): void;
+  /** Whether `nodeId` still owns the instance with a live lease (checked while a forward waits). */
+  stillOwner(instanceId: string, nodeId: string): Promise<boolean>;
+  /** Real ms between those checks. */
+  readonly ownerCheckMs: number;
   sign(method: string, path: string): string;
   verify(header: string | undefined, method: string, path: string): boolean;
   forwarded(result: 'ok' | 'failed'): void;
@@ -32,6 +36,11 @@ export function clusterRouting(node: ClusterNode, secret: string, metrics: Clust
     },
     placement: (id) => node.placement(id),
     forget: (id) => node.forget(id),
+    async stillOwner(id, nodeId) {
+      const owner = await node.ownerOf(id, true);
+      return owner?.live === true && owner.nodeId === nodeId;
+    },
+    ownerCheckMs: node.heartbeatMs,
     sign: (method, path) => auth.sign(method, path),
     verify: (header, method, path) => auth.verify(header, method, path),
     forwarded: (result) => metrics.forwarded(result),

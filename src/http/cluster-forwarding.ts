@@ -46,15 +46,33 @@ export function forwardToOwner(routing: ClusterRouting) {
       headers['x-request-id'] = request.id;
       const body = request.body === undefined ? undefined : JSON.stringify(request.body);
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await undiciRequest(`${place.url}${request.url}`, {
-        method: request.method as Dispatcher.HttpMethod,
-        headers,
-        body,
-        dispatcher: routing.agent,
-        headersTimeout: routing.timeoutMs,
-        bodyTimeout: routing.timeoutMs,
-      });
-      const payload = Buffer.from(await res.body.arrayBuffer());
+      // A paused owner accepts the connection and never answers: while the request waits, the
+      // owner's lease is checked every heartbeat, and a lost lease ends the wait (503).
+      const abort = new AbortController();
+      const watch = setInterval(() => {
+        void routing.stillOwner(instanceId, place.nodeId).then(
+          (still) => {
+            if (!still) abort.abort(new Error(`${place.nodeId} no longer owns the instance`));
+          },
+          () => undefined,
+        );
+      }, routing.ownerCheckMs);
+      let payload: Buffer;
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await undiciRequest(`${place.url}${request.url}`, {
+          method: request.method as Dispatcher.HttpMethod,
+          headers,
+          body,
+          dispatcher: routing.agent,
+          headersTimeout: routing.timeoutMs,
+          bodyTimeout: routing.timeoutMs,
+          signal: abort.signal,
+        });
+        payload = Buffer.from(await res.body.arrayBuffer());
+      } finally {
+        clearInterval(watch);
+      }
       routing.forwarded('ok');
       reply.code(res.statusCode);
       for (const [k, v] of Object.entries(res.headers)) {

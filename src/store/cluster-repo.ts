@@ -69,13 +69,17 @@ export class ClusterRepo {
     });
   }
 
-  /** Extends the lease; false when the row is no longer this incarnation's (another process took the node id). */
+  /**
+   * Extends a lease that still runs; false when it has run out (others may have taken this node's
+   * instances: a lapsed lease is never revived) or the row is no longer this incarnation's.
+   */
   async renew(nodeId: string, incarnation: string, leaseMs: number): Promise<boolean> {
     const r = await this.db
       .updateTable('cluster_nodes')
       .set({ heartbeat_at: DB_NOW as unknown as number, lease_until: sql<number>`${DB_NOW} + ${leaseMs}` as unknown as number })
       .where('node_id', '=', nodeId)
       .where('incarnation', '=', incarnation)
+      .where('lease_until', '>', DB_NOW)
       .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }

@@ -71,6 +71,7 @@ test('postgres: a lease lives on the database clock; renewing after another proc
     assert.equal(await repo.renew('n1', a, 300), true, 'renewed');
     await sleep(450);
     assert.equal((await repo.nodes())[0]?.live, false, 'dead once the lease ran out');
+    assert.equal(await repo.renew('n1', a, 300), false, 'a lapsed lease is never revived (its instances may be another node\'s now)');
     const b = randomUUID();
     const { replacedLive } = await repo.register('n1', b, 'http://127.0.0.1:2', 10_000);
     assert.equal(replacedLive, null, 'the old incarnation was no longer live');
