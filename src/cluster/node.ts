@@ -87,14 +87,15 @@ export class ClusterNode {
       log.warn({ nodeId: settings.nodeId }, 'a node with this ZAPGATE_NODE_ID held a live lease: it is taken over (if that node still runs, give each node its own id)');
     }
     log.info({ nodeId: settings.nodeId, incarnation: this.incarnation, url: settings.nodeUrl }, 'joined the cluster');
+    // The lease is renewed from now on, while the rest of the gateway starts (which may take longer than a lease).
+    this.timer = setInterval(() => void this.tick(), settings.heartbeatMs);
+    this.timer.unref();
   }
 
-  /** Starts the heartbeat; `work` runs what this node owns. The first reconcile runs at once. */
+  /** `work` runs what this node owns: from now on each heartbeat reconciles it, the first one at once. */
   async start(work: OwnedWork): Promise<void> {
     this.work = work;
     await this.tick();
-    this.timer = setInterval(() => void this.tick(), this.deps.settings.heartbeatMs);
-    this.timer.unref();
   }
 
   owns(instanceId: string): boolean {
@@ -203,7 +204,7 @@ export class ClusterNode {
     if (this.state !== 'up') return;
     if (renewed === 'lost') return this.fence('the lease ran out or another process registered this node id');
     if (this.leaseLapsing()) return this.fence(`the lease could not be renewed for ${Math.round(performance.now() - this.lastRenewAt)} ms`);
-    if (renewed !== 'ok') return;
+    if (renewed !== 'ok' || !this.work) return;
     try {
       await this.reconcile();
       await this.work?.tick?.();

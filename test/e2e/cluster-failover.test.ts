@@ -6,7 +6,11 @@
 // instances over, and a node that joins takes its share.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
+import { cliEnv, REPO_ROOT } from '../helpers/process-gateway.js';
 
 const OWNERS = ['5511977710001', '5511977710002', '5511977710003', '5511977710004', '5511977710005', '5511977710006'];
 const CONTACT = '5511966610001';
@@ -63,6 +67,17 @@ describe('cluster mode: three nodes on one PostgreSQL (gateway processes + Baile
     }
     const list = await h.api('n2', 'GET', '/instances');
     assert.equal(list.node, 'n2', 'an account-level answer names the node that served it');
+
+    // The operator's view: zapgate cluster status --json, and each node's metrics.
+    const { stdout } = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'bin/zapgate.js'), 'cluster', 'status', '--json'], { env: cliEnv({ ZAPGATE_DATABASE_URL: h.databaseUrl }), timeout: 30_000 });
+    const status = JSON.parse(stdout) as { nodes: { nodeId: string; live: boolean; owned: number; state: string }[]; instances: { instanceId: string; nodeId: string; live: boolean }[] };
+    assert.deepEqual(status.nodes.map((n) => [n.nodeId, n.live, n.state, n.owned]), [['n1', true, 'up', 2], ['n2', true, 'up', 2], ['n3', true, 'up', 2]]);
+    assert.deepEqual(new Map(status.instances.map((i) => [i.instanceId, i.nodeId])), owners, 'the CLI names each instance\'s owner');
+    const metrics = await (await fetch(`${h.nodes.get('n1')!.url}/metrics`)).text();
+    assert.match(metrics, /^zapgate_cluster_owned_instances 2$/m, 'n1 reports the two instances it runs');
+    assert.match(metrics, /^zapgate_cluster_handovers_total\{direction="acquired"\} [1-9]/m, 'and that it acquired them');
+    assert.match(metrics, /^zapgate_cluster_forwarded_requests_total\{result="ok"\} [1-9]/m, 'and the requests it forwarded');
+    assert.match(metrics, /^zapgate_cluster_fencing_refusals_total 0$/m, 'no write was refused');
   });
 
   test('kill -9 of a node under traffic: its instances reconnect elsewhere, nothing accepted is lost, every incoming message arrives, never two sockets per device', async () => {
