@@ -145,9 +145,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const store = createStore(database);
   const diskFull = watchDiskSpace(database, log);
 
-  // Cluster mode (docs/cluster.md): this node joins with a lease before it touches any instance;
-  // its engine, sender and outbox write through connections fenced with its incarnation, so a
-  // write made after another node took an instance over is refused by the database.
+  // Cluster mode (docs/cluster.md): this node's engine, sender and outbox write through connections
+  // fenced with its incarnation, so a write made after another node took an instance over is
+  // refused by the database. It joins (takes its lease) in listen(), once everything is built: the
+  // lease is renewed from then on, and nothing heavy runs between the join and the first renewal.
   let cluster: { node: ClusterNode; database: Database; metrics: ReturnType<typeof createClusterMetrics> } | null = null;
   let engineStore: Store = store;
   if (config.cluster) {
@@ -163,7 +164,6 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       metrics: clusterMetrics,
       onFenced: () => fencedExit(),
     });
-    await node.join();
     const engineDatabase = await openDatabase({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
@@ -386,6 +386,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     http,
     events: outbox.sink,
     async listen() {
+      await cluster?.node.join();
       await outbox.start();
       const address = await http.listen({ host: config.host, port: config.port });
       // Links name the port actually bound (0 in tests); a wildcard address is reached on loopback.
