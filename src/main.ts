@@ -68,6 +68,7 @@ import { createClusterMetrics } from './cluster/metrics.js';
 import { clusterRouting } from './cluster/routing.js';
 import { ClusterRepo } from './store/cluster-repo.js';
 import { installFenceTriggers } from './store/fence-triggers.js';
+import { OutgoingBlobsRepo } from './store/outgoing-blobs-repo.js';
 import { HistorySyncService } from './services/history-sync-service.js';
 
 export interface GatewayOverrides {
@@ -226,7 +227,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   };
 
   // Outgoing media: data URIs are stored once as files and queued by reference (hardening #1).
-  const outgoingFiles = new OutgoingMediaStore(join(config.dataDir, 'outgoing-media'));
+  // In cluster mode they are kept in the shared database instead: any node may be the one that sends them.
+  const outgoingFiles = new OutgoingMediaStore(cluster ? new OutgoingBlobsRepo(database.db) : join(config.dataDir, 'outgoing-media'));
   const outgoingSweeper = new OutgoingMediaSweeper(store.messages, outgoingFiles, log.child({ component: 'media' }), metrics);
   const mediaReleased = () => outgoingSweeper.soon();
 

@@ -59,6 +59,14 @@ export interface InstancesTable {
 
 export type ClusterNodeState = 'up' | 'leaving';
 
+/** 019 (PostgreSQL only): outgoing media shared by the nodes of a cluster. */
+export interface OutgoingMediaBlobsTable {
+  sha256: string;
+  bytes: Buffer;
+  size: number;
+  stored_at: number;
+}
+
 export interface ClusterNodesTable {
   node_id: string;
   incarnation: string;
@@ -345,6 +353,7 @@ export interface DB {
   contacts: ContactsTable;
   chat_messages: ChatMessagesTable;
   cluster_nodes: ClusterNodesTable;
+  outgoing_media_blobs: OutgoingMediaBlobsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

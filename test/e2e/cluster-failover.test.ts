@@ -7,10 +7,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import sharp from 'sharp';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
 import { cliEnv, REPO_ROOT } from '../helpers/process-gateway.js';
+
+/** A small PNG, different each round (so each is stored anew). */
+async function image(round: number): Promise<string> {
+  const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: round % 256, g: 80, b: 160 } } }).png().toBuffer();
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
 
 const OWNERS = ['5511977710001', '5511977710002', '5511977710003', '5511977710004', '5511977710005', '5511977710006'];
 const CONTACT = '5511966610001';
@@ -98,6 +105,12 @@ describe('cluster mode: three nodes on one PostgreSQL (gateway processes + Baile
           const r: { status: number; json: Record<string, unknown> } = await h.api(via, "POST", `${inst.prefix}/send-text`, { phone: CONTACT, message: `round ${round} from ${inst.phone}` }).catch((err: unknown) => ({ status: 0, json: { error: String(err) } }));
           if (r.status === 200 && typeof r.json.messageId === 'string') accepted.set(r.json.messageId, inst.id);
           else if (r.status !== 503) failures.push(`send ${r.status} ${JSON.stringify(r.json)}`);
+          if (round % 4 === 0) {
+            // An image as a data URI: queued by reference to shared storage, sent by whichever node owns the instance then.
+            const img: { status: number; json: Record<string, unknown> } = await h.api(via, 'POST', `${inst.prefix}/send-image`, { phone: CONTACT, image: await image(round), caption: `image ${round}` }).catch((err: unknown) => ({ status: 0, json: { error: String(err) } }));
+            if (img.status === 200 && typeof img.json.messageId === 'string') accepted.set(img.json.messageId, inst.id);
+            else if (img.status !== 503) failures.push(`send-image ${img.status} ${JSON.stringify(img.json)}`);
+          }
           const sent = await h.admin.sendAsContact({ from: CONTACT, to: inst.phone, type: 'text', text: `hello ${round} to ${inst.phone}` });
           incoming.set(sent.messageId, inst.phone);
         }

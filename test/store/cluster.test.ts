@@ -12,6 +12,8 @@ import { openDatabase, type Database } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { ClusterRepo } from '../../src/store/cluster-repo.js';
 import { installFenceTriggers } from '../../src/store/fence-triggers.js';
+import { OutgoingBlobsRepo } from '../../src/store/outgoing-blobs-repo.js';
+import { OutgoingMediaStore } from '../../src/media/outgoing-store.js';
 import { PG_URL } from '../helpers/databases.js';
 import { accountRow, instanceRow } from '../helpers/store-fixtures.js';
 
@@ -181,5 +183,28 @@ test('postgres: a takeover waits for the owner\'s write in progress: a claim ski
     release();
     await writing;
     assert.deepEqual((await repo.claimOrphans('b', b, 1)).map((c) => c.id), [id], 'claimed once the write committed');
+  });
+});
+
+test('postgres: shared outgoing media: stored once by content, read by any node, and never swept while freshly stored or touched', async () => {
+  await withCluster(async ({ database }) => {
+    const nodeA = new OutgoingMediaStore(new OutgoingBlobsRepo(database.db, 300));
+    const nodeB = new OutgoingMediaStore(new OutgoingBlobsRepo(database.db, 300));
+    const bytes = randomBytes(64 * 1024);
+    const stored = await nodeA.put(bytes);
+    nodeA.release(stored.sha256);
+    assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'another node reads what one stored');
+    await nodeB.sweep(async () => new Set());
+    assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'an unreferenced blob stored moments ago stays (another node may be committing its reference)');
+    await sleep(400);
+    const again = await nodeA.put(bytes); // a new enqueue of the same content refreshes it
+    nodeA.release(again.sha256);
+    await nodeB.sweep(async () => new Set());
+    assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'a re-stored blob is fresh again');
+    await sleep(400);
+    await nodeB.sweep(async () => new Set([stored.sha256]));
+    assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'a referenced blob is kept whatever its age');
+    await nodeB.sweep(async () => new Set());
+    assert.equal(await nodeB.read(stored.sha256), null, 'an old unreferenced blob is removed');
   });
 });

@@ -15,6 +15,7 @@ import { migration012PhoneCheckJobs } from './012-phone-check-jobs.js';
 import { migration011InstanceProxy } from './011-instance-proxy.js';
 import { migration013HistorySync } from './013-history-sync.js';
 import { migration018Cluster } from './018-cluster.js';
+import { migration019SharedOutgoingMedia } from './019-shared-outgoing-media.js';
 
 export interface Migration {
   readonly name: string;
@@ -37,4 +38,5 @@ export const migrations: readonly Migration[] = [
   migration012PhoneCheckJobs,
   migration013HistorySync,
   migration018Cluster,
+  migration019SharedOutgoingMedia,
 ];
