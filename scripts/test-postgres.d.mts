@@ -6,6 +6,8 @@ export interface EmbeddedPostgres {
   /** The temp dir holding the cluster and its socket; removed by stop(). */
   readonly dir: string;
   stop(): Promise<void>;
+  /** A fast shutdown (every connection cut), then a start on the same port and data. */
+  restart(): Promise<void>;
 }
 export function probeAddress(env?: NodeJS.ProcessEnv): { host: string; port: number };
 export function answers(address: { host: string; port: number }, timeoutMs?: number): Promise<boolean>;

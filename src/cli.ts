@@ -16,6 +16,7 @@ Commands:
   accounts rotate <id>          replace an account's Client-Token and print the new one once
   accounts delete <id>          delete an account and all its instances
   migrate                       apply pending database migrations and exit
+  cluster status [--json]       nodes, leases and the owner of each instance (cluster mode)
   simnet [--port N]             run simnet, the offline WhatsApp network, for local testing
   demo [--port N] [--simnet-port N] [--data-dir D]
                                 run the gateway against an embedded simnet and print how to try it
@@ -46,6 +47,11 @@ const MIGRATE_USAGE = `Usage: zapgate migrate
 
 Applies pending database migrations and exits (serve applies them too when it starts).
 ${SETTINGS}`;
+
+const CLUSTER_USAGE = `Usage: zapgate cluster status [--json]
+
+Prints the cluster's nodes (lease, state, instances owned) and the owner of each instance, read
+from the cluster's PostgreSQL database (ZAPGATE_DATABASE_URL). --json prints one JSON document.`;
 
 const DEMO_USAGE = `Usage: zapgate demo [--port N] [--simnet-port N] [--data-dir D]
 
@@ -137,6 +143,8 @@ async function main(argv: string[]): Promise<number> {
       console.log('migrations applied');
       return 0;
     }
+    case 'cluster':
+      return cluster(rest);
     case 'simnet': {
       const { runSimnetCli } = await import('../simnet/src/cli.js');
       return runSimnetCli(rest);
@@ -261,6 +269,35 @@ async function accounts(args: string[]): Promise<number> {
   } catch (err) {
     console.error(`zapgate: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
+  } finally {
+    await database.close();
+  }
+}
+
+async function cluster(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } }, CLUSTER_USAGE, true);
+  if (values.help) return help(CLUSTER_USAGE);
+  const [sub, ...extra] = positionals;
+  if (sub !== 'status') throw new UsageError(sub === undefined ? 'cluster needs a subcommand' : `unknown cluster subcommand: ${sub}`, CLUSTER_USAGE);
+  if (extra.length > 0) throw new UsageError('too many arguments for cluster status', CLUSTER_USAGE);
+  await import('dotenv/config');
+  const c = await config();
+  if (!c.databaseUrl) throw new Error('cluster status reads the cluster\'s PostgreSQL database: set ZAPGATE_DATABASE_URL');
+  const [{ openDatabase }, { ClusterRepo }] = await Promise.all([import('./store/database.js'), import('./store/cluster-repo.js')]);
+  const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
+  try {
+    const repo = new ClusterRepo(database.db);
+    const [nodes, owners] = await Promise.all([repo.nodes(), repo.owners()]);
+    if (values.json) {
+      console.log(JSON.stringify({ nodes, instances: owners }, null, 2));
+      return 0;
+    }
+    console.log(`${nodes.length} node(s), ${nodes.filter((n) => n.live).length} live; ${owners.length} instance(s), ${owners.filter((o) => !o.live).length} without a live owner`);
+    for (const n of nodes) {
+      console.log(`  ${n.nodeId}  ${n.live ? n.state : 'dead'}  owns ${n.owned}  lease until ${new Date(n.leaseUntil).toISOString()}  ${n.url}`);
+    }
+    for (const o of owners) console.log(`  instance ${o.instanceId}  ${o.live ? `on ${o.nodeId ?? '?'}` : 'no live owner'}  epoch ${o.epoch}`);
+    return 0;
   } finally {
     await database.close();
   }

@@ -1,6 +1,7 @@
 // The only reader of process.env: one schema, validated at boot, frozen.
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { hostname } from 'node:os';
 import type { MediaLimits } from './convert/limits.js';
 
 
@@ -80,6 +81,12 @@ export const EnvSchema = Type.Object({
   // The live event stream (GET /events): how long events stay resumable, streams per account.
   ZAPGATE_EVENT_STREAM_RETENTION_HOURS: Type.String({ default: '24', pattern: '^[0-9]*\\.?[0-9]+$' }),
   ZAPGATE_EVENT_STREAMS_PER_ACCOUNT: Type.String({ default: '10', pattern: '^[1-9][0-9]*$' }),
+  // Cluster mode (docs/cluster.md): several nodes on one PostgreSQL, enabled by the shared secret.
+  ZAPGATE_CLUSTER_SECRET: Type.Optional(Type.String({ minLength: 16 })),
+  ZAPGATE_NODE_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._:-]{1,100}$' })),
+  ZAPGATE_NODE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+/?$' })),
+  ZAPGATE_CLUSTER_HEARTBEAT_MS: Type.String({ default: '3000', pattern: '^[1-9][0-9]*$' }),
+  ZAPGATE_CLUSTER_LEASE_MS: Type.String({ default: '15000', pattern: '^[1-9][0-9]*$' }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -124,6 +131,21 @@ export interface Config {
   readonly createGroupWaitMs: number;
   /** The event stream: protocol ms events stay resumable (0 = stream only what webhooks take), open streams per account. */
   readonly eventStream: { readonly retentionMs: number; readonly maxPerAccount: number };
+  /** Cluster mode (PostgreSQL and a shared secret); null = one node (docs/cluster.md). */
+  readonly cluster: ClusterSettings | null;
+}
+
+export interface ClusterSettings {
+  /** Shared by every node: authenticates forwarded requests. */
+  readonly secret: string;
+  /** This node's name (host name and port by default); unique in the cluster. */
+  readonly nodeId: string;
+  /** Where the other nodes reach this one (forwarded requests). */
+  readonly nodeUrl: string;
+  /** Real ms between lease renewals. */
+  readonly heartbeatMs: number;
+  /** Real ms a node's lease lasts: a node that has not renewed it for this long is dead. */
+  readonly leaseMs: number;
 }
 
 export interface QuotaSettings {
@@ -178,7 +200,7 @@ export interface AntibanSettings {
 }
 
 /** Variables whose values are secrets (or may embed one): an error names them but never echoes them. */
-const SECRET_VARIABLES = new Set(['ZAPGATE_CLIENT_TOKEN', 'ZAPGATE_DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['ZAPGATE_CLIENT_TOKEN', 'ZAPGATE_DATABASE_URL', 'ZAPGATE_CLUSTER_SECRET']);
 
 function shown(variable: string, value: unknown): string {
   return SECRET_VARIABLES.has(variable) ? '(value hidden)' : JSON.stringify(value);
@@ -221,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!(timeScale > 0)) throw new ConfigError('ZAPGATE_TIME_SCALE', 'must be a positive number');
   if (!(Number(e.ZAPGATE_ANTIBAN_TYPING_CPS) > 0)) throw new ConfigError('ZAPGATE_ANTIBAN_TYPING_CPS', 'must be a positive number');
   const http = httpLimits(e);
+  const cluster = clusterSettings(e, port);
   return Object.freeze({
     host: e.ZAPGATE_HOST,
     port,
@@ -293,6 +316,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionMs: Number(e.ZAPGATE_EVENT_STREAM_RETENTION_HOURS) * 60 * 60_000,
       maxPerAccount: Number(e.ZAPGATE_EVENT_STREAMS_PER_ACCOUNT),
     }),
+    cluster,
+  });
+}
+
+function clusterSettings(e: Env, port: number): ClusterSettings | null {
+  if (!e.ZAPGATE_CLUSTER_SECRET) {
+    for (const v of ['ZAPGATE_NODE_ID', 'ZAPGATE_NODE_URL'] as const) {
+      if (e[v]) throw new ConfigError(v, 'is a cluster setting: set ZAPGATE_CLUSTER_SECRET (the same on every node) to run in cluster mode');
+    }
+    return null;
+  }
+  if (!e.ZAPGATE_DATABASE_URL) throw new ConfigError('ZAPGATE_CLUSTER_SECRET', 'cluster mode needs PostgreSQL: set ZAPGATE_DATABASE_URL (SQLite runs one node)');
+  const heartbeatMs = Number(e.ZAPGATE_CLUSTER_HEARTBEAT_MS);
+  const leaseMs = Number(e.ZAPGATE_CLUSTER_LEASE_MS);
+  // A lease must survive a missed renewal or two, or a busy node would fence itself for nothing.
+  if (leaseMs < heartbeatMs * 3) throw new ConfigError('ZAPGATE_CLUSTER_LEASE_MS', `must be at least 3 heartbeats (${heartbeatMs * 3} ms)`);
+  const host = hostname();
+  return Object.freeze({
+    secret: e.ZAPGATE_CLUSTER_SECRET,
+    nodeId: e.ZAPGATE_NODE_ID ?? `${host}:${port}`,
+    nodeUrl: (e.ZAPGATE_NODE_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    heartbeatMs,
+    leaseMs,
   });
 }
 

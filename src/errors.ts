@@ -16,7 +16,8 @@ export type DomainErrorCode =
   | 'forbidden'
   | 'upstream_unavailable'
   | 'disk_full'
-  | 'not_business';
+  | 'not_business'
+  | 'no_owner';
 
 export class DomainError extends Error {
   constructor(
@@ -41,6 +42,9 @@ export const errors = {
   qrUnavailable: () =>
     new DomainError('qr_unavailable', 'QR code not available. Instance may already be connected or QR expired.'),
   notConnected: () => new DomainError('not_connected', 'Instance not connected'),
+  /** Cluster mode: no live node runs the instance's session right now (a failover or handover). */
+  noOwner: (retryAfterSeconds: number) =>
+    new DomainError('no_owner', 'Instance unavailable', 'no node of the cluster runs this instance right now (a failover or handover is under way); try again', { retryAfterSeconds }),
   networkRefused: (reason: string, cause?: unknown) =>
     new DomainError('network_refused', 'Unable to process request', reason, { cause }),
   rateLimited: (retryAfterSeconds: number) =>

@@ -76,6 +76,12 @@ import { catalogRouteTree } from './http/routes/catalog.js';
 import { ProxyService } from './services/proxy-service.js';
 import { proxyRouteTree } from './http/routes/proxy.js';
 import { historySyncRouteTree } from './http/routes/history-sync.js';
+import { ClusterNode } from './cluster/node.js';
+import { createClusterMetrics } from './cluster/metrics.js';
+import { clusterRouting } from './cluster/routing.js';
+import { ClusterRepo } from './store/cluster-repo.js';
+import { installFenceTriggers } from './store/fence-triggers.js';
+import { OutgoingBlobsRepo } from './store/outgoing-blobs-repo.js';
 import { HistorySyncService } from './services/history-sync-service.js';
 import { LabelSync } from './sessions/label-sync.js';
 import { BusinessEngine } from './sessions/business-engine.js';
@@ -139,6 +145,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     ...(config.databaseUrl ? { pgConnectionString: withSearchPath(config.databaseUrl, overrides.pgSchema) } : {}),
+    cluster: config.cluster !== null,
   });
   let ownerLockLost = false;
   ownerLock.onChange((held, err) => {
@@ -156,6 +163,51 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   });
   const store = createStore(database);
   const diskFull = watchDiskSpace(database, log);
+
+  // Cluster mode (docs/cluster.md): this node's engine, sender and outbox write through connections
+  // fenced with its incarnation, so a write made after another node took an instance over is
+  // refused by the database. It joins (takes its lease) in listen(), once everything is built: the
+  // lease is renewed from then on, and nothing heavy runs between the join and the first renewal.
+  let cluster: { node: ClusterNode; database: Database; metrics: ReturnType<typeof createClusterMetrics> } | null = null;
+  let engineStore: Store = store;
+  if (config.cluster) {
+    const settings = config.cluster;
+    const fenced = await installFenceTriggers(database.db);
+    log.debug({ tables: fenced.length }, 'cluster: instance tables fenced');
+    let node: ClusterNode | null = null;
+    const clusterMetrics = createClusterMetrics(metrics.registry, () => node?.ownedIds().length ?? 0);
+    node = new ClusterNode({
+      repo: new ClusterRepo(database.db),
+      settings,
+      log: log.child({ component: 'cluster' }),
+      metrics: clusterMetrics,
+      onFenced: () => fencedExit(),
+    });
+    const engineDatabase = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      ...(overrides.pgSchema ? { pgSchema: overrides.pgSchema } : {}),
+      fence: { incarnation: node.incarnation, idleTxMs: settings.leaseMs },
+      migrate: false,
+      onError: (err) => {
+        if ((err as { code?: unknown }).code === 'ZG001') clusterMetrics.fencingRefusal();
+      },
+    });
+    engineStore = createStore(engineDatabase);
+    cluster = { node, database: engineDatabase, metrics: clusterMetrics };
+  }
+  const owns = cluster ? (id: string) => cluster.node.owns(id) : undefined;
+  /**
+   * A node that lost its lease closes every WhatsApp socket at once (others may take its instances
+   * now), then exits so that its supervisor starts a clean incarnation (exit code 75, "try again").
+   */
+  const fencedExit = (): void => {
+    const exit = setTimeout(() => process.exit(75), 5_000);
+    exit.unref();
+    void (engine?.close() ?? Promise.resolve())
+      .catch(() => undefined)
+      .finally(() => process.exit(75));
+  };
   const guard = overrides.guard ?? createAddressGuard({ allowHosts: config.allowHosts, allowHttp: config.webhookAllowHttp });
   // Streams read the outbox's events; the outbox wakes them when it commits some.
   const eventStreams = new EventStreamHub(store.streamEvents, { ...DEFAULT_EVENT_STREAM, maxPerAccount: config.eventStream.maxPerAccount, ...overrides.eventStream });
@@ -177,6 +229,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     allowHttp: config.webhookAllowHttp,
     tuning: { streamKeepMs: config.eventStream.retentionMs, ...overrides.outbox },
     onStored: (instanceIds) => eventStreams.notify(instanceIds),
+    ...(cluster && owns ? { cluster: { store: engineStore, owns } } : {}),
   });
 
   // Received media: files under the data dir, links signed with a key every node shares (in the store).
@@ -192,7 +245,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   };
 
   // Outgoing media: data URIs are stored once as files and queued by reference (hardening #1).
-  const outgoingFiles = new OutgoingMediaStore(join(config.dataDir, 'outgoing-media'));
+  // In cluster mode they are kept in the shared database instead: any node may be the one that sends them.
+  const outgoingFiles = new OutgoingMediaStore(cluster ? new OutgoingBlobsRepo(database.db) : join(config.dataDir, 'outgoing-media'));
   const outgoingSweeper = new OutgoingMediaSweeper(store.messages, outgoingFiles, log.child({ component: 'media' }), metrics);
   const mediaReleased = () => outgoingSweeper.soon();
 
@@ -205,7 +259,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const engine = overrides.sessions
     ? null
     : new SessionManager({
-        store,
+        store: engineStore,
         clock,
         log,
         metrics,
@@ -218,13 +272,14 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         reactions,
         chatRetention: config.chatRetention,
         labels: labelSync,
+        ...(cluster ? { ownership: cluster.node } : {}),
         ...overrides.engine,
       });
   const sessions: SessionsPort = overrides.sessions ?? engine ?? offlineSessions();
   // One FIFO lane per instance, sending through the engine's MessageTransport.
   const sender = engine
     ? new Sender({
-        store,
+        store: engineStore,
         transport: engine,
         events: outbox.sink,
         clock,
@@ -232,11 +287,14 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         metrics,
         options: { pacing: config.pacing, antiban: config.antiban },
         mediaReleased,
+        ...(owns ? { owns } : {}),
       })
     : null;
 
   const accounts = new AccountsService(store, clock);
   const instances = new InstancesService(store, sender ? withLiveAntiban(sessions, sender) : sessions, clock, 2_000, config.quotas.maxInstancesPerAccount);
+  if (cluster) instances.useCluster(cluster.node);
+  const routing = cluster && config.cluster ? clusterRouting(cluster.node, config.cluster.secret, cluster.metrics, 2 * config.commandTimeoutMs + 10_000) : null;
   instances.onDeleted(mediaReleased);
   const messages = new MessagesService(store, sessions, clock, {
     queueMaxDisconnected: config.queueMaxDisconnected,
@@ -348,8 +406,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     extraPublicRoutes: [dashboardRoutes()],
     onClosing: () => eventStreams.closeAll(),
     now: () => clock.now(),
+    ...(routing ? { cluster: routing } : {}),
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };
+      if (cluster && !cluster.node.up) return { ok: false, reason: 'not an active cluster node' };
       if (ownerLockLost) return { ok: false, reason: 'database owner lock lost' };
       if (await diskFull.stillFull()) return { ok: false, reason: 'disk full' };
       try {
@@ -376,6 +436,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     http,
     events: outbox.sink,
     async listen() {
+      await cluster?.node.join();
       await outbox.start();
       const address = await http.listen({ host: config.host, port: config.port });
       // Links name the port actually bound (0 in tests); a wildcard address is reached on loopback.
@@ -407,13 +468,34 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       // Paired instances reconnect in the background; group creations left pending resume after.
       engine
         ?.start()
-        .then(() => Promise.all([groups.resumePending(), phoneCheckJobs?.resume()]))
+        .then(() => Promise.all([groups.resumePending(), phoneCheckJobs?.resume(owns)]))
         .catch((err: unknown) => log.error({ err }, 'restoring sessions failed'));
+      // Cluster mode: what this node owns starts and stops as ownership moves (cluster/node.ts).
+      if (cluster && engine && sender) {
+        const e = engine;
+        const snd = sender;
+        await cluster.node.start({
+          async acquire(id) {
+            await e.acquire(id);
+            snd.acquire(id);
+            await outbox.acquire(id);
+            void phoneCheckJobs?.resume(owns).catch((err: unknown) => log.warn({ err, instanceId: id }, 'resuming phone-check jobs failed'));
+          },
+          async release(id) {
+            await snd.release(id);
+            await e.release(id);
+            await outbox.release(id);
+          },
+          tick: () => outbox.rescan(),
+        });
+      }
       return address;
     },
     async close() {
       draining = true;
       await accounts.unwatch();
+      // Hands every instance over (sessions closed, writes committed) while requests still forward.
+      await cluster?.node.leave();
       await http.close();
       // Before the engine and the outbox close: a send in progress may still settle and report.
       await sender?.stop();
@@ -428,6 +510,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await outgoingSweeper.stop();
       await outbox.close();
       await guard.close();
+      await routing?.close();
+      await cluster?.database.close();
       await database.close();
       await ownerLock.release();
     },

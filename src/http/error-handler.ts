@@ -20,6 +20,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   upstream_unavailable: 502,
   disk_full: 507,
   not_business: 403,
+  no_owner: 503,
 };
 
 export interface ErrorBody {

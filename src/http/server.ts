@@ -1,4 +1,6 @@
 // Builds the Fastify application: framework settings, OpenAPI, hooks, and one plugin per tag.
+import { forwardToOwner, nodeHeader } from './cluster-forwarding.js';
+import type { ClusterRouting } from '../cluster/routing.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -99,6 +101,8 @@ export interface HttpDeps {
   onClosing?: () => void;
   ready(): Promise<{ ok: boolean; reason?: string }>;
   now(): number;
+  /** Cluster mode: instance requests run on their owner node (http/cluster-forwarding.ts). */
+  cluster?: ClusterRouting;
 }
 
 export async function buildHttpServer(deps: HttpDeps) {
@@ -196,6 +200,7 @@ export async function buildHttpServer(deps: HttpDeps) {
     });
   }
 
+  if (deps.cluster) app.addHook('onSend', nodeHeader(deps.cluster.nodeId));
   const limiter = new RateLimiter(deps.config.rateLimitPerSecond, deps.now);
   const authenticateAccount = accountHook(deps.accounts, limiter);
   const authenticateInstance = instanceHook(deps.instances);
@@ -207,6 +212,7 @@ export async function buildHttpServer(deps: HttpDeps) {
     await scoped.register(
       async (inst) => {
         inst.addHook('onRequest', authenticateInstance);
+        if (deps.cluster) inst.addHook('preHandler', forwardToOwner(deps.cluster));
         await inst.register(instanceRoutes(deps.instances));
         await inst.register(messageRoutes({ messages: deps.messages, sessions: deps.sessions, mediaBodyLimit: deps.config.mediaBodyLimit }));
         await inst.register(statusRoutes(deps.messages, deps.config.mediaBodyLimit));

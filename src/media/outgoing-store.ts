@@ -4,6 +4,7 @@
 // message holds `zapgate-media:<sha256>:<bytes>` instead of megabytes of base64. The sender reads the
 // file at send time; the sweep removes files that no waiting message references any more.
 import { createHash } from 'node:crypto';
+import type { BlobBackend } from '../store/outgoing-blobs-repo.js';
 import { DirectoryMediaStore } from './store.js';
 
 /** How a queued message names a stored file: scheme, sha256 (hex) and size in bytes. */
@@ -29,8 +30,11 @@ export function mediaRefsIn(payload: string): Map<string, number> {
 }
 
 export class OutgoingMediaStore {
-  /** The files themselves: content-addressed, private, written atomically and durably. */
-  private readonly files: DirectoryMediaStore;
+  /**
+   * The files themselves: content-addressed, private, written atomically and durably; in cluster
+   * mode, rows of the shared database instead (store/outgoing-blobs-repo.ts), so any node sends them.
+   */
+  private readonly files: BlobBackend;
   /** Files being stored for an enqueue that has not committed yet: the sweep leaves them alone. */
   private readonly pending = new Map<string, number>();
   /** Files stored (or found) since the running sweep read the references: it leaves them alone too. */
@@ -38,8 +42,8 @@ export class OutgoingMediaStore {
   /** Removals in progress: a put of the same content waits for them, then writes the file again. */
   private readonly removing = new Map<string, Promise<void>>();
 
-  constructor(readonly root: string) {
-    this.files = new DirectoryMediaStore(root);
+  constructor(where: string | BlobBackend) {
+    this.files = typeof where === 'string' ? new DirectoryMediaStore(where) : where;
   }
 
   /**
@@ -52,7 +56,10 @@ export class OutgoingMediaStore {
     this.touched.add(sha256);
     try {
       await this.removing.get(sha256);
-      if ((await this.files.size(sha256)) !== bytes.length) await this.files.put(bytes, { sha256, durable: true });
+      // Shared by several nodes (cluster mode), a copy already stored is marked fresh so that no
+      // node's sweep removes it before this enqueue's reference is committed.
+      const present = this.files.touch ? await this.files.touch(sha256, bytes.length) : (await this.files.size(sha256)) === bytes.length;
+      if (!present) await this.files.put(bytes, { sha256, durable: true });
     } catch (err) {
       this.release(sha256);
       throw err;

@@ -45,6 +45,8 @@ export interface DispatcherDeps {
   metrics: Metrics;
   agent: Dispatcher;
   settings: DispatcherSettings;
+  /** Cluster mode: whether this node delivers the instance's events (its owner does). */
+  owns?: (instanceId: string) => boolean;
 }
 
 interface Lane {
@@ -68,6 +70,10 @@ interface Lane {
    * the commit each waits for. A refill skips them rather than waiting for the group commit.
    */
   writes: Map<string, Promise<void>>;
+  /** Its attempt in flight, aborted when the instance is handed over. */
+  attempt: AbortController | null;
+  /** The instance went to another node: this lane does nothing more. */
+  dropped: boolean;
 }
 
 // A store error while reading a lane: try again after this long (real ms), not in a tight loop.
@@ -92,6 +98,7 @@ export class DeliveryDispatcher {
   async start(): Promise<void> {
     this.running = true;
     for (const head of await this.deps.store.lanes()) {
+      if (!this.mine(head.instanceId)) continue;
       const lane = this.lane(head.instanceId, head.url, false);
       lane.synced = false;
       this.schedule(lane);
@@ -104,6 +111,8 @@ export class DeliveryDispatcher {
     if (!this.running) return; // start() finds them in the store
     const { laneBuffer, maxBuffered } = this.deps.settings;
     for (const job of jobs) {
+      // Another node's instance (an event committed here while it had no owner): its owner reads it from the store.
+      if (!this.mine(job.instanceId)) continue;
       const lane = this.lane(job.instanceId, job.url, true);
       if (lane.synced && lane.buffer.length < laneBuffer && this.buffered < maxBuffered) {
         lane.buffer.push(job);
@@ -119,11 +128,63 @@ export class DeliveryDispatcher {
 
   /** Something changed in the store for this lane (a replayed delivery): read it again. */
   wake(instanceId: string, url: string): void {
-    if (!this.running) return;
+    if (!this.running || !this.mine(instanceId)) return;
     const lane = this.lane(instanceId, url, false);
     lane.synced = false;
     if (lane.refilling) lane.missed = true;
     this.schedule(lane);
+    this.pump();
+  }
+
+  /** Cluster mode: this node now delivers the instance's events, from what the store holds. */
+  async acquire(instanceId: string): Promise<void> {
+    if (!this.running) return;
+    for (const head of await this.deps.store.lanes()) {
+      if (head.instanceId !== instanceId) continue;
+      const lane = this.lane(head.instanceId, head.url, false);
+      lane.synced = false;
+      this.schedule(lane);
+    }
+    this.pump();
+  }
+
+  /**
+   * Cluster mode: the instance goes to another node. Its lanes stop; an attempt in flight is
+   * abandoned (it stays due, and the next owner makes it); outcomes already known are committed.
+   */
+  async release(instanceId: string): Promise<void> {
+    const mine = [...this.lanes.values()].filter((l) => l.instanceId === instanceId);
+    for (const lane of mine) {
+      lane.dropped = true;
+      lane.attempt?.abort();
+      lane.cancelWake?.();
+      lane.cancelWake = null;
+      this.buffered -= lane.buffer.length;
+      lane.buffer = [];
+      this.lanes.delete(lane.key);
+    }
+    const deadline = Date.now() + this.deps.settings.timeoutMs;
+    while (mine.some((l) => l.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await Promise.all(mine.flatMap((l) => [...l.writes.values()]));
+    await this.outcomes.drain();
+  }
+
+  private mine(instanceId: string): boolean {
+    return this.deps.owns?.(instanceId) ?? true;
+  }
+
+  /**
+   * Cluster mode, every heartbeat: lanes of this node's instances that the store holds and memory
+   * does not (an event another node committed while the instance had no owner) are read.
+   */
+  async rescan(): Promise<void> {
+    if (!this.running) return;
+    for (const head of await this.deps.store.lanes()) {
+      if (!this.mine(head.instanceId) || this.lanes.has(`${head.instanceId}\u0000${head.url}`)) continue;
+      const lane = this.lane(head.instanceId, head.url, false);
+      lane.synced = false;
+      this.schedule(lane);
+    }
     this.pump();
   }
 
@@ -137,19 +198,20 @@ export class DeliveryDispatcher {
   }
 
   private lane(instanceId: string, url: string, fresh: boolean): Lane {
+    // Reached only for instances this node runs (offer, wake and acquire check it).
     const key = `${instanceId}\u0000${url}`;
     let lane = this.lanes.get(key);
     if (lane === undefined) {
       // A lane not in memory has nothing left in the store (it is only dropped once it had nothing),
       // so one created for fresh deliveries starts synced; any other starts by reading the store.
-      lane = { key, instanceId, url, buffer: [], synced: fresh, busy: false, queued: false, refilling: false, missed: false, wakeAt: null, cancelWake: null, writes: new Map() };
+      lane = { key, instanceId, url, buffer: [], synced: fresh, busy: false, queued: false, refilling: false, missed: false, wakeAt: null, cancelWake: null, writes: new Map(), attempt: null, dropped: false };
       this.lanes.set(key, lane);
     }
     return lane;
   }
 
   private schedule(lane: Lane): void {
-    if (lane.busy || lane.queued) return;
+    if (lane.busy || lane.queued || lane.dropped) return;
     if (lane.buffer.length === 0 && lane.synced) return;
     lane.queued = true;
     this.ready.push(lane);
@@ -160,6 +222,7 @@ export class DeliveryDispatcher {
       const lane = this.ready.shift();
       if (lane === undefined) return;
       lane.queued = false;
+      if (lane.dropped) continue;
       lane.busy = true;
       this.active++;
       void this.step(lane).then(() => {
@@ -236,10 +299,14 @@ export class DeliveryDispatcher {
     const { clock, settings, metrics, log } = this.deps;
     const stop = new AbortController();
     this.inFlight.add(stop);
+    lane.attempt = stop;
     const result = await attemptDelivery(
       { webhookId: job.eventId, url: job.url, body: job.body, secrets: job.secrets },
       { dispatcher: this.deps.agent, now: clock.now(), timeoutMs: settings.timeoutMs, allowHttp: settings.allowHttp, signal: stop.signal },
-    ).finally(() => this.inFlight.delete(stop));
+    ).finally(() => {
+      this.inFlight.delete(stop);
+      lane.attempt = null;
+    });
     const at = clock.now();
     switch (result.outcome) {
       case 'aborted':
@@ -301,6 +368,7 @@ export class DeliveryDispatcher {
         // The row keeps its old state in the store: read the lane again so it is attempted again.
         this.deps.log[isDiskFull(err) ? 'debug' : 'error']({ err, instanceId: lane.instanceId }, 'recording a webhook outcome failed');
         this.deps.metrics.loggedFailures.inc({ component: 'outbox' });
+        if (lane.dropped) return; // handed over: the next owner reads the row as it is
         const again = this.lane(lane.instanceId, lane.url, false);
         again.synced = false;
         this.schedule(again);
@@ -330,7 +398,7 @@ export class DeliveryDispatcher {
     lane.cancelWake = clock.setTimer(Math.max(0, at - clock.now()) / clock.timeScale, () => {
       lane.wakeAt = null;
       lane.cancelWake = null;
-      if (!this.running) return;
+      if (!this.running || lane.dropped) return;
       lane.synced = false;
       if (lane.refilling) lane.missed = true;
       this.schedule(lane);

@@ -41,6 +41,11 @@ export interface OutboxDeps {
   tuning?: Partial<Omit<OutboxTuning, 'allowHttp'>>;
   /** Told which instances had events committed (the live event stream wakes its readers). */
   onStored?: (instanceIds: ReadonlySet<string>) => void;
+  /**
+   * Cluster mode: the store of this node's engine (its writes are fenced, migration 018), through
+   * which events are committed and outcomes recorded; and which instances this node delivers for.
+   */
+  cluster?: { store: Store; owns(instanceId: string): boolean };
 }
 
 export interface Outbox {
@@ -51,6 +56,10 @@ export interface Outbox {
   start(): Promise<void>;
   /** Commits pending emits, stops the dispatcher (attempts in flight are retried next start). */
   close(): Promise<void>;
+  /** Cluster mode: start or stop delivering an instance's events on this node; look for missed lanes. */
+  acquire(instanceId: string): Promise<void>;
+  release(instanceId: string): Promise<void>;
+  rescan(): Promise<void>;
 }
 
 export function createOutbox(deps: OutboxDeps): Outbox {
@@ -68,8 +77,10 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   });
   const log = deps.log;
 
+  const engineStore = deps.cluster?.store ?? deps.store;
   const dispatcher = new DeliveryDispatcher({
-    store: deps.store.deliveries,
+    store: engineStore.deliveries,
+    ...(deps.cluster ? { owns: deps.cluster.owns } : {}),
     clock: deps.clock,
     log,
     metrics: deps.metrics,
@@ -85,7 +96,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   const keepAll = (tuning.streamKeepMs ?? 0) > 0;
   const onStored = deps.onStored;
   const sink = new OutboxSink(
-    deps.store.deliveries,
+    engineStore.deliveries,
     deps.clock,
     (jobs) => dispatcher.offer(jobs),
     keepAll || onStored ? { keepAll, onStored: onStored ?? (() => undefined) } : null,
@@ -106,5 +117,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       await retention.stop();
       await agent.close();
     },
+    acquire: (instanceId) => dispatcher.acquire(instanceId),
+    async release(instanceId) {
+      await sink.drain();
+      await dispatcher.release(instanceId);
+    },
+    rescan: () => dispatcher.rescan(),
   };
 }

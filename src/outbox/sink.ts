@@ -66,6 +66,11 @@ export class OutboxSink implements EventSink {
     return this.batcher.submit({ instanceId, events, onceKeys });
   }
 
+  /** Waits for every emit accepted so far to be committed (a handover of an instance). */
+  async drain(): Promise<void> {
+    await this.batcher.drain();
+  }
+
   /** Refuses further emits and waits for the ones already accepted to be committed. */
   async close(): Promise<void> {
     this.closed = true;

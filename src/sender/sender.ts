@@ -34,10 +34,14 @@ export interface SenderDeps {
   options: SenderOptions;
   /** A message that referenced stored media was sent or failed (the sweep may remove its files). */
   mediaReleased?: () => void;
+  /** Cluster mode: whether this node runs the instance (others' lanes run on their owners). */
+  owns?: (instanceId: string) => boolean;
 }
 
 export class Sender {
   private readonly lanes = new Map<string, InstanceLane>();
+  /** Each lane's own stop, for a handover of its instance to another node. */
+  private readonly laneStops = new Map<string, AbortController>();
   private readonly stopping = new AbortController();
   private readonly options: ResolvedSenderOptions;
   private readonly largePayloads: Semaphore;
@@ -53,7 +57,7 @@ export class Sender {
     };
     this.largePayloads = new Semaphore(Math.max(1, deps.options.largePayloadSlots ?? 4));
     deps.transport.onConnectionChange((instanceId) => {
-      if (this.active) this.lane(instanceId).connectionChanged();
+      if (this.active && this.mine(instanceId)) this.lane(instanceId).connectionChanged();
     });
     deps.transport.onRestriction((signal) => this.restricted(signal));
   }
@@ -66,12 +70,46 @@ export class Sender {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    for (const instanceId of await this.deps.store.messages.instancesWithWaiting()) this.lane(instanceId).notify();
+    for (const instanceId of await this.deps.store.messages.instancesWithWaiting()) if (this.mine(instanceId)) this.lane(instanceId).notify();
   }
 
   /** Called after an enqueue commits (MessagesService.onEnqueued). */
   notify(instanceId: string): void {
-    if (this.active) this.lane(instanceId).notify();
+    if (this.active && this.mine(instanceId)) this.lane(instanceId).notify();
+  }
+
+  /** Cluster mode: this node now runs the instance; its waiting messages (in flight ones too) go out from here. */
+  acquire(instanceId: string): void {
+    this.notify(instanceId);
+  }
+
+  /**
+   * Cluster mode: the instance goes to another node. Its lane stops; a send already handed to the
+   * engine finishes first (up to stopTimeoutMs); what is still in flight then is resent, with the
+   * same id, by the next owner.
+   */
+  async release(instanceId: string): Promise<void> {
+    const lane = this.lanes.get(instanceId);
+    if (!lane) return;
+    this.laneStops.get(instanceId)?.abort();
+    await this.withinStopTimeout(lane.stop());
+    this.lanes.delete(instanceId);
+    this.laneStops.delete(instanceId);
+    await this.deps.store.messages.drain();
+    await this.deps.store.antiban.drain();
+  }
+
+  private mine(instanceId: string): boolean {
+    return this.deps.owns?.(instanceId) ?? true;
+  }
+
+  private async withinStopTimeout(work: Promise<unknown>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.deps.options.stopTimeoutMs ?? 5_000);
+    });
+    await Promise.race([work, timeout]);
+    clearTimeout(timer);
   }
 
   /**
@@ -95,19 +133,13 @@ export class Sender {
    */
   async stop(): Promise<void> {
     this.stopping.abort();
-    const all = Promise.all([...this.lanes.values()].map((l) => l.stop()));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.deps.options.stopTimeoutMs ?? 5_000);
-    });
-    await Promise.race([all, timeout]);
-    clearTimeout(timer);
+    await this.withinStopTimeout(Promise.all([...this.lanes.values()].map((l) => l.stop())));
     await this.deps.store.messages.drain();
     await this.deps.store.antiban.drain();
   }
 
   private restricted(signal: RestrictionSignal): void {
-    if (!this.active) return;
+    if (!this.active || !this.mine(signal.instanceId)) return;
     this.lane(signal.instanceId)
       .onRestriction(signal)
       .catch((err: unknown) => {
@@ -119,6 +151,8 @@ export class Sender {
   private lane(instanceId: string): InstanceLane {
     let lane = this.lanes.get(instanceId);
     if (!lane) {
+      const own = new AbortController();
+      this.laneStops.set(instanceId, own);
       lane = new InstanceLane(
         instanceId,
         {
@@ -132,7 +166,7 @@ export class Sender {
           largePayloads: this.largePayloads,
           mediaReleased: this.deps.mediaReleased,
         },
-        this.stopping.signal,
+        AbortSignal.any([this.stopping.signal, own.signal]),
       );
       this.lanes.set(instanceId, lane);
     }

@@ -34,6 +34,8 @@ export interface InstanceStatusView {
   since: number;
   phone: string | null;
   antiban: AntibanStatus;
+  /** Cluster mode: the node running the instance's session (null: none right now). */
+  ownerNode?: string | null;
 }
 
 /** The anti-ban strategy as it stands: paused (with the network's reason) after a restriction signal. */
@@ -59,6 +61,13 @@ export interface AntibanResult {
   workerSynced: boolean;
 }
 
+/** Cluster mode (cluster/node.ts): who runs which instance. */
+export interface InstancePlacement {
+  readonly nodeId: string;
+  owns(instanceId: string): boolean;
+  assignNew(instanceId: string): Promise<void>;
+}
+
 export class InstancesService {
   /** Instances by id for the authentication hot path; invalidated on every change made here. */
   private readonly cache = new Map<string, { row: InstanceRow; until: number }>();
@@ -75,6 +84,12 @@ export class InstancesService {
   ) {}
 
   private readonly deletedListeners: ((instanceId: string) => void)[] = [];
+  private cluster: InstancePlacement | null = null;
+
+  /** Cluster mode: new instances get an owner at once; status names it. */
+  useCluster(placement: InstancePlacement): void {
+    this.cluster = placement;
+  }
 
   /** Called after an instance is deleted (its queued messages with it). */
   onDeleted(listener: (instanceId: string) => void): void {
@@ -112,6 +127,8 @@ export class InstancesService {
       throw err;
     });
     if (!inserted) throw quotaErrors.tooManyInstances(this.maxPerAccount);
+    // Its owner runs its session from the first QR on; a failure here leaves it an orphan, claimed at the next heartbeat.
+    await this.cluster?.assignNew(id).catch(() => undefined);
     return { instanceId: id, instanceToken, name, status: 'disconnected' };
   }
 
@@ -190,6 +207,7 @@ export class InstancesService {
       since: row.status_since,
       phone: row.phone,
       antiban: await this.antibanStatus(row),
+      ...(this.cluster ? { ownerNode: this.cluster.owns(instanceId) ? this.cluster.nodeId : null } : {}),
     };
   }
 

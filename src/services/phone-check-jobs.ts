@@ -71,9 +71,10 @@ export class PhoneCheckJobs {
   }
 
   /** Resumes the jobs that were running when the gateway stopped, and forgets old answers. */
-  async resume(): Promise<void> {
+  /** `mine`: cluster mode, only the jobs of instances this node runs (the others' owners run theirs). */
+  async resume(mine: (instanceId: string) => boolean = () => true): Promise<void> {
     await this.repo.pruneFinished(this.clock.now() - this.settings.keepMs);
-    for (const row of await this.repo.listRunning()) this.schedule(row);
+    for (const row of await this.repo.listRunning()) if (mine(row.instance_id) && !this.chains.has(row.instance_id)) this.schedule(row);
   }
 
   /** Stops taking slices; running jobs stay `running` in the store and resume at the next start. */

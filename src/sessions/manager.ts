@@ -83,6 +83,11 @@ export interface SessionManagerDeps {
   chatRetention?: ChatRetentionSettings;
   /** Business accounts' labels, kept from the app-state sync (label-sync.ts). */
   labels?: SessionLabels;
+  /**
+   * Cluster mode: whether this node runs the instance. Sessions start only for instances it owns;
+   * any other answers `no_owner` (503) rather than open a second socket for one device.
+   */
+  ownership?: { owns(instanceId: string): boolean; readonly retryAfterSeconds: number };
 }
 
 export interface ChatRetentionSettings {
@@ -160,7 +165,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
 
   private async restoreAll(): Promise<void> {
     const rows = await this.deps.store.instances.listPaired();
-    const queue = rows.map((r) => r.id);
+    const queue = rows.map((r) => r.id).filter((id) => this.mine(id));
     const workers = Math.max(1, Math.min(this.deps.restoreConcurrency ?? 32, queue.length));
     const settleMs = Math.max(this.deps.settings.commandTimeoutMs, 30_000);
     await Promise.all(
@@ -222,6 +227,34 @@ export class SessionManager implements SessionsPort, MessageTransport {
     await this.historyDownloads?.close().catch(() => undefined);
   }
 
+  private mine(instanceId: string): boolean {
+    return this.deps.ownership?.owns(instanceId) ?? true;
+  }
+
+  /** Cluster mode: this node now runs the instance; a paired one reconnects (in the background). */
+  async acquire(instanceId: string): Promise<void> {
+    if (this.closed || !(await this.isPaired(instanceId))) return;
+    const row = await this.deps.store.instances.findById(instanceId);
+    if (!row || !(await this.holdsLinkedDevice(instanceId, row.status))) return;
+    await this.serialise(instanceId, () => this.startSession(instanceId, 'acquired by this node')).catch((err: unknown) => this.failed(err, `acquire ${instanceId}`));
+  }
+
+  /**
+   * Cluster mode: the instance goes to another node. Its socket closes WITHOUT logging out, and
+   * every write it made is committed before the caller lets the database give it away.
+   */
+  async release(instanceId: string): Promise<void> {
+    await this.serialise(instanceId, async () => {
+      const current = this.sessions.get(instanceId);
+      if (current) await current.stop();
+      this.sessions.delete(instanceId);
+    });
+    await this.deps.store.auth.drain();
+    await this.deps.store.waMessages.drain();
+    await this.deps.store.chats.drain();
+    await this.deps.store.instances.drain();
+  }
+
   /** Runs lifecycle work for one instance after any already queued for it. */
   private serialise<T>(instanceId: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(instanceId) ?? Promise.resolve();
@@ -237,6 +270,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
   /** Starts (or returns) the instance's session; `fresh` wipes credentials for a new pairing. */
   private async startSession(instanceId: string, reason: string, fresh = false): Promise<Session> {
     if (this.closed) throw errors.notConnected();
+    if (!this.mine(instanceId)) throw errors.noOwner(this.deps.ownership?.retryAfterSeconds ?? 1);
     const existing = this.sessions.get(instanceId);
     if (existing && !fresh) return existing;
     if (existing) {

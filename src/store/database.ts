@@ -36,19 +36,30 @@ export interface DatabaseOptions {
   readonly pgSchema?: string;
   /** Where the SQLite connection runs (default: this thread; see dialects/sqlite.ts). */
   readonly sqliteThread?: SqliteThread;
+  /**
+   * PostgreSQL, cluster mode: every connection carries this incarnation as its `zapgate.fence`, so
+   * migration 018's triggers refuse its writes to instances another node owns; a transaction left
+   * idle longer than `idleTxMs` (a paused process) is ended by the server, releasing its row locks.
+   */
+  readonly fence?: { readonly incarnation: string; readonly idleTxMs: number };
+  /** false: the schema is known to be current (a second handle on a migrated database). */
+  readonly migrate?: boolean;
+  /** Sees every error the database answers. */
+  readonly onError?: (err: unknown) => void;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const fenceOptions = options.fence ? [`-c zapgate.fence=${options.fence.incarnation}`, `-c idle_in_transaction_session_timeout=${options.fence.idleTxMs}`] : [];
   const opened = options.databaseUrl
-    ? openPostgres(withSearchPath(options.databaseUrl, options.pgSchema))
+    ? openPostgres(withSearchPath(options.databaseUrl, options.pgSchema, fenceOptions))
     : openSqlite(options.sqliteFile ?? join(options.dataDir, 'zapgate.db'), options.sqliteThread);
   const storage = new StorageHealth();
-  const guarded = guardDialect(opened.dialect, storage, opened.errors);
+  const guarded = guardDialect(opened.dialect, storage, opened.errors, options.onError);
   const db = new Kysely<DB>({ dialect: guarded.dialect });
   if (options.databaseUrl && options.pgSchema) {
     await sql`create schema if not exists ${sql.id(options.pgSchema)}`.execute(db);
   }
-  await migrate(db, opened.capabilities);
+  if (options.migrate !== false) await migrate(db, opened.capabilities);
   return {
     db,
     capabilities: opened.capabilities,
@@ -87,16 +98,35 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   };
 }
 
-/** The connection string with `schema` as its search_path (the store's own, and its owner lock's). */
-export function withSearchPath(url: string, schema: string | undefined): string {
-  if (!schema) return url;
+/**
+ * The connection string with `schema` as its search_path (the store's own, and its owner lock's),
+ * and any other server settings (`-c name=value`) added to the URL's own `options`.
+ */
+export function withSearchPath(url: string, schema: string | undefined, extra: readonly string[] = []): string {
+  if (!schema && extra.length === 0) return url;
   const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${schema}`);
+  const options = [u.searchParams.get('options') ?? '', schema ? `-c search_path=${schema}` : '', ...extra].filter((o) => o.length > 0);
+  u.searchParams.set('options', options.join(' '));
   return u.toString();
 }
 
+/** Any 64-bit number of our own: nodes of a cluster starting together migrate one at a time. */
+const MIGRATION_LOCK_KEY = '7301118407553019';
+
 /** Applies every migration not yet recorded, each in its own transaction. */
 export async function migrate(db: Kysely<DB>, caps: DialectCapabilities): Promise<string[]> {
+  if (caps.name !== 'postgres') return migrateNow(db, caps);
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY}::bigint)`.execute(conn);
+    try {
+      return await migrateNow(conn, caps);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY}::bigint)`.execute(conn);
+    }
+  });
+}
+
+async function migrateNow(db: Kysely<DB>, caps: DialectCapabilities): Promise<string[]> {
   const raw = db as unknown as Kysely<{ zapgate_migrations: { name: string; applied_at: number } }>;
   await raw.schema
     .createTable('zapgate_migrations')

@@ -58,9 +58,11 @@ class Guard {
   constructor(
     readonly health: StorageHealth,
     readonly dialectErrors: DialectErrors,
+    readonly observe: ((err: unknown) => void) | undefined,
   ) {}
 
   translate(err: unknown): unknown {
+    this.observe?.(err);
     if (!this.dialectErrors.isDiskFull(err)) return err;
     this.health.writeFailedForSpace(err);
     return errors.diskFull(err);
@@ -146,8 +148,14 @@ class GuardedDriver implements Driver {
 }
 
 /** The dialect with its driver guarded; `translate` is for code that bypasses the driver (runBatch). */
-export function guardDialect(dialect: Dialect, health: StorageHealth, dialectErrors: DialectErrors): { dialect: Dialect; translate(err: unknown): unknown } {
-  const guard = new Guard(health, dialectErrors);
+export function guardDialect(
+  dialect: Dialect,
+  health: StorageHealth,
+  dialectErrors: DialectErrors,
+  /** Sees every error the database answers (cluster mode counts the fence's refusals). */
+  observe?: (err: unknown) => void,
+): { dialect: Dialect; translate(err: unknown): unknown } {
+  const guard = new Guard(health, dialectErrors, observe);
   return {
     dialect: {
       createDriver: () => new GuardedDriver(dialect.createDriver(), guard),

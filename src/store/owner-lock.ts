@@ -1,6 +1,6 @@
 // One owner per data: a gateway takes its database's owner lock before it opens the database, and a
 // second gateway on the same SQLite data dir, or the same PostgreSQL database and schema, refuses to
-// start (until cluster mode shares a database safely). The lock dies with the process that holds it.
+// start, unless both are nodes of a cluster (they share the lock; a lone gateway and a cluster exclude each other). The lock dies with the process that holds it.
 import { inspect } from 'node:util';
 import { lockSqliteDataDir } from './dialects/sqlite-lock.js';
 import { lockPostgres } from './dialects/postgres-lock.js';
@@ -31,11 +31,19 @@ export interface OwnerLockOptions {
   readonly dataDir: string;
   /** PostgreSQL: the connection string with the schema applied (what the store will use). */
   readonly pgConnectionString?: string;
+  /** PostgreSQL, cluster mode: the lock is shared by the cluster's nodes (and refused to a lone gateway). */
+  readonly cluster?: boolean;
 }
 
 export async function acquireOwnerLock(options: OwnerLockOptions): Promise<OwnerLock> {
   if (options.databaseUrl) {
-    const held = await lockPostgres(options.pgConnectionString ?? options.databaseUrl);
+    const held = await lockPostgres(options.pgConnectionString ?? options.databaseUrl, options.cluster === true);
+    if ('heldBy' in held && options.cluster) {
+      throw new OwnerLockError(
+        `a zapgate not in cluster mode is running on this PostgreSQL database (${held.where}${held.heldBy ? `, held by ${held.heldBy}` : ''}); ` +
+          'stop it, or restart it with the same ZAPGATE_CLUSTER_SECRET as this node',
+      );
+    }
     if ('heldBy' in held) {
       throw new OwnerLockError(
         `another zapgate is already running on this PostgreSQL database (${held.where}${held.heldBy ? `, held by ${held.heldBy}` : ''}); ` +

@@ -49,6 +49,32 @@ export interface InstancesTable {
   history_days: Generated<number>;
   /** 013: imported messages also go to the received webhook, marked `fromHistory`. */
   history_webhook: Generated<Flag>;
+  /** 018: the node that runs the instance's session (cluster mode); null = none yet. */
+  owner_node: string | null;
+  /** 018: that node's incarnation (one per process start): what the fence compares. */
+  owner_incarnation: string | null;
+  /** 018: raised by every change of owner. */
+  owner_epoch: Generated<number>;
+}
+
+export type ClusterNodeState = 'up' | 'leaving';
+
+/** 019 (PostgreSQL only): outgoing media shared by the nodes of a cluster. */
+export interface OutgoingMediaBlobsTable {
+  sha256: string;
+  bytes: Buffer;
+  size: number;
+  stored_at: number;
+}
+
+export interface ClusterNodesTable {
+  node_id: string;
+  incarnation: string;
+  url: string;
+  started_at: number;
+  heartbeat_at: number;
+  lease_until: number;
+  state: ClusterNodeState;
 }
 
 export interface InstanceStatusHistoryTable {
@@ -349,6 +375,8 @@ export interface DB {
   chat_messages: ChatMessagesTable;
   labels: LabelsTable;
   label_chats: LabelChatsTable;
+  cluster_nodes: ClusterNodesTable;
+  outgoing_media_blobs: OutgoingMediaBlobsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -42,6 +42,10 @@ const BAD: [string[], RegExp][] = [
   [['serve', '--bogus'], /unknown option --bogus/],
   [['serve', 'extra'], /unexpected argument extra/],
   [['migrate', '--bogus'], /unknown option --bogus/],
+  [['cluster'], /cluster needs a subcommand/],
+  [['cluster', 'frobnicate'], /unknown cluster subcommand: frobnicate/],
+  [['cluster', 'status', '--bogus'], /unknown option --bogus/],
+  [['cluster', 'status', 'extra'], /too many arguments for cluster status/],
   [['simnet', '--bogus'], /unknown option --bogus/],
   [['--bogus'], /unknown option --bogus/],
 ];
@@ -53,6 +57,7 @@ const HELP: [string[], RegExp][] = [
   [['accounts', '--help'], /Usage: zapgate accounts/],
   [['accounts', 'create', '--help'], /Usage: zapgate accounts/],
   [['migrate', '--help'], /Usage: zapgate migrate/],
+  [['cluster', '--help'], /Usage: zapgate cluster status/],
   [['simnet', '--help'], /Usage: zapgate simnet/],
   [['demo', '--help'], /Usage: zapgate demo/],
   [['demo', '-h'], /Usage: zapgate demo/],

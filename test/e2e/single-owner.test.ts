@@ -118,6 +118,8 @@ test('a second gateway on one PostgreSQL database and schema refuses to start; a
         assert.ok(seen.includes(503), `not ready while the lock was lost (readiness went ${seen.join(' → ')})`);
         assert.equal(seen.at(-1), 200, `ready again once the lock is held again (readiness went ${seen.join(' → ')})`);
         await expectRefused(dataDir, env, /already running on this PostgreSQL database/);
+        // A cluster node (same database, cluster mode) does not share it with a lone gateway either.
+        await expectRefused(dataDir, { ...env, ZAPGATE_CLUSTER_SECRET: randomBytes(24).toString('hex'), ZAPGATE_NODE_ID: 'n1' }, /a zapgate not in cluster mode is running on this PostgreSQL database/);
       },
     );
     assert.equal((await fetch(`${neighbour.url}/readyz`)).status, 200, 'the gateway on the other schema kept running');

@@ -56,6 +56,9 @@ export function instanceRow(accountId: string, overrides: Partial<NewInstanceRow
     history_import: 0,
     history_days: 7,
     history_webhook: 0,
+    owner_node: null,
+    owner_incarnation: null,
+    owner_epoch: 0,
     ...overrides,
   };
 }

@@ -82,6 +82,23 @@ describe('loadConfig', () => {
     }, TypeError);
   });
 
+  test('cluster mode: off without a secret; with one it needs PostgreSQL and names this node', () => {
+    assert.equal(loadConfig({}).cluster, null);
+    const pg = 'postgres://db/zap';
+    const c = loadConfig({ ZAPGATE_DATABASE_URL: pg, ZAPGATE_CLUSTER_SECRET: 's'.repeat(32), ZAPGATE_PORT: '3100', ZAPGATE_NODE_ID: 'node-a', ZAPGATE_NODE_URL: 'http://10.0.0.5:3100/' });
+    assert.deepEqual(c.cluster, { secret: 's'.repeat(32), nodeId: 'node-a', nodeUrl: 'http://10.0.0.5:3100', heartbeatMs: 3_000, leaseMs: 15_000 });
+    const d = loadConfig({ ZAPGATE_DATABASE_URL: pg, ZAPGATE_CLUSTER_SECRET: 's'.repeat(32), ZAPGATE_PORT: '3100' });
+    assert.match(d.cluster?.nodeId ?? '', /:3100$/, 'host name and port by default');
+    const refused: [Record<string, string>, RegExp][] = [
+      [{ ZAPGATE_CLUSTER_SECRET: 's'.repeat(32) }, /ZAPGATE_CLUSTER_SECRET: cluster mode needs PostgreSQL/],
+      [{ ZAPGATE_NODE_ID: 'a' }, /ZAPGATE_NODE_ID: is a cluster setting/],
+      [{ ZAPGATE_DATABASE_URL: pg, ZAPGATE_CLUSTER_SECRET: 'short' }, /ZAPGATE_CLUSTER_SECRET/],
+      [{ ZAPGATE_DATABASE_URL: pg, ZAPGATE_CLUSTER_SECRET: 's'.repeat(32), ZAPGATE_CLUSTER_HEARTBEAT_MS: '3000', ZAPGATE_CLUSTER_LEASE_MS: '5000' }, /ZAPGATE_CLUSTER_LEASE_MS: must be at least 3 heartbeats/],
+    ];
+    for (const [env, message] of refused) assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && message.test(e.message), JSON.stringify(env));
+    assert.throws(() => loadConfig({ ZAPGATE_DATABASE_URL: pg, ZAPGATE_CLUSTER_SECRET: 'x'.repeat(8) }), (e: unknown) => e instanceof ConfigError && !e.message.includes('x'.repeat(8)), 'the secret is never echoed');
+  });
+
   test('a bad value throws ConfigError naming the variable', () => {
     const bad: [string, string][] = [
       ['ZAPGATE_PORT', 'abc'],

@@ -82,6 +82,8 @@ export class AdminApi {
           held: d.offline.length,
           heldMessages: d.offline.filter((n) => n.tag === 'message').map((n) => n.attrs.id ?? ''),
           preKeys: d.preKeys.size,
+          maxSockets: d.maxSockets,
+          replacedSockets: d.replacedSockets,
         })),
     };
   }

@@ -29,7 +29,8 @@ export interface UserInfo {
   /** A WhatsApp Business account (its linked devices see the `smba` platform). */
   business: boolean;
   /** held: stanzas waiting for the device (offline, or delivered but not acked); heldMessages: ids of the held <message>s. */
-  devices: { id: number; online: boolean; platform: string; held: number; heldMessages: string[]; preKeys: number }[];
+  /** maxSockets: the most connections logged in as the device at once over the run; replacedSockets: logins that replaced one still open. */
+  devices: { id: number; online: boolean; platform: string; held: number; heldMessages: string[]; preKeys: number; maxSockets: number; replacedSockets: number }[];
 }
 
 export type SendAsContactRequest = ContactSend & { from: string; to: string };

@@ -22,7 +22,10 @@ export function handleLogin(net: Simnet, conn: ClientConnection, clientStatic: B
     return;
   }
   const old = dev.link as ClientConnection | null;
-  if (old && old !== conn && old.phase !== 'closed') {
+  const overlapping = !!old && old !== conn && old.phase !== 'closed';
+  dev.maxSockets = Math.max(dev.maxSockets, overlapping ? 2 : 1);
+  if (overlapping) dev.replacedSockets++;
+  if (old && overlapping) {
     // Newest connection wins, as on the real network: the old one hears "replaced" (440).
     old.endWith({ tag: 'stream:error', attrs: {}, content: [{ tag: 'conflict', attrs: { type: 'replaced' } }] });
   }

@@ -44,6 +44,14 @@ export class LinkedDevice {
   lastPresence: 'available' | 'unavailable' | null = null;
   /** Fault: the server loses this device's acks and receipts, so everything it was sent stays held. */
   dropAcks = false;
+  /**
+   * The most connections logged in as this device at the same moment over the run (a login while
+   * an older connection is still open counts both, before the older one is told it was replaced),
+   * and how many logins replaced a connection still open. A gateway that never drives one device
+   * from two places keeps these at 1 and 0.
+   */
+  maxSockets = 0;
+  replacedSockets = 0;
 
   constructor(
     readonly account: Account,

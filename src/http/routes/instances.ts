@@ -56,6 +56,9 @@ const InstanceStatus = named(
             'The anti-ban strategy (update-antiban). After a restriction signal from the network (nacks 463/475, rate-overlimit, 403) it pauses sending; the queue keeps accepting and resumes at `until`. Each pause is also reported on the received webhook as a ReceivedCallback with notification "ANTIBAN_PAUSED" and notificationParameters [reason, until].',
         },
       ),
+      ownerNode: Type.Optional(
+        Nullable(Type.String({ description: 'Cluster mode only: the node (ZAPGATE_NODE_ID) running the instance\'s session; null while none does (a failover or handover). Absent on a single node.' })),
+      ),
     },
     {
       examples: [

@@ -21,7 +21,7 @@ interface Attempt {
   refused: { heldBy: string | null } | null;
 }
 
-async function attempt(connectionString: string): Promise<Attempt> {
+async function attempt(connectionString: string, shared: boolean): Promise<Attempt> {
   const client = new pg.Client({ connectionString, keepAlive: true, application_name: `zapgate pid ${process.pid}` });
   client.on('error', () => undefined); // until the caller listens: a failing connection must not crash the process
   await client.connect();
@@ -31,7 +31,9 @@ async function attempt(connectionString: string): Promise<Attempt> {
     const where = `database ${row.db}, schema ${row.path}`;
     // Advisory locks are per database already; the key tells the schemas (search_path) apart.
     const digest = createHash('sha256').update(`zapgate owner:${row.path}`).digest();
-    const got = (await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1::bigint) as ok', [digest.readBigInt64BE(0).toString()])).rows[0]?.ok === true;
+    // Cluster nodes share the lock; a gateway not in cluster mode holds it alone (each refuses the other).
+    const fn = shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock';
+    const got = (await client.query<{ ok: boolean }>(`select ${fn}($1::bigint) as ok`, [digest.readBigInt64BE(0).toString()])).rows[0]?.ok === true;
     if (got) return { client, where, refused: null };
     const holder = await client.query<{ app: string | null; addr: string | null }>(
       `select a.application_name as app, host(a.client_addr) as addr from pg_locks l join pg_stat_activity a on a.pid = l.pid
@@ -49,9 +51,12 @@ async function attempt(connectionString: string): Promise<Attempt> {
   }
 }
 
-/** Takes the lock for the database and search_path of `connectionString`, or returns who holds it. */
-export async function lockPostgres(connectionString: string): Promise<HeldPgLock | { heldBy: string | null; where: string }> {
-  const first = await attempt(connectionString);
+/**
+ * Takes the lock for the database and search_path of `connectionString`, or returns who holds it.
+ * `shared`: cluster mode, where every node holds it at once.
+ */
+export async function lockPostgres(connectionString: string, shared = false): Promise<HeldPgLock | { heldBy: string | null; where: string }> {
+  const first = await attempt(connectionString, shared);
   if (first.refused) return { heldBy: first.refused.heldBy, where: first.where };
 
   let client: pg.Client | null = first.client;
@@ -74,7 +79,7 @@ export async function lockPostgres(connectionString: string): Promise<HeldPgLock
     if (regaining || released || client) return;
     regaining = true;
     try {
-      const a = await attempt(connectionString);
+      const a = await attempt(connectionString, shared);
       if (a.refused || released) {
         if (!a.refused) await a.client.end();
         return;

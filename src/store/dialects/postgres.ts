@@ -9,6 +9,14 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export function openPostgres(connectionString: string, maxConnections = 10): OpenedDialect {
   const pool = new pg.Pool({ connectionString, max: maxConnections });
+  // An idle connection the server closed (a restart, a failover) is dropped by the pool, which opens
+  // a new one for the next query; without a listener its 'error' event would end the process.
+  // Queries that fail meanwhile report their own errors to their callers.
+  pool.on('error', () => undefined);
+  // The same for a connection the server closes while a transaction holds it between two queries:
+  // the client would emit 'error' with no one listening. Its next query fails (reported to its
+  // caller), and the pool discards the client when it comes back, as it is no longer queryable.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return {
     dialect: new PostgresDialect({ pool }),
     capabilities: { name: 'postgres', autoIncrementType: 'bigserial', singleWriter: false },

@@ -15,6 +15,8 @@ import { migration012PhoneCheckJobs } from './012-phone-check-jobs.js';
 import { migration011InstanceProxy } from './011-instance-proxy.js';
 import { migration013HistorySync } from './013-history-sync.js';
 import { migration014Labels } from './014-labels.js';
+import { migration018Cluster } from './018-cluster.js';
+import { migration019SharedOutgoingMedia } from './019-shared-outgoing-media.js';
 
 export interface Migration {
   readonly name: string;
@@ -37,4 +39,6 @@ export const migrations: readonly Migration[] = [
   migration012PhoneCheckJobs,
   migration013HistorySync,
   migration014Labels,
+  migration018Cluster,
+  migration019SharedOutgoingMedia,
 ];

@@ -1,0 +1,314 @@
+// A node of the cluster (docs/cluster.md): holds a lease in the database, renews it every heartbeat,
+// and after each renewal reconciles what it runs with what the database says it owns: it adopts
+// instances assigned to it, claims orphans up to its fair share, and hands over one or two
+// instances at a time when another live node has fewer than its share.
+//
+// Self-fencing: WhatsApp cannot check our fencing tokens, so a node that has not renewed its lease
+// for (lease - one heartbeat) stops every session before the lease can run out and others take its
+// instances. The database fences what it cannot stop (late writes of a paused process): see
+// migration 018.
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { ClusterSettings } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { ClusterRepo, InstanceOwner } from '../store/cluster-repo.js';
+import type { Placement } from './routing.js';
+
+/** What a node runs for each instance it owns: started on acquire, stopped (sessions closed, writes drained) on release. */
+export interface OwnedWork {
+  acquire(instanceId: string): Promise<void>;
+  release(instanceId: string): Promise<void>;
+  /** After each reconcile: housekeeping of what this node owns. */
+  tick?(): Promise<void>;
+}
+
+export interface ClusterMetricsSink {
+  handover(direction: 'acquired' | 'released' | 'lost'): void;
+}
+
+export interface ClusterNodeDeps {
+  repo: ClusterRepo;
+  settings: ClusterSettings;
+  log: Logger;
+  metrics?: ClusterMetricsSink;
+  /** Called once when the node fences itself (lease lost): close every socket, then exit. */
+  onFenced(reason: string): void;
+}
+
+/** Orphans claimed per reconcile at most (a dead node's instances spread over a few heartbeats). */
+const CLAIM_BATCH = 200;
+/** Instances handed over per reconcile at most when the cluster rebalances (a node joined). */
+const MOVES_PER_TICK = 2;
+/** How long a remote owner looked up for a request is trusted. */
+const OWNER_CACHE_MS = 1_000;
+
+export class ClusterNode {
+  readonly incarnation = randomUUID();
+  private readonly owned = new Map<string, number>();
+  /** Instances being stopped here for a handover (their work winds down; requests answer 503). */
+  private readonly moving = new Set<string>();
+  private work: OwnedWork | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private lastRenewAt = 0;
+  private ticking: Promise<void> | null = null;
+  private state: 'new' | 'up' | 'leaving' | 'fenced' | 'gone' = 'new';
+  private renewFailures = 0;
+  /** When this node last handed instances over to rebalance (performance.now()). */
+  private gaveAt = -Infinity;
+  private readonly ownerCache = new Map<string, { at: number; owner: InstanceOwner | undefined }>();
+
+  constructor(private readonly deps: ClusterNodeDeps) {}
+
+  get nodeId(): string {
+    return this.deps.settings.nodeId;
+  }
+
+  get heartbeatMs(): number {
+    return this.deps.settings.heartbeatMs;
+  }
+
+  /** Registered, renewing its lease, and not leaving. */
+  get up(): boolean {
+    return this.state === 'up';
+  }
+
+  get url(): string {
+    return this.deps.settings.nodeUrl;
+  }
+
+  /** Registers this node with a fresh lease (before anything else touches an instance). */
+  async join(): Promise<void> {
+    const { repo, settings, log } = this.deps;
+    const started = performance.now();
+    const { replacedLive } = await repo.register(settings.nodeId, this.incarnation, settings.nodeUrl, settings.leaseMs);
+    this.lastRenewAt = started;
+    this.state = 'up';
+    if (replacedLive) {
+      log.warn({ nodeId: settings.nodeId }, 'a node with this ZAPGATE_NODE_ID held a live lease: it is taken over (if that node still runs, give each node its own id)');
+    }
+    log.info({ nodeId: settings.nodeId, incarnation: this.incarnation, url: settings.nodeUrl }, 'joined the cluster');
+    // The lease is renewed from now on, while the rest of the gateway starts (which may take longer than a lease).
+    this.timer = setInterval(() => void this.tick(), settings.heartbeatMs);
+    this.timer.unref();
+  }
+
+  /** `work` runs what this node owns: from now on each heartbeat reconciles it, the first one at once. */
+  async start(work: OwnedWork): Promise<void> {
+    this.work = work;
+    await this.tick();
+  }
+
+  owns(instanceId: string): boolean {
+    return this.owned.has(instanceId) && !this.moving.has(instanceId);
+  }
+
+  /** The instances this node runs now. */
+  ownedIds(): string[] {
+    return [...this.owned.keys()];
+  }
+
+  epochOf(instanceId: string): number | null {
+    return this.owned.get(instanceId) ?? null;
+  }
+
+  /** Seconds a client should wait before trying an instance without a live owner again. */
+  get retryAfterSeconds(): number {
+    return Math.max(1, Math.ceil(this.deps.settings.heartbeatMs / 1000));
+  }
+
+  /**
+   * Who runs the instance: this node, another live node (and where), or nobody right now. A
+   * request for an instance the database gave this node that it has not adopted yet adopts it.
+   */
+  async placement(instanceId: string): Promise<Placement> {
+    if (this.owns(instanceId)) return { kind: 'here' };
+    const owner = await this.ownerOf(instanceId, this.moving.has(instanceId));
+    if (!owner) return { kind: 'unknown' };
+    if (owner.incarnation === this.incarnation) {
+      if (this.state === 'up' && !this.moving.has(instanceId)) {
+        await this.adopt(instanceId, owner.epoch);
+        return { kind: 'here' };
+      }
+      return { kind: 'nobody' };
+    }
+    if (owner.live && owner.url && owner.nodeId) return { kind: 'forward', nodeId: owner.nodeId, url: owner.url };
+    return { kind: 'nobody' };
+  }
+
+  /** The instance's owner as the database says (cached briefly unless `fresh`). */
+  async ownerOf(instanceId: string, fresh = false): Promise<InstanceOwner | undefined> {
+    const hit = this.ownerCache.get(instanceId);
+    if (!fresh && hit && performance.now() - hit.at < OWNER_CACHE_MS) return hit.owner;
+    const owner = await this.deps.repo.ownerOf(instanceId);
+    if (this.ownerCache.size > 10_000) this.ownerCache.clear();
+    this.ownerCache.set(instanceId, { at: performance.now(), owner });
+    return owner;
+  }
+
+  /** A forward to the instance's owner failed: look it up again next time. */
+  forget(instanceId: string): void {
+    this.ownerCache.delete(instanceId);
+  }
+
+  /** A new instance: given to the least-loaded live node, adopted at once when that is this one. */
+  async assignNew(instanceId: string): Promise<void> {
+    const owner = await this.deps.repo.assignNew(instanceId);
+    this.ownerCache.delete(instanceId);
+    if (owner && owner.incarnation === this.incarnation) await this.adopt(instanceId, owner.epoch);
+  }
+
+  /**
+   * SIGTERM: stops taking instances, hands over each one it owns (session closed and writes
+   * drained before the database lets others claim it), then leaves the cluster.
+   */
+  async leave(): Promise<void> {
+    if (this.state !== 'up') return;
+    this.state = 'leaving';
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.ticking;
+    const { repo, log } = this.deps;
+    await repo.setState(this.incarnation, 'leaving').catch((err: unknown) => log.warn({ err }, 'cluster: could not mark this node as leaving'));
+    // Renewed meanwhile: a handover of many instances may take longer than one lease.
+    const keepAlive = setInterval(() => void this.renew(), this.deps.settings.heartbeatMs);
+    try {
+      for (const id of [...this.owned.keys()]) await this.handOver(id);
+      await repo.deregister(this.incarnation);
+      log.info({ nodeId: this.nodeId }, 'left the cluster: every instance handed over');
+    } catch (err) {
+      log.error({ err }, 'cluster: leaving was cut short; the instances left are taken over when this lease runs out');
+    } finally {
+      clearInterval(keepAlive);
+      this.state = 'gone';
+    }
+  }
+
+  /** Stops the heartbeat without handing anything over (tests that simulate a crash use kill -9 instead). */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  // ---- heartbeat ------------------------------------------------------------------------------
+
+  private tick(): Promise<void> {
+    this.ticking ??= this.beat().finally(() => (this.ticking = null));
+    return this.ticking;
+  }
+
+  private async beat(): Promise<void> {
+    if (this.state !== 'up') return;
+    // Checked before renewing: a process that was paused must not carry on as if nothing happened.
+    if (this.leaseLapsing()) return this.fence(`the lease was not renewed for ${Math.round(performance.now() - this.lastRenewAt)} ms`);
+    const renewed = await this.renew();
+    if (this.state !== 'up') return;
+    if (renewed === 'lost') return this.fence('the lease ran out or another process registered this node id');
+    if (this.leaseLapsing()) return this.fence(`the lease could not be renewed for ${Math.round(performance.now() - this.lastRenewAt)} ms`);
+    if (renewed !== 'ok' || !this.work) return;
+    try {
+      await this.reconcile();
+      await this.work?.tick?.();
+    } catch (err) {
+      this.deps.log.warn({ err }, 'cluster: reconciling ownership failed; trying again at the next heartbeat');
+    }
+  }
+
+  /** Within one heartbeat of the lease's end (measured from when the last renewal was sent). */
+  private leaseLapsing(): boolean {
+    return performance.now() - this.lastRenewAt > this.deps.settings.leaseMs - this.deps.settings.heartbeatMs;
+  }
+
+  private async renew(): Promise<'ok' | 'lost' | 'failed'> {
+    const sentAt = performance.now();
+    try {
+      const ok = await this.deps.repo.renew(this.nodeId, this.incarnation, this.deps.settings.leaseMs);
+      if (!ok) return 'lost';
+      // The lease runs from when the database ran the update, which is after we sent it.
+      this.lastRenewAt = sentAt;
+      if (this.renewFailures > 0) this.deps.log.warn({ failures: this.renewFailures }, 'cluster: the lease is renewed again');
+      this.renewFailures = 0;
+      return 'ok';
+    } catch (err) {
+      if (this.renewFailures++ === 0) this.deps.log.error({ err }, 'cluster: renewing the lease failed (the database is unreachable?); retrying every heartbeat');
+      return 'failed';
+    }
+  }
+
+  private fence(reason: string): void {
+    if (this.state === 'fenced') return;
+    this.state = 'fenced';
+    this.stop();
+    this.deps.log.error({ nodeId: this.nodeId, reason }, 'cluster: this node lost its lease and fences itself: every WhatsApp socket is closed before another node can take its instances');
+    this.deps.onFenced(reason);
+  }
+
+  private async reconcile(): Promise<void> {
+    const { repo } = this.deps;
+    const inDb = new Map((await repo.owned(this.incarnation)).map((o) => [o.id, o.epoch]));
+    // Lost: taken over while we could not renew, or deleted. Stopped here without a handover.
+    for (const id of [...this.owned.keys()]) {
+      if (!inDb.has(id) && !this.moving.has(id)) await this.drop(id, 'lost');
+    }
+    // Assigned here by another node (a new instance) and not adopted yet.
+    for (const [id, epoch] of inDb) if (!this.owned.has(id)) await this.adopt(id, epoch);
+    if (this.state !== 'up') return;
+
+    const nodes = (await repo.nodes()).filter((n) => n.live && n.state === 'up');
+    const total = await repo.instanceCount();
+    const share = Math.ceil(total / Math.max(1, nodes.length));
+    const mine = this.owned.size;
+    // A node that just gave some away does not claim for a while, or it would take them back.
+    const giving = performance.now() - this.gaveAt < 3 * this.deps.settings.heartbeatMs;
+    if (mine < share && !giving) {
+      for (const o of await repo.claimOrphans(this.nodeId, this.incarnation, Math.min(share - mine, CLAIM_BATCH))) await this.adopt(o.id, o.epoch);
+      return;
+    }
+    // Rebalance (a node joined): only the most loaded node gives (lowest id among equals), a few
+    // instances per heartbeat, until no node has two more than another.
+    const busiest = [...nodes].sort((a, b) => b.owned - a.owned || a.nodeId.localeCompare(b.nodeId))[0];
+    const lightest = [...nodes].sort((a, b) => a.owned - b.owned)[0];
+    if (!busiest || !lightest || busiest.incarnation !== this.incarnation) return;
+    const moves = Math.min(MOVES_PER_TICK, Math.floor((mine - lightest.owned) / 2));
+    if (moves <= 0) return;
+    this.gaveAt = performance.now();
+    for (const id of [...this.owned.keys()].slice(0, moves)) await this.handOver(id);
+  }
+
+  private async adopt(instanceId: string, epoch: number): Promise<void> {
+    if (this.owned.has(instanceId) || this.moving.has(instanceId)) return;
+    // Owned from here on: the engine, the sender and the outbox start its work as theirs.
+    this.owned.set(instanceId, epoch);
+    this.ownerCache.delete(instanceId);
+    try {
+      await this.work?.acquire(instanceId);
+      this.deps.metrics?.handover('acquired');
+      this.deps.log.info({ instanceId, epoch }, 'cluster: instance acquired');
+    } catch (err) {
+      this.deps.log.error({ err, instanceId }, 'cluster: starting an acquired instance failed');
+    }
+  }
+
+  /** Stops the instance here, then lets the database give it to another node. */
+  private async handOver(instanceId: string): Promise<void> {
+    await this.drop(instanceId, 'released');
+  }
+
+  private async drop(instanceId: string, why: 'released' | 'lost'): Promise<void> {
+    this.moving.add(instanceId);
+    try {
+      await this.work?.release(instanceId);
+    } catch (err) {
+      this.deps.log.error({ err, instanceId }, 'cluster: stopping an instance failed');
+    }
+    try {
+      // Only once its session is closed and its writes are drained may another node claim it.
+      if (why === 'released') await this.deps.repo.release(this.incarnation, instanceId);
+    } finally {
+      this.owned.delete(instanceId);
+      this.moving.delete(instanceId);
+      this.ownerCache.delete(instanceId);
+    }
+    this.deps.metrics?.handover(why);
+    this.deps.log.info({ instanceId }, why === 'lost' ? 'cluster: instance lost to another node' : 'cluster: instance handed over');
+  }
+}

@@ -1,0 +1,105 @@
+// Cluster mode under faults, with real gateway processes, Baileys and simnet on a PostgreSQL server
+// of the test's own (it is restarted): a node paused past its lease (SIGSTOP) loses its instance to
+// the other node and, once resumed (SIGCONT), closes its sockets and exits without any late write
+// landing; a PostgreSQL restart during traffic is ridden out with nothing accepted lost.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startEmbeddedPostgres } from '../../scripts/test-postgres.mjs';
+import { sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
+
+const OWNERS = ['5511977720001', '5511977720002'];
+const CONTACT = '5511966620001';
+
+describe('cluster mode under faults (gateway processes + Baileys + simnet + a PostgreSQL of its own)', () => {
+  let pgServer: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+  let h: ClusterHarness;
+  const instances: ClusterInstance[] = [];
+
+  before(async () => {
+    pgServer = await startEmbeddedPostgres();
+    h = await startCluster({ owners: OWNERS, contacts: [CONTACT], pgUrl: pgServer.url, heartbeatMs: 1_000, leaseMs: 8_000 });
+    await h.startNode('n1');
+    await h.startNode('n2');
+    instances.push(await h.pair('n1', OWNERS[0]!), await h.pair('n2', OWNERS[1]!));
+  });
+
+  after(async () => {
+    await h?.close();
+    await pgServer?.stop();
+  });
+
+  async function delivered(ids: readonly string[], timeoutMs = 60_000): Promise<string[]> {
+    const deadline = Date.now() + timeoutMs;
+    let got = new Set<string>();
+    while (Date.now() < deadline) {
+      got = new Set((await h.admin.received(CONTACT)).map((m) => m.id));
+      if (ids.every((id) => got.has(id))) break;
+      await sleep(300);
+    }
+    return ids.filter((id) => !got.has(id));
+  }
+
+  test('a PostgreSQL restart during traffic: the nodes recover by themselves, nothing accepted is lost, every incoming message arrives', async () => {
+    const accepted: string[] = [];
+    const incoming: string[] = [];
+    let stop = false;
+    let round = 0;
+    const traffic = (async () => {
+      while (!stop) {
+        round++;
+        for (const inst of instances) {
+          const r = await h.api(round % 2 ? 'n1' : 'n2', 'POST', `${inst.prefix}/send-text`, { phone: CONTACT, message: `pg ${round} ${inst.phone}` }).catch(() => null);
+          if (r?.status === 200) accepted.push(String(r.json.messageId));
+          incoming.push((await h.admin.sendAsContact({ from: CONTACT, to: inst.phone, type: 'text', text: `to ${inst.phone} during pg ${round}` })).messageId);
+        }
+        await sleep(150);
+      }
+    })();
+    await sleep(1_000);
+    await pgServer.restart();
+    await sleep(3_000);
+    stop = true;
+    await traffic;
+    for (const [name, node] of h.nodes) assert.equal(node.child.exitCode, null, `${name} still runs\n${node.stdout().slice(-2_000)}\n${node.stderr().slice(-4_000)}`);
+    for (const inst of instances) await h.connected('n1', inst, 60_000);
+    assert.deepEqual(await delivered(accepted), [], `every one of ${accepted.length} accepted sends reached the contact`);
+    const reported = (): Set<string> => new Set(h.posts.filter((p) => p.body.type === 'ReceivedCallback').map((p) => String(p.body.messageId)));
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && !incoming.every((id) => reported().has(id))) await sleep(300);
+    assert.deepEqual(incoming.filter((id) => !reported().has(id)), [], `every one of ${incoming.length} incoming messages reached the webhook`);
+    const ready = await fetch(`${h.nodes.get('n1')!.url}/readyz`);
+    assert.equal(ready.status, 200, 'ready again');
+    console.log(`# postgres restart: ${accepted.length} sends accepted, ${incoming.length} incoming, none lost`);
+  });
+
+  test('a node paused past its lease (SIGSTOP) loses its instance; resumed, it closes its sockets and exits, and none of its late writes lands', async () => {
+    const owners = new Map<string, string>();
+    for (const inst of instances) owners.set(inst.id, String((await h.api('n2', 'GET', `${inst.prefix}/status`)).json.ownerNode));
+    const victim = instances.find((i) => owners.get(i.id) === 'n1');
+    assert.ok(victim, 'n1 runs an instance');
+    const n1 = h.nodes.get('n1')!;
+    const pausedAt = Date.now();
+    n1.child.kill('SIGSTOP');
+    try {
+      assert.equal(await h.connected('n2', victim, 60_000, 'n1'), 'n2', 'n2 took the instance over');
+    } finally {
+      n1.child.kill('SIGCONT');
+    }
+    const takenAfter = Date.now() - pausedAt;
+    const code = await Promise.race([n1.exited, sleep(20_000).then(() => 'still running')]);
+    assert.equal(code, 75, `resumed, n1 fenced itself and exited 75 (got ${String(code)})\n${n1.stdout().slice(-3_000)}`);
+    assert.match(n1.stdout(), /fences itself/, 'n1 said why it stopped');
+    h.nodes.delete('n1');
+    // The instance is still n2's, connected, and works; nothing n1 did after the takeover landed.
+    await sleep(1_000);
+    const s = await h.api('n2', 'GET', `${victim.prefix}/status`);
+    assert.equal(s.json.connected, true, 'still connected on n2');
+    assert.equal(s.json.ownerNode, 'n2');
+    const [row] = await h.query<{ owner_node: string; status: string }>('select owner_node, status from instances where id = $1', [victim.id]);
+    assert.deepEqual(row, { owner_node: 'n2', status: 'connected' }, 'n1\'s late status writes (replaced, disconnected) did not land');
+    const sent = await h.api('n2', 'POST', `${victim.prefix}/send-text`, { phone: CONTACT, message: 'after the fence' });
+    assert.equal(sent.status, 200);
+    assert.deepEqual(await delivered([String(sent.json.messageId)]), [], 'the new owner sends');
+    console.log(`# SIGSTOP: the instance was connected on the other node ${(takenAfter / 1000).toFixed(1)} s after the pause (lease 8 s)`);
+  });
+});
