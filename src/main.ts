@@ -486,7 +486,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
             await e.release(id);
             await outbox.release(id);
           },
-          tick: () => outbox.rescan(),
+          // Every heartbeat: deliveries committed elsewhere, and group creations of acquired instances
+          // (pending when their previous owner died) once their sessions are connected.
+          tick: () => Promise.all([outbox.rescan(), groups.resumePending()]).then(() => undefined),
         });
       }
       return address;

@@ -91,12 +91,18 @@ export class GroupsService {
     return { ...answer, phone: view.phone, invitationLink: view.inviteLink, phonesNotAdded: view.phonesNotAdded };
   }
 
-  /** Re-runs creations that were pending when the gateway stopped. */
+  /**
+   * Re-runs creations that were pending when the gateway stopped (or, in cluster mode, when the
+   * instance's previous owner died): those of connected instances, each once at a time.
+   */
   async resumePending(): Promise<void> {
     for (const row of await this.store.groups.listByStatus('pending')) {
-      if (this.sessions.isConnected(row.instance_id)) this.track(this.complete(row));
+      if (this.sessions.isConnected(row.instance_id) && !this.completing.has(row.id)) this.track(this.complete(row));
     }
   }
+
+  /** Pending creations being completed now (a resume must not start a second one). */
+  private readonly completing = new Set<string>();
 
   private track(p: Promise<void>): void {
     this.running.add(p);
@@ -108,6 +114,15 @@ export class GroupsService {
   }
 
   private async complete(row: PendingGroupRow): Promise<void> {
+    this.completing.add(row.id);
+    try {
+      await this.completeOnce(row);
+    } finally {
+      this.completing.delete(row.id);
+    }
+  }
+
+  private async completeOnce(row: PendingGroupRow): Promise<void> {
     const request = JSON.parse(row.request) as CreateGroupRequest;
     try {
       // The pending id names the request on the network too: a creation resumed after a crash
