@@ -44,7 +44,7 @@ if (files.length === 0) {
 const postgres = await testPostgres({ log: (line) => console.error(`# test.mjs: ${line}`) });
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...passThrough, ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=300000', ...passThrough, ...files],
   {
     stdio: 'inherit',
     env: { ...process.env, ...postgres.env, ZAPGATE_LOG_LEVEL: process.env.ZAPGATE_LOG_LEVEL ?? 'silent' },

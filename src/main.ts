@@ -436,9 +436,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     http,
     events: outbox.sink,
     async listen() {
-      await cluster?.node.join();
       await outbox.start();
       const address = await http.listen({ host: config.host, port: config.port });
+      // After the HTTP server is ready (compiling every route's schemas can hold the event loop for
+      // seconds on a busy machine): from the join on, the lease must be renewed every heartbeat.
+      await cluster?.node.join();
       // Links name the port actually bound (0 in tests); a wildcard address is reached on loopback.
       const bound = http.server.address();
       if (bound && typeof bound === 'object') listenUrl = `http://${bound.family === 'IPv6' ? `[${bound.address === '::' ? '::1' : bound.address}]` : bound.address === '0.0.0.0' ? '127.0.0.1' : bound.address}:${bound.port}`;

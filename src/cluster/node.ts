@@ -236,10 +236,33 @@ export class ClusterNode {
 
   private fence(reason: string): void {
     if (this.state === 'fenced') return;
+    if (this.owned.size === 0) {
+      // Nothing runs here, so nothing can be driven from two places: take a fresh lease instead.
+      void this.rejoin(reason);
+      return;
+    }
     this.state = 'fenced';
     this.stop();
     this.deps.log.error({ nodeId: this.nodeId, reason }, 'cluster: this node lost its lease and fences itself: every WhatsApp socket is closed before another node can take its instances');
     this.deps.onFenced(reason);
+  }
+
+  private rejoining = false;
+
+  private async rejoin(reason: string): Promise<void> {
+    if (this.rejoining) return;
+    this.rejoining = true;
+    const { repo, settings, log } = this.deps;
+    try {
+      const started = performance.now();
+      await repo.register(settings.nodeId, this.incarnation, settings.nodeUrl, settings.leaseMs);
+      this.lastRenewAt = started;
+      log.warn({ nodeId: settings.nodeId, reason }, 'cluster: the lease lapsed while this node ran no instance; it took a new lease');
+    } catch (err) {
+      log.warn({ err }, 'cluster: taking a new lease failed; trying again at the next heartbeat');
+    } finally {
+      this.rejoining = false;
+    }
   }
 
   private async reconcile(): Promise<void> {

@@ -17,7 +17,7 @@ describe('cluster mode under faults (gateway processes + Baileys + simnet + a Po
 
   before(async () => {
     pgServer = await startEmbeddedPostgres();
-    h = await startCluster({ owners: OWNERS, contacts: [CONTACT], pgUrl: pgServer.url, heartbeatMs: 1_000, leaseMs: 8_000 });
+    h = await startCluster({ owners: OWNERS, contacts: [CONTACT], pgUrl: pgServer.url, heartbeatMs: 1_000, leaseMs: 10_000 });
     await h.startNode('n1');
     await h.startNode('n2');
     instances.push(await h.pair('n1', OWNERS[0]!), await h.pair('n2', OWNERS[1]!));
@@ -100,6 +100,6 @@ describe('cluster mode under faults (gateway processes + Baileys + simnet + a Po
     const sent = await h.api('n2', 'POST', `${victim.prefix}/send-text`, { phone: CONTACT, message: 'after the fence' });
     assert.equal(sent.status, 200);
     assert.deepEqual(await delivered([String(sent.json.messageId)]), [], 'the new owner sends');
-    console.log(`# SIGSTOP: the instance was connected on the other node ${(takenAfter / 1000).toFixed(1)} s after the pause (lease 8 s)`);
+    console.log(`# SIGSTOP: the instance was connected on the other node ${(takenAfter / 1000).toFixed(1)} s after the pause (lease 10 s)`);
   });
 });

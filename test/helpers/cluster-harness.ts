@@ -105,7 +105,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterHarn
     ZAPGATE_DATABASE_URL: databaseUrl,
     ZAPGATE_CLUSTER_SECRET: randomBytes(24).toString('hex'),
     ZAPGATE_CLUSTER_HEARTBEAT_MS: String(options.heartbeatMs ?? 1_000),
-    ZAPGATE_CLUSTER_LEASE_MS: String(options.leaseMs ?? 8_000),
+    ZAPGATE_CLUSTER_LEASE_MS: String(options.leaseMs ?? 10_000),
     NODE_EXTRA_CA_CERTS: caFile,
     ...options.env,
   };
