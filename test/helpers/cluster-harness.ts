@@ -2,21 +2,16 @@
 // and several real gateway processes (`zapgate serve` in cluster mode) on loopback, each killable.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startSimnet, SimnetClient, type RunningSimnet } from '../../simnet/src/index.js';
 import { PG_URL } from './databases.js';
+import { startPostReceiver, type WebhookPost } from './post-receiver.js';
 import { freePort, spawnGateway, type GatewayProcess } from './process-gateway.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export interface Post {
-  webhookId: string;
-  body: Record<string, unknown>;
-}
 
 export interface ApiAnswer {
   status: number;
@@ -34,7 +29,7 @@ export interface ClusterInstance {
 export interface ClusterHarness {
   readonly sim: RunningSimnet;
   readonly admin: SimnetClient;
-  readonly posts: Post[];
+  readonly posts: WebhookPost[];
   readonly schema: string;
   readonly databaseUrl: string;
   /** Running node processes by name. */
@@ -67,17 +62,8 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterHarn
   for (const p of options.owners) await admin.createUser({ phone: p, pushName: `owner ${p.slice(-4)}` });
   for (const c of options.contacts) await admin.createUser({ phone: c, pushName: `contact ${c.slice(-4)}` });
 
-  const posts: Post[] = [];
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      posts.push({ webhookId: String(req.headers['webhook-id']), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
-      res.writeHead(200).end('{}');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const receiver = await startPostReceiver();
+  const { posts, url: hookUrl } = receiver;
 
   const root = mkdtempSync(join(tmpdir(), 'zapgate-cluster-'));
   const caFile = join(root, 'media-ca.pem');
@@ -176,10 +162,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterHarn
     },
     async close() {
       await Promise.all([...nodes.values()].map((n) => n.kill9()));
-      await new Promise<void>((r) => {
-        receiver.closeAllConnections();
-        receiver.close(() => r());
-      });
+      await receiver.close();
       await sim.close();
       rmSync(root, { recursive: true, force: true });
       await scoped.end();

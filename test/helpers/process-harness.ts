@@ -3,19 +3,15 @@
 // data dir, or PostgreSQL in a schema of its own.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startSimnet, SimnetClient, type RunningSimnet } from '../../simnet/src/index.js';
 import { PG_URL } from './databases.js';
+import { startPostReceiver, type WebhookPost } from './post-receiver.js';
 import { spawnGateway, type GatewayProcess } from './process-gateway.js';
 
-export interface WebhookPost {
-  webhookId: string;
-  body: Record<string, unknown>;
-}
+export type { WebhookPost } from './post-receiver.js';
 
 export interface ProcessHarness {
   readonly sim: RunningSimnet;
@@ -53,17 +49,8 @@ export async function startProcessHarness(options: {
   await admin.createUser({ phone: options.owner, pushName: 'owner' });
   for (const c of options.contacts) await admin.createUser({ phone: c, pushName: `contact ${c}` });
 
-  const posts: WebhookPost[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      posts.push({ webhookId: String(req.headers['webhook-id']), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
-      res.writeHead(200).end('{}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const receiver = await startPostReceiver();
+  const { posts, url: hookUrl } = receiver;
 
   const dataDir = mkdtempSync(join(tmpdir(), 'zapgate-process-'));
   const caFile = join(dataDir, 'media-ca.pem');
@@ -99,10 +86,7 @@ export async function startProcessHarness(options: {
 
   const spawn = (): Promise<GatewayProcess> => spawnGateway({ dataDir, env, ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}) });
   const release = async (): Promise<void> => {
-    await new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    });
+    await receiver.close();
     await sim.close();
     rmSync(dataDir, { recursive: true, force: true });
     if (options.dialect === 'postgres') await onPostgres(`drop schema if exists ${schema} cascade`);
