@@ -73,15 +73,7 @@ export async function downloadMedia(
     const encHash = createHash('sha256');
     let tail = Buffer.alloc(0);
     let total = 0;
-    const response = await get(url, pinned, deps.agent, deps.limits.timeoutMs);
-    if (response.statusCode === 404 || response.statusCode === 410) {
-      response.resume();
-      throw new MediaGoneError(`the media host no longer has the file (HTTP ${response.statusCode})`);
-    }
-    if (response.statusCode !== 200) {
-      response.resume();
-      throw new MediaDownloadError(`the media host answered HTTP ${response.statusCode}`);
-    }
+    const response = await getFile(url, pinned, deps.agent, deps.limits.timeoutMs);
     const declared = Number(response.headers['content-length'] ?? NaN);
     if (declared > maxEncrypted) {
       response.destroy();
@@ -142,15 +134,7 @@ async function downloadPlain(
   try {
     const hash = createHash('sha256');
     let total = 0;
-    const response = await get(url, pinned, deps.agent, deps.limits.timeoutMs);
-    if (response.statusCode === 404 || response.statusCode === 410) {
-      response.resume();
-      throw new MediaGoneError(`the media host no longer has the file (HTTP ${response.statusCode})`);
-    }
-    if (response.statusCode !== 200) {
-      response.resume();
-      throw new MediaDownloadError(`the media host answered HTTP ${response.statusCode}`);
-    }
+    const response = await getFile(url, pinned, deps.agent, deps.limits.timeoutMs);
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         total += chunk.length;
@@ -172,6 +156,20 @@ async function downloadPlain(
     const e = err as Error;
     throw new MediaDownloadError(e.name === 'TimeoutError' || e.name === 'AbortError' ? `the download took longer than ${deps.limits.timeoutMs} ms` : `download failed: ${e.message}`, { cause: err });
   }
+}
+
+/** The file's response: a file the host no longer has is MediaGoneError, any other answer but 200 MediaDownloadError. */
+async function getFile(url: URL, pinned: { address: string; family: number }, agent: Agent | undefined, timeoutMs: number): Promise<import('node:http').IncomingMessage> {
+  const response = await get(url, pinned, agent, timeoutMs);
+  if (response.statusCode === 404 || response.statusCode === 410) {
+    response.resume();
+    throw new MediaGoneError(`the media host no longer has the file (HTTP ${response.statusCode})`);
+  }
+  if (response.statusCode !== 200) {
+    response.resume();
+    throw new MediaDownloadError(`the media host answered HTTP ${response.statusCode}`);
+  }
+  return response;
 }
 
 function get(url: URL, pinned: { address: string; family: number }, agent: Agent | undefined, timeoutMs: number): Promise<import('node:http').IncomingMessage> {

@@ -1,14 +1,14 @@
 // Cluster tests: simnet and a webhook receiver in this process, a PostgreSQL schema of their own,
 // and several real gateway processes (`zapgate serve` in cluster mode) on loopback, each killable.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startSimnet, SimnetClient, type RunningSimnet } from '../../simnet/src/index.js';
 import { PG_URL } from './databases.js';
 import { startPostReceiver, type WebhookPost } from './post-receiver.js';
-import { freePort, spawnGateway, type GatewayProcess } from './process-gateway.js';
+import { freePort, simnetGatewayEnv, spawnGateway, type GatewayProcess } from './process-gateway.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -66,8 +66,6 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterHarn
   const { posts, url: hookUrl } = receiver;
 
   const root = mkdtempSync(join(tmpdir(), 'zapgate-cluster-'));
-  const caFile = join(root, 'media-ca.pem');
-  writeFileSync(caFile, sim.mediaCaPem);
   const schema = `cluster_${randomBytes(5).toString('hex')}`;
   const serverUrl = options.pgUrl ?? PG_URL;
   const pool = new pg.Pool({ connectionString: serverUrl, max: 2 });
@@ -81,18 +79,11 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterHarn
   scoped.on('error', () => undefined);
   const token = randomBytes(20).toString('hex');
   const env: Record<string, string> = {
-    ZAPGATE_CLIENT_TOKEN: token,
-    ZAPGATE_RATE_LIMIT: '0',
-    ZAPGATE_WA_URL: sim.wsUrl,
-    ZAPGATE_WA_ROOT_KEY: sim.rootPublicKey,
-    ZAPGATE_TIME_SCALE: String(timeScale),
-    ZAPGATE_WEBHOOK_ALLOW_HTTP: 'true',
-    ZAPGATE_ALLOW_HOSTS: '127.0.0.1',
+    ...simnetGatewayEnv(sim, join(root, 'media-ca.pem'), token, timeScale),
     ZAPGATE_DATABASE_URL: databaseUrl,
     ZAPGATE_CLUSTER_SECRET: randomBytes(24).toString('hex'),
     ZAPGATE_CLUSTER_HEARTBEAT_MS: String(options.heartbeatMs ?? 1_000),
     ZAPGATE_CLUSTER_LEASE_MS: String(options.leaseMs ?? 10_000),
-    NODE_EXTRA_CA_CERTS: caFile,
     ...options.env,
   };
   const nodes = new Map<string, GatewayProcess>();

@@ -3,6 +3,7 @@
 // The child runs the TypeScript sources (ZAPGATE_FROM_SOURCE=1, through tsx), never dist/: a test
 // must never pass or fail on a stale build. test/e2e/cli-dist.test.ts covers the compiled build.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -133,4 +134,23 @@ async function waitReady(proc: GatewayProcess, timeoutMs: number): Promise<void>
     await sleep(100);
   }
   throw new Error(`gateway not ready after ${timeoutMs} ms:\n${proc.stdout()}\n${proc.stderr()}`);
+}
+
+/**
+ * The settings of a gateway process that talks to an in-process simnet: its network and root key,
+ * its media CA trusted (written to `caFile`), the time scale, webhooks allowed to a loopback receiver
+ * over plain HTTP, no rate limit, and `token` as the account's Client-Token.
+ */
+export function simnetGatewayEnv(sim: { wsUrl: string; rootPublicKey: string; mediaCaPem: string }, caFile: string, token: string, timeScale: number): Record<string, string> {
+  writeFileSync(caFile, sim.mediaCaPem);
+  return {
+    ZAPGATE_CLIENT_TOKEN: token,
+    ZAPGATE_RATE_LIMIT: '0',
+    ZAPGATE_WA_URL: sim.wsUrl,
+    ZAPGATE_WA_ROOT_KEY: sim.rootPublicKey,
+    ZAPGATE_TIME_SCALE: String(timeScale),
+    ZAPGATE_WEBHOOK_ALLOW_HTTP: 'true',
+    ZAPGATE_ALLOW_HOSTS: '127.0.0.1',
+    NODE_EXTRA_CA_CERTS: caFile,
+  };
 }

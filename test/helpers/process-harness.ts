@@ -2,14 +2,14 @@
 // as a child process (so it can be killed with SIGKILL) paired to one simnet phone. SQLite in a temp
 // data dir, or PostgreSQL in a schema of its own.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startSimnet, SimnetClient, type RunningSimnet } from '../../simnet/src/index.js';
 import { PG_URL } from './databases.js';
 import { startPostReceiver, type WebhookPost } from './post-receiver.js';
-import { spawnGateway, type GatewayProcess } from './process-gateway.js';
+import { simnetGatewayEnv, spawnGateway, type GatewayProcess } from './process-gateway.js';
 
 export type { WebhookPost } from './post-receiver.js';
 
@@ -53,20 +53,8 @@ export async function startProcessHarness(options: {
   const { posts, url: hookUrl } = receiver;
 
   const dataDir = mkdtempSync(join(tmpdir(), 'zapgate-process-'));
-  const caFile = join(dataDir, 'media-ca.pem');
-  writeFileSync(caFile, sim.mediaCaPem);
   const token = randomBytes(20).toString('hex');
-  const env: Record<string, string> = {
-    ZAPGATE_CLIENT_TOKEN: token,
-    ZAPGATE_RATE_LIMIT: '0',
-    ZAPGATE_WA_URL: sim.wsUrl,
-    ZAPGATE_WA_ROOT_KEY: sim.rootPublicKey,
-    ZAPGATE_TIME_SCALE: String(timeScale),
-    ZAPGATE_WEBHOOK_ALLOW_HTTP: 'true',
-    ZAPGATE_ALLOW_HOSTS: '127.0.0.1',
-    NODE_EXTRA_CA_CERTS: caFile,
-    ...options.env,
-  };
+  const env: Record<string, string> = { ...simnetGatewayEnv(sim, join(dataDir, 'media-ca.pem'), token, timeScale), ...options.env };
   const schema = `process_${randomBytes(5).toString('hex')}`;
   const onPostgres = async (statement: string): Promise<void> => {
     const client = new pg.Client({ connectionString: PG_URL });
