@@ -1,13 +1,21 @@
 // Write-ahead for one socket: nothing leaves the device before what it depends on is on disk.
 // Baileys sends the delivery receipt — which tells the network to stop holding the message for this
-// device — before it hands the message to the application. From the moment an incoming message is
-// decrypted until the event reporting it is committed, the gate holds every outgoing frame and the
-// key store keeps Signal state written meanwhile in memory; when the last held message is recorded,
-// the deferred keys are committed and then the frames go, in order (they are the Noise-encrypted
-// stream: nothing may overtake). So a receipt never precedes its event. One gap remains: the keys of
-// a message decrypted while nothing else is held are committed inside Baileys' decryption, just
-// before the hold starts; a crash in those milliseconds leaves keys ahead of the event, and the
-// network's redelivery is then healed by a retry receipt (the sender re-encrypts).
+// device — before it hands the message to the application. From the moment an incoming message
+// starts to decrypt until the event reporting it is committed, the gate holds every outgoing frame
+// and the key store keeps Signal state written meanwhile in memory; when the last held message is
+// recorded, the deferred keys are committed and then the frames go, in order (they are the
+// Noise-encrypted stream: nothing may overtake). So a receipt never precedes its event, and the keys
+// on disk are never ahead of the events: a crash at any point leaves keys that decrypt again what
+// the network delivers again (a message recorded twice that way is reported once: the outbox keeps
+// one event per message id).
+//
+// The hold starts when Baileys' message task first decrypts (the decryption commits the ratchet
+// step it took, and that commit must already be deferred) and passes to the message's id once
+// Baileys has its content; a task that ends without content (a failed decryption, which sends a
+// retry receipt) releases it at its end. Before that start moved into the decryption, the keys of a
+// message decrypted while nothing else was held reached the disk ahead of its event; a kill there
+// left the redelivered copy undecryptable and relied on the contact's re-encryption, which lost
+// messages under load (test/e2e/two-way-kill9.test.ts).
 //
 // The session also holds the gate from each creds update until the creds are saved (the pairing
 // reply and pre-key uploads follow one at once); the same frames and deferred keys wait for it.
@@ -25,6 +33,14 @@ type Callback = (err?: Error) => void;
 
 /** How many arrived-but-unsettled stanza ids are remembered at most (a bound, not a working set). */
 const MAX_ARRIVED = 10_000;
+
+/** The hold of the message task that is decrypting (tasks run one at a time): not a stanza id. */
+const DECRYPTING = '\u0000decrypting';
+
+/** The calls of Baileys' signal repository that take a receiving ratchet step. */
+const DECRYPTING_CALLS = ['decryptMessage', 'decryptGroupMessage', 'processSenderKeyDistributionMessage'] as const;
+
+type AsyncCall = (...args: unknown[]) => Promise<unknown>;
 
 export interface GateHooks {
   /** Commits the Signal state deferred while the gate was closed; runs before held frames go. */
@@ -64,6 +80,30 @@ export class ReceiptGate implements KeyWriteDeferral {
       const done = (typeof optionsOrCb === 'function' ? optionsOrCb : cb) as Callback | undefined;
       done?.();
     };
+    // Baileys runs each received message in one task of its message mutex (looked up on the
+    // object at each call, so wrapping it in place reaches its handler): a decryption inside a task
+    // holds until the message's id takes over, or until the task ends.
+    let inTask = 0;
+    const mutex = sock.messageMutex as unknown as { mutex: (task: () => Promise<unknown>) => Promise<unknown> };
+    const runExclusive = mutex.mutex.bind(mutex);
+    mutex.mutex = (task) =>
+      runExclusive(async () => {
+        inTask++;
+        try {
+          return await task();
+        } finally {
+          inTask--;
+          this.settle(DECRYPTING);
+        }
+      });
+    const repository = sock.signalRepository as unknown as Record<(typeof DECRYPTING_CALLS)[number], AsyncCall>;
+    for (const name of DECRYPTING_CALLS) {
+      const call = repository[name].bind(repository);
+      repository[name] = (...args) => {
+        if (inTask > 0) this.hold(DECRYPTING);
+        return call(...args);
+      };
+    }
     sock.ws.on('CB:message', (node: { attrs: { id?: string } }) => {
       const id = node.attrs.id;
       if (!id) return;
@@ -75,8 +115,12 @@ export class ReceiptGate implements KeyWriteDeferral {
     // bounded cache (minutes): a retry receipt can come back before the store has the sent message.
     const keepSent = manager.addRecentMessage.bind(manager);
     manager.addRecentMessage = (to: string, id: string, message: Parameters<typeof keepSent>[2]) => {
-      if (this.arrived.delete(id)) this.hold(id);
-      else keepSent(to, id, message);
+      if (this.arrived.delete(id)) {
+        // The message's own hold takes over from its decryption's (before the rest of the task,
+        // which may wait for the network's answer to a query it sends).
+        this.hold(id);
+        this.settle(DECRYPTING);
+      } else keepSent(to, id, message);
     };
   }
 

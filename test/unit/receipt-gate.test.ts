@@ -1,6 +1,8 @@
 // The write-ahead gate in isolation: frames written while a received message is unrecorded are held
 // in order, Signal state is committed before they go, nothing overtakes them, and a failed commit
-// drops them (the network will deliver again) instead of letting them out.
+// drops them (the network will deliver again) instead of letting them out. The fake socket has the
+// parts of Baileys' socket the gate wraps: the frame writer, the retry cache, the message mutex and
+// the signal repository's decrypting calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ReceiptGate } from '../../src/sessions/receipt-gate.js';
@@ -16,6 +18,13 @@ function fakeSocket() {
       on: (event: string, fn: (node: { attrs: { id?: string } }) => void) => listeners.set(event, [...(listeners.get(event) ?? []), fn]),
     },
     messageRetryManager: { addRecentMessage: (_to: string, id: string) => void cached.push(id) },
+    // One task at a time, like Baileys' mutex.
+    messageMutex: { tail: Promise.resolve() as Promise<unknown>, mutex(task: () => Promise<unknown>) { const run = this.tail.then(task); this.tail = run.catch(() => undefined); return run; } },
+    signalRepository: {
+      decryptMessage: async () => Buffer.alloc(0),
+      decryptGroupMessage: async () => Buffer.alloc(0),
+      processSenderKeyDistributionMessage: async () => undefined,
+    },
   };
   const raw = sock.ws.socket as unknown as { send(data: string, cb?: (err?: Error) => void): void };
   return {
@@ -24,6 +33,12 @@ function fakeSocket() {
     cached,
     arrive: (id: string) => listeners.get('CB:message')?.forEach((fn) => fn({ attrs: { id } })),
     decrypted: (id: string) => sock.messageRetryManager.addRecentMessage('chat', id),
+    /** Runs `body` as Baileys' message task does, with a decryption first; resolves when the task ends. */
+    task: (body: () => Promise<void>) =>
+      sock.messageMutex.mutex(async () => {
+        await sock.signalRepository.decryptMessage();
+        await body();
+      }),
     send: (data: string) => new Promise<void>((resolve) => raw.send(data, () => resolve())),
   };
 }
@@ -119,4 +134,49 @@ test('our own sends stay in Baileys\' retry cache (a retry can come back before 
   f.decrypted('OUT1'); // Baileys reports a send of ours: it never arrived from the network
   assert.deepEqual(f.cached, ['OUT1']);
   gate.settle('IN1');
+});
+
+test('a message holds from its decryption: the ratchet step it commits waits for its event, not just its receipt', async () => {
+  const f = fakeSocket();
+  const flushes: number[] = [];
+  const gate = new ReceiptGate(10_000, { flushState: async () => void flushes.push(f.wire.length), failed: () => {}, heldTooLong: () => {} });
+  gate.install(f.sock);
+  f.arrive('M');
+  let activeWhileDecrypting = false;
+  await f.task(async () => {
+    // Baileys' decryption commits the session record here, before the message has an id of its own.
+    activeWhileDecrypting = gate.active();
+    f.decrypted('M');
+    await f.send('receipt M');
+  });
+  assert.equal(activeWhileDecrypting, true, 'the decryption\'s key writes are deferred');
+  assert.equal(gate.active(), true, 'still held after the task: M is not recorded yet');
+  assert.deepEqual(flushes, [], 'nothing committed before the event');
+  gate.settle('M');
+  await tick();
+  assert.deepEqual(flushes.slice(0, 1), [0], 'keys committed before any held frame went');
+  assert.deepEqual(f.wire, ['receipt M']);
+});
+
+test('a task that decrypts nothing usable (a retry receipt instead) releases its hold when it ends', async () => {
+  const f = fakeSocket();
+  const flushes: number[] = [];
+  const gate = new ReceiptGate(10_000, { flushState: async () => void flushes.push(f.wire.length), failed: () => {}, heldTooLong: () => {} });
+  gate.install(f.sock);
+  f.arrive('BAD');
+  await f.task(async () => {
+    await f.send('retry receipt BAD');
+    assert.deepEqual(f.wire, [], 'held while the task runs');
+  });
+  await tick();
+  assert.deepEqual(f.wire, ['retry receipt BAD']);
+  assert.equal(gate.active(), false);
+});
+
+test('a decryption outside a message task holds nothing (only the message tasks are Baileys\' receiving path)', async () => {
+  const f = fakeSocket();
+  const gate = new ReceiptGate(10_000, { flushState: async () => {}, failed: () => {}, heldTooLong: () => {} });
+  gate.install(f.sock);
+  await (f.sock as unknown as { signalRepository: { decryptMessage(): Promise<unknown> } }).signalRepository.decryptMessage();
+  assert.equal(gate.active(), false, 'not held');
 });
