@@ -9,14 +9,16 @@
 // the network delivers again (a message recorded twice that way is reported once: the outbox keeps
 // one event per message id).
 //
-// The hold starts when Baileys' message task first decrypts (the decryption commits the ratchet
-// step it took, and that commit must already be deferred) and passes to the message's id once
-// Baileys has its content; a task that ends without content (a failed decryption, which sends a
-// retry receipt) releases it at its end. Before that start moved into the decryption, the keys of a
-// message decrypted while nothing else was held reached the disk ahead of its event; a kill there
-// left the redelivered copy undecryptable and relied on the contact's re-encryption, which lost
-// messages under load (test/e2e/two-way-kill9.test.ts).
-//
+// A decryption's own key writes are deferred too, whatever the gate holds: they are the ratchet
+// step (and the one-time pre-key) the message consumed, and the message's hold starts only once
+// Baileys has its content, after the decryption committed. Before, a message decrypted while
+// nothing else was held reached the disk ahead of its event; a kill there left the redelivered copy
+// undecryptable ("Key used already"), and Baileys drops such a copy for good
+// (test/e2e/two-way-kill9.test.ts). Frames are not held for a decryption: it waits for the key
+// store's one transaction at a time (key-transactions.ts), which a send may hold while it waits for
+// the network's answer to a query — holding that query's frame would deadlock both. Writes a
+// decryption deferred go with the next flush: its message's, or the end of its message task.
+
 // The session also holds the gate from each creds update until the creds are saved (the pairing
 // reply and pre-key uploads follow one at once); the same frames and deferred keys wait for it.
 //
@@ -27,15 +29,13 @@
 // stall the link.
 import type { KeyWriteDeferral } from './auth-state.js';
 import type { WASocket } from './socket-config.js';
+import { ScopedStorage } from './tx-storage.js';
 
 type Send = (data: unknown, optionsOrCb?: unknown, cb?: unknown) => void;
 type Callback = (err?: Error) => void;
 
 /** How many arrived-but-unsettled stanza ids are remembered at most (a bound, not a working set). */
 const MAX_ARRIVED = 10_000;
-
-/** The hold of the message task that is decrypting (tasks run one at a time): not a stanza id. */
-const DECRYPTING = '\u0000decrypting';
 
 /** The calls of Baileys' signal repository that take a receiving ratchet step. */
 const DECRYPTING_CALLS = ['decryptMessage', 'decryptGroupMessage', 'processSenderKeyDistributionMessage'] as const;
@@ -62,8 +62,19 @@ export class ReceiptGate implements KeyWriteDeferral {
     private readonly hooks: GateHooks,
   ) {}
 
-  /** Key writes wait while anything is held or being released. */
+  /**
+   * Marks the key writes made inside Baileys' decryptions. A scope of the process's one storage
+   * (tx-storage.ts): an AsyncLocalStorage per socket would slow every promise of the process.
+   */
+  private readonly decrypting = new ScopedStorage<true>();
+
+  /** Key writes wait while anything is held or being released, and inside a decryption. */
   active(): boolean {
+    return this.holding() || (!this.closed && this.decrypting.getStore() === true);
+  }
+
+  /** Frames wait while a received message is unrecorded or deferred state is being committed. */
+  private holding(): boolean {
     return !this.closed && (this.pending.size > 0 || this.draining || this.held.length > 0);
   }
 
@@ -74,15 +85,15 @@ export class ReceiptGate implements KeyWriteDeferral {
     if (!raw || !manager) return;
     const send = raw.send.bind(raw);
     raw.send = (data, optionsOrCb, cb) => {
-      if (!this.active()) return send(data, optionsOrCb, cb);
+      if (!this.holding()) return send(data, optionsOrCb, cb);
       this.held.push(() => send(data, optionsOrCb, cb));
       // Written, as far as Baileys knows: it may go on to emit the message (which settles the hold).
       const done = (typeof optionsOrCb === 'function' ? optionsOrCb : cb) as Callback | undefined;
       done?.();
     };
     // Baileys runs each received message in one task of its message mutex (looked up on the
-    // object at each call, so wrapping it in place reaches its handler): a decryption inside a task
-    // holds until the message's id takes over, or until the task ends.
+    // object at each call, so wrapping it in place reaches its handler). Decryptions inside a task
+    // defer their writes; the task's end flushes what no message hold took over.
     let inTask = 0;
     const mutex = sock.messageMutex as unknown as { mutex: (task: () => Promise<unknown>) => Promise<unknown> };
     const runExclusive = mutex.mutex.bind(mutex);
@@ -93,16 +104,13 @@ export class ReceiptGate implements KeyWriteDeferral {
           return await task();
         } finally {
           inTask--;
-          this.settle(DECRYPTING);
+          if (this.pending.size === 0) void this.drain();
         }
       });
     const repository = sock.signalRepository as unknown as Record<(typeof DECRYPTING_CALLS)[number], AsyncCall>;
     for (const name of DECRYPTING_CALLS) {
       const call = repository[name].bind(repository);
-      repository[name] = (...args) => {
-        if (inTask > 0) this.hold(DECRYPTING);
-        return call(...args);
-      };
+      repository[name] = (...args) => (inTask > 0 ? this.decrypting.run(true, () => call(...args)) : call(...args));
     }
     sock.ws.on('CB:message', (node: { attrs: { id?: string } }) => {
       const id = node.attrs.id;
@@ -115,12 +123,8 @@ export class ReceiptGate implements KeyWriteDeferral {
     // bounded cache (minutes): a retry receipt can come back before the store has the sent message.
     const keepSent = manager.addRecentMessage.bind(manager);
     manager.addRecentMessage = (to: string, id: string, message: Parameters<typeof keepSent>[2]) => {
-      if (this.arrived.delete(id)) {
-        // The message's own hold takes over from its decryption's (before the rest of the task,
-        // which may wait for the network's answer to a query it sends).
-        this.hold(id);
-        this.settle(DECRYPTING);
-      } else keepSent(to, id, message);
+      if (this.arrived.delete(id)) this.hold(id);
+      else keepSent(to, id, message);
     };
   }
 

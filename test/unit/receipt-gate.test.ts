@@ -20,8 +20,12 @@ function fakeSocket() {
     messageRetryManager: { addRecentMessage: (_to: string, id: string) => void cached.push(id) },
     // One task at a time, like Baileys' mutex.
     messageMutex: { tail: Promise.resolve() as Promise<unknown>, mutex(task: () => Promise<unknown>) { const run = this.tail.then(task); this.tail = run.catch(() => undefined); return run; } },
+    duringDecryption: (): void => undefined,
     signalRepository: {
-      decryptMessage: async () => Buffer.alloc(0),
+      decryptMessage: async () => {
+        sock.duringDecryption();
+        return Buffer.alloc(0);
+      },
       decryptGroupMessage: async () => Buffer.alloc(0),
       processSenderKeyDistributionMessage: async () => undefined,
     },
@@ -33,6 +37,10 @@ function fakeSocket() {
     cached,
     arrive: (id: string) => listeners.get('CB:message')?.forEach((fn) => fn({ attrs: { id } })),
     decrypted: (id: string) => sock.messageRetryManager.addRecentMessage('chat', id),
+    /** What runs inside the next decryptions (where Baileys' decryption commits its key writes). */
+    inDecryption: (fn: () => void) => {
+      sock.duringDecryption = fn;
+    },
     /** Runs `body` as Baileys' message task does, with a decryption first; resolves when the task ends. */
     task: (body: () => Promise<void>) =>
       sock.messageMutex.mutex(async () => {
@@ -136,47 +144,54 @@ test('our own sends stay in Baileys\' retry cache (a retry can come back before 
   gate.settle('IN1');
 });
 
-test('a message holds from its decryption: the ratchet step it commits waits for its event, not just its receipt', async () => {
+test('a decryption\'s key writes wait for its message\'s event; its frames do not wait for the decryption', async () => {
   const f = fakeSocket();
   const flushes: number[] = [];
   const gate = new ReceiptGate(10_000, { flushState: async () => void flushes.push(f.wire.length), failed: () => {}, heldTooLong: () => {} });
   gate.install(f.sock);
+  const seen: boolean[] = [];
+  // Inside the decryption: key writes are deferred (the ratchet step must not reach the disk ahead
+  // of the event), but a frame — a send's query the key store's lock is waiting for — still goes.
+  f.inDecryption(() => {
+    seen.push(gate.active());
+    void f.send('query of a send');
+  });
   f.arrive('M');
-  let activeWhileDecrypting = false;
   await f.task(async () => {
-    // Baileys' decryption commits the session record here, before the message has an id of its own.
-    activeWhileDecrypting = gate.active();
     f.decrypted('M');
     await f.send('receipt M');
   });
-  assert.equal(activeWhileDecrypting, true, 'the decryption\'s key writes are deferred');
-  assert.equal(gate.active(), true, 'still held after the task: M is not recorded yet');
+  assert.deepEqual(seen, [true], 'key writes made inside the decryption are deferred');
+  assert.deepEqual(f.wire, ['query of a send'], 'the decryption held no frame; the receipt waits for the event');
+  assert.equal(gate.active(), true, 'after the task, M still holds: not recorded yet');
   assert.deepEqual(flushes, [], 'nothing committed before the event');
   gate.settle('M');
   await tick();
-  assert.deepEqual(flushes.slice(0, 1), [0], 'keys committed before any held frame went');
-  assert.deepEqual(f.wire, ['receipt M']);
+  assert.deepEqual(flushes.slice(0, 1), [1], 'keys committed before the held receipt went');
+  assert.deepEqual(f.wire, ['query of a send', 'receipt M']);
 });
 
-test('a task that decrypts nothing usable (a retry receipt instead) releases its hold when it ends', async () => {
+test('a message task whose decryption gave no content flushes what it deferred when it ends', async () => {
   const f = fakeSocket();
-  const flushes: number[] = [];
-  const gate = new ReceiptGate(10_000, { flushState: async () => void flushes.push(f.wire.length), failed: () => {}, heldTooLong: () => {} });
+  let flushed = 0;
+  const gate = new ReceiptGate(10_000, { flushState: async () => void flushed++, failed: () => {}, heldTooLong: () => {} });
   gate.install(f.sock);
-  f.arrive('BAD');
+  f.arrive('EMPTY');
   await f.task(async () => {
-    await f.send('retry receipt BAD');
-    assert.deepEqual(f.wire, [], 'held while the task runs');
+    await f.send('retry receipt EMPTY');
   });
   await tick();
-  assert.deepEqual(f.wire, ['retry receipt BAD']);
+  assert.equal(flushed > 0, true, 'the deferred writes were committed at the task\'s end');
+  assert.deepEqual(f.wire, ['retry receipt EMPTY'], 'nothing held');
   assert.equal(gate.active(), false);
 });
 
-test('a decryption outside a message task holds nothing (only the message tasks are Baileys\' receiving path)', async () => {
+test('a decryption outside a message task defers nothing (only the message tasks are Baileys\' receiving path)', async () => {
   const f = fakeSocket();
   const gate = new ReceiptGate(10_000, { flushState: async () => {}, failed: () => {}, heldTooLong: () => {} });
   gate.install(f.sock);
+  let deferred: boolean | undefined;
+  f.inDecryption(() => (deferred = gate.active()));
   await (f.sock as unknown as { signalRepository: { decryptMessage(): Promise<unknown> } }).signalRepository.decryptMessage();
-  assert.equal(gate.active(), false, 'not held');
+  assert.equal(deferred, false, 'not deferred');
 });

@@ -55,8 +55,9 @@ export function handleClientReceipt(net: Simnet, conn: ClientConnection, node: B
   if (!dev) return;
   const ids = [node.attrs.id ?? '', ...childNodes(child(node, 'list')).map((i) => i.attrs.id ?? '')].filter(Boolean);
   const type = node.attrs.type;
-  if (!dev.dropAcks) for (const id of ids) net.acknowledged(dev, 'message', id);
+  // A retry receipt asks the sender for a re-send; the delivery it failed on is nacked after it.
   if (type === 'retry') return handleRetryReceipt(net, dev, node);
+  if (!dev.dropAcks) for (const id of ids) net.acknowledged(dev, 'message', id, 'all');
   if (type && type !== 'read' && type !== 'read-self' && type !== 'played' && type !== 'inactive') return;
   const kind: ReceiptKind = type === 'read' || type === 'read-self' ? 'read' : type === 'played' ? 'played' : 'delivered';
   const me = dev.account;

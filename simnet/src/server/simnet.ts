@@ -158,9 +158,19 @@ export class Simnet {
     conn.sendNode({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: String(held.length) } }] });
   }
 
-  /** The client acknowledged a stanza we delivered: stop holding it. */
-  acknowledged(device: LinkedDevice, tag: string, id: string): void {
-    const i = device.offline.findIndex((n) => n.tag === tag && n.attrs.id === id);
+  /**
+   * The client acknowledged a stanza we delivered: stop holding it. An ack is for one delivery, the
+   * oldest held with that id (a phone's re-send after a retry receipt has the id of the message it
+   * replaces, and the nack Baileys sends after its retry receipt is for the copy it failed on); a
+   * delivery receipt is for the message, every copy.
+   */
+  acknowledged(device: LinkedDevice, tag: string, id: string, copies: 'oldest' | 'all' = 'oldest'): void {
+    const matches = (n: BinaryNode) => n.tag === tag && n.attrs.id === id;
+    if (copies === 'all') {
+      device.offline = device.offline.filter((n) => !matches(n));
+      return;
+    }
+    const i = device.offline.findIndex(matches);
     if (i >= 0) device.offline.splice(i, 1);
   }
 
