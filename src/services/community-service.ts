@@ -3,7 +3,7 @@
 // before anything is sent; a change the network refuses for some groups or phones says which.
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
-import { inviteText } from '../sessions/auto-invite.js';
+import { inviteText } from './auto-invite.js';
 import type { CommunityMetadata, CommunityPort, CommunitySubGroup, CommunitySummary, GroupLinkOutcome, WhoCanAddGroups } from '../sessions/community-port.js';
 import type { GroupAdminPort, ParticipantAction } from '../sessions/group-admin-port.js';
 import type { SessionsPort } from '../sessions/port.js';

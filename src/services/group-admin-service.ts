@@ -5,7 +5,7 @@
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
 import type { GroupAdminPort, JoinRequestAction, ParticipantAction, ParticipantOutcome } from '../sessions/group-admin-port.js';
-import { inviteText } from '../sessions/auto-invite.js';
+import { inviteText } from './auto-invite.js';
 import type { GroupInfo, SessionsPort } from '../sessions/port.js';
 import type { ChatReader } from '../store/chats-repo.js';
 import type { InstanceRow } from '../store/schema.js';

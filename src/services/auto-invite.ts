@@ -2,10 +2,10 @@
 // queue the invite link as a private message to every number the network would not add.
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { GroupsService } from '../services/groups-service.js';
-import type { MessagesService } from '../services/messages-service.js';
+import type { SessionManager } from '../sessions/manager.js';
 import type { Store } from '../store/index.js';
-import type { SessionManager } from './manager.js';
+import type { GroupsService } from './groups-service.js';
+import type { MessagesService } from './messages-service.js';
 
 export function inviteText(groupName: string, link: string): string {
   return `You are invited to join the WhatsApp group "${groupName}": ${link}`;
