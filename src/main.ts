@@ -16,7 +16,6 @@ import { wireAutoInvite } from './services/auto-invite.js';
 import { quietLibsignalConsole } from './sessions/libsignal-console.js';
 import { Sender } from './sender/sender.js';
 import { recordingInboundContacts } from './sender/inbound-contacts.js';
-import { withLiveAntiban } from './sender/live-antiban.js';
 import { AccountsService } from './services/accounts-service.js';
 import { InstancesService } from './services/instances-service.js';
 import { MessagesService } from './services/messages-service.js';
@@ -293,7 +292,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     : null;
 
   const accounts = new AccountsService(store, clock);
-  const instances = new InstancesService(store, sender ? withLiveAntiban(sessions, sender) : sessions, clock, 2_000, config.quotas.maxInstancesPerAccount);
+  const instances = new InstancesService(store, sessions, clock, 2_000, config.quotas.maxInstancesPerAccount, sender);
   if (cluster) instances.useCluster(cluster.node);
   const routing = cluster && config.cluster ? clusterRouting(cluster.node, config.cluster.secret, cluster.metrics, 2 * config.commandTimeoutMs + 10_000) : null;
   instances.onDeleted(mediaReleased);

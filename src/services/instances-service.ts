@@ -61,6 +61,14 @@ export interface AntibanResult {
   workerSynced: boolean;
 }
 
+/**
+ * Who else applies update-antiban live besides the session: the sender's lane for the instance,
+ * the worker that actually paces. True when it is running and took the setting.
+ */
+export interface LiveAntiban {
+  applyAntiban(instanceId: string, enabled: boolean): boolean;
+}
+
 /** Cluster mode (cluster/node.ts): who runs which instance. */
 export interface InstancePlacement {
   readonly nodeId: string;
@@ -81,6 +89,8 @@ export class InstancesService {
     private readonly cacheTtlMs = 2_000,
     /** ZAPGATE_MAX_INSTANCES_PER_ACCOUNT (0 = no cap). */
     private readonly maxPerAccount = 0,
+    /** The sender (null: this process sends nothing, so only the session's answer counts). */
+    private readonly liveAntiban: LiveAntiban | null = null,
   ) {}
 
   private readonly deletedListeners: ((instanceId: string) => void)[] = [];
@@ -267,8 +277,10 @@ export class InstancesService {
 
   async setAntiban(instanceId: string, enabled: boolean): Promise<AntibanResult> {
     await this.patch(instanceId, { antiban: enabled ? 1 : 0 });
-    const workerSynced = this.sessions.applyAntiban(instanceId, enabled);
-    return { value: true, antiBanEnabled: enabled, workerSynced };
+    const sessionRunning = this.sessions.applyAntiban(instanceId, enabled);
+    // Both always hear it; `workerSynced` reports what the sender did, not just an open socket.
+    const workerApplied = this.liveAntiban ? this.liveAntiban.applyAntiban(instanceId, enabled) : true;
+    return { value: true, antiBanEnabled: enabled, workerSynced: workerApplied && sessionRunning };
   }
 
   async updateSettings(instanceId: string, settings: InstanceSettings): Promise<void> {
