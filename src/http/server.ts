@@ -214,7 +214,7 @@ export async function buildHttpServer(deps: HttpDeps) {
         inst.addHook('onRequest', authenticateInstance);
         if (deps.cluster) inst.addHook('preHandler', forwardToOwner(deps.cluster));
         await inst.register(instanceRoutes(deps.instances));
-        await inst.register(messageRoutes({ messages: deps.messages, sessions: deps.sessions, mediaBodyLimit: deps.config.mediaBodyLimit }));
+        await inst.register(messageRoutes({ messages: deps.messages, mediaBodyLimit: deps.config.mediaBodyLimit }));
         await inst.register(statusRoutes(deps.messages, deps.config.mediaBodyLimit));
         await inst.register(contactRoutes(deps.contacts));
         await inst.register(groupRoutes(deps.groups));

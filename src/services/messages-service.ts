@@ -91,6 +91,16 @@ export class MessagesService {
     await this.sessions.readMessage(instance.id, { phone: formatTarget(target), messageId });
   }
 
+  /**
+   * DELETE /messages: revoke (owner) or delete-for-me / admin-revoke (not owner), at once through
+   * the running session; the engine answers 404 for a message it cannot name, 422 when refused.
+   */
+  async deleteMessage(instance: InstanceRow, phone: string, messageId: string, owner: boolean): Promise<void> {
+    const target = parseTarget(phone);
+    if (!this.sessions.isConnected(instance.id)) throw errors.notConnected();
+    await this.sessions.deleteMessage(instance.id, { phone: formatTarget(target), messageId, owner });
+  }
+
   /** A status post (stories): text, an image or a video, shown to the instance's contacts. */
   sendStatus(instance: InstanceRow, content: OutgoingContent): Promise<SendResult> {
     return this.send(instance, { phone: STATUS_TARGET }, content, { target: { kind: 'status' } });
