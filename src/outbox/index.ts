@@ -6,7 +6,6 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { createGuardedAgent, type AddressGuard } from '../net/address-guard.js';
 import type { Store } from '../store/index.js';
-import type { WebhookKind } from '../store/webhooks-repo.js';
 import { DeliveryDispatcher, type DispatcherSettings } from './dispatcher.js';
 import { WebhookDeliveriesService } from './replay.js';
 import { DEFAULT_RETENTION, RetentionSweeper, type RetentionSettings } from './retention.js';
@@ -89,7 +88,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async disableUrl(instanceId, url, reason) {
       const targets = await deps.store.webhooks.list(instanceId);
       for (const t of targets) {
-        if (t.url === url && t.disabledReason === null) await deps.store.webhooks.disable(instanceId, t.kind as WebhookKind, reason);
+        if (t.url === url && t.disabledReason === null) await deps.store.webhooks.disable(instanceId, t.kind, reason);
       }
     },
   });

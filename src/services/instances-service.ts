@@ -4,12 +4,10 @@ import type { Clock } from '../clock.js';
 import { errors, quotaErrors } from '../errors.js';
 import { hashToken, newInstanceId, newToken, tokenMatches } from '../ids.js';
 import { generateWebhookSecret } from '../outbox/signing.js';
-import type { InstanceStatus, SessionsPort } from '../sessions/port.js';
+import type { SessionsPort } from '../sessions/port.js';
 import type { Store } from '../store/index.js';
-import type { InstancePatch, InstanceRow } from '../store/schema.js';
+import type { InstancePatch, InstanceRow, InstanceStatus, ListMode } from '../store/schema.js';
 import { parsePhone } from '../domain/phone.js';
-
-export type ListMode = 'poll' | 'text' | 'native';
 
 export interface CreatedInstance {
   instanceId: string;
@@ -144,7 +142,7 @@ export class InstancesService {
 
   async list(accountId: string): Promise<InstanceSummary[]> {
     const rows = await this.store.instances.listByAccount(accountId);
-    return rows.map((r) => ({ instanceId: r.id, name: r.name, status: r.status as InstanceStatus, phone: r.phone }));
+    return rows.map((r) => ({ instanceId: r.id, name: r.name, status: r.status, phone: r.phone }));
   }
 
   /**
@@ -202,7 +200,7 @@ export class InstancesService {
 
   async status(instanceId: string): Promise<InstanceStatusView> {
     const row = await this.fresh(instanceId);
-    const status = row.status as InstanceStatus;
+    const status = row.status;
     const connected = status === 'connected' && this.sessions.isConnected(instanceId);
     return {
       connected,

@@ -52,7 +52,7 @@ export class QueueService {
 
   /** `failed`: the messages the sender gave up on (their error and code), oldest first. */
   async list(instanceId: string, pageSize: number, pagingState: string | null, status: 'waiting' | 'failed' = 'waiting') {
-    const states = status === 'failed' ? ['failed'] : undefined;
+    const states = status === 'failed' ? (['failed'] as const) : undefined;
     const page = await this.store.messages.listWaiting(instanceId, pageSize, pagingState, states, LIST_INLINE_CHARS, LIST_BUDGET_CHARS);
     const messages: QueuedMessageView[] = [];
     // Large payloads (data URIs) one at a time: a page never holds more than one of them.

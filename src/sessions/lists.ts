@@ -2,8 +2,8 @@
 // (poll vote, numbered reply, native selection) maps back to the option id the client gave.
 import { createHash } from 'node:crypto';
 import type { ListButton, ListOption } from '../domain/outgoing.js';
+import type { ListMode } from '../store/schema.js';
 
-export type ListMode = 'poll' | 'text' | 'native';
 
 /** Stored beside the sent message so answers can be mapped back. */
 export interface ListMeta {

@@ -14,7 +14,6 @@ import type { Store } from '../store/index.js';
 import type { InstanceRow } from '../store/schema.js';
 import { deserialize } from './auth-state.js';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './close-policy.js';
-import type { ListMode } from './lists.js';
 import { mediaPipeline, type StoredMediaReader } from './media.js';
 import type { MediaLimits } from '../convert/limits.js';
 import { MESSAGE_RETENTION_MS } from './message-memory.js';
@@ -130,7 +129,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
       commandTimeoutMs: deps.settings.commandTimeoutMs,
       listSettings: async (id) => {
         const row = await deps.store.instances.findById(id);
-        return { mode: (row?.list_mode as ListMode | undefined) ?? 'poll', replyHint: row?.list_reply_hint ?? null };
+        return { mode: row?.list_mode ?? 'poll', replyHint: row?.list_reply_hint ?? null };
       },
       statusAudience: (id) => deps.store.antiban.contactsOf(id, STATUS_AUDIENCE_MAX),
     };

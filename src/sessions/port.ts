@@ -1,14 +1,6 @@
 // What services may ask of the WhatsApp sessions. The engine (Baileys) implements it; until an
 // instance has a live session every network operation fails with a typed "not connected" error.
 
-export type InstanceStatus =
-  | 'disconnected'
-  | 'pairing'
-  | 'connecting'
-  | 'connected'
-  | 'logged_out'
-  | 'banned'
-  | 'replaced';
 
 export interface PhoneCheck {
   inputPhone: string;

@@ -3,7 +3,7 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 import { WriteBatcher } from './write-batcher.js';
-import type { DB, MessageRow, NewMessageRow } from './schema.js';
+import type { DB, MessageRow, MessageState, NewMessageRow } from './schema.js';
 
 /** The network's view of a sent message, in the only order it may move. */
 export const WA_STATUS_ORDER = ['SENT', 'RECEIVED', 'READ', 'PLAYED'] as const;
@@ -49,7 +49,7 @@ interface StatusAdvance {
 /** One state move of the sender (see the Sender section below). */
 export interface SenderTransition {
   seq: number;
-  to: 'in_flight' | 'sent' | 'failed' | 'queued';
+  to: MessageState;
   at: number;
   error: string | null;
   /** failed, or queued for a retry: the machine-readable code of the failure. */
@@ -196,7 +196,7 @@ export class MessagesRepo {
     instanceId: string,
     pageSize: number,
     pagingState: string | null,
-    states: readonly string[] = ['queued', 'in_flight'],
+    states: readonly MessageState[] = ['queued', 'in_flight'],
     inlineChars?: number,
     budgetChars = Number.POSITIVE_INFINITY,
   ): Promise<QueuePage> {

@@ -1,8 +1,35 @@
 // The database schema as one type: row types everywhere are derived from it, never re-typed.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { OutgoingKind } from '../domain/outgoing.js';
+import type { WaStatus } from './messages-repo.js';
+import type { WebhookKind } from './webhooks-repo.js';
 
 /** Booleans are stored as 0/1 in every dialect so one set of queries serves SQLite and PostgreSQL. */
 export type Flag = number;
+
+// The states and kinds columns hold, one union each: the code that writes a column can only write
+// one of these, and readers need no cast. (No CHECK constraints: the types are the guard.)
+
+/** An instance's session as the API reports it (instances.status and its history). */
+export type InstanceStatus = 'disconnected' | 'pairing' | 'connecting' | 'connected' | 'logged_out' | 'banned' | 'replaced';
+
+/** How option and button lists are sent (update-list-mode): a poll, numbered text or native. */
+export type ListMode = 'poll' | 'text' | 'native';
+
+/** A queued message: queued → in_flight → sent | failed (cancelled rows are deleted). */
+export type MessageState = 'queued' | 'in_flight' | 'sent' | 'failed';
+
+/** A webhook delivery: pending (no attempt yet) → retrying → delivered | failed. */
+export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed';
+
+/** A group created behind a pending id: pending → created | failed. */
+export type PendingGroupStatus = 'pending' | 'created' | 'failed';
+
+/** A phone-exists-batch job run in the background. */
+export type PhoneCheckJobStatus = 'running' | 'done' | 'failed';
+
+/** What happened to an account, for running servers to apply: a Client-Token rotation or a deletion. */
+export type AccountChangeKind = 'rotate' | 'delete';
 
 export interface AccountsTable {
   id: string;
@@ -16,14 +43,14 @@ export interface InstancesTable {
   account_id: string;
   name: string;
   token_hash: string;
-  status: string;
+  status: InstanceStatus;
   status_reason: string | null;
   status_since: number;
   phone: string | null;
   lid: string | null;
   antiban: Flag;
   disable_enqueue_when_disconnected: Flag;
-  list_mode: string;
+  list_mode: ListMode;
   /** send-kinds (007): closing line of numbered-text lists; null = the default wording. */
   list_reply_hint: string | null;
   notify_sent_by_me: Flag;
@@ -80,14 +107,14 @@ export interface ClusterNodesTable {
 export interface InstanceStatusHistoryTable {
   id: Generated<number>;
   instance_id: string;
-  status: string;
+  status: InstanceStatus;
   reason: string | null;
   at: number;
 }
 
 export interface WebhooksTable {
   instance_id: string;
-  kind: string;
+  kind: WebhookKind;
   url: string;
   disabled_reason: string | null;
   updated_at: number;
@@ -112,14 +139,13 @@ export interface MessagesTable {
   instance_id: string;
   message_id: string;
   phone: string;
-  kind: string;
+  kind: OutgoingKind;
   payload: string;
   delay_message: number | null;
   delay_typing: number | null;
-  /** queued → in_flight → sent | failed (cancelled rows are deleted). */
-  state: string;
-  /** The network's view once sent: SENT, RECEIVED, READ, PLAYED (monotonic). */
-  wa_status: string | null;
+  state: MessageState;
+  /** The network's view once sent (monotonic). */
+  wa_status: WaStatus | null;
   error: string | null;
   attempts: ColumnType<number, number | undefined, number>;
   created_at: number;
@@ -137,7 +163,7 @@ export interface MessagesTable {
 export interface AccountChangesTable {
   seq: Generated<number>;
   account_id: string;
-  kind: string;
+  kind: AccountChangeKind;
   /** delete: JSON array of the account's instance ids. */
   instance_ids: string | null;
   at: number;
@@ -146,7 +172,7 @@ export interface AccountChangesTable {
 export interface PendingGroupsTable {
   id: string;
   instance_id: string;
-  status: string;
+  status: PendingGroupStatus;
   group_id: string | null;
   invite_link: string | null;
   phones_not_added: string | null;
@@ -171,11 +197,10 @@ export interface WebhookDeliveriesTable {
   id: string;
   event_id: string;
   instance_id: string;
-  /** The webhook kind (received, message_status, …) whose URL this delivery targets. */
-  kind: string;
+  /** The webhook kind whose URL this delivery targets. */
+  kind: WebhookKind;
   url: string;
-  /** pending (no attempt yet) → retrying → delivered | failed. */
-  status: string;
+  status: DeliveryStatus;
   attempts: ColumnType<number, number | undefined, number>;
   /** Real wall-clock ms when the next attempt is due; null once delivered or failed. */
   next_attempt_at: number | null;
@@ -198,7 +223,7 @@ export interface PhoneChecksTable {
 export interface PhoneCheckJobsTable {
   id: string;
   instance_id: string;
-  status: 'running' | 'done' | 'failed';
+  status: PhoneCheckJobStatus;
   /** JSON array of the request's numbers, in input order. */
   phones: string;
   total: number;
