@@ -5,12 +5,12 @@ import { newUuid } from '../ids.js';
 import { parseGroupId, parsePhone } from '../domain/phone.js';
 import type { GroupInfo, GroupSettingsChange, SessionsPort } from '../sessions/port.js';
 import type { Store } from '../store/index.js';
-import type { PendingGroupRow } from '../store/schema.js';
+import type { PendingGroupRow, PendingGroupStatus } from '../store/schema.js';
 import type { Logger } from '../logger.js';
 
 export interface PendingGroupView {
   groupId: string;
-  status: 'pending' | 'created' | 'failed';
+  status: PendingGroupStatus;
   phone: string | null;
   inviteLink: string | null;
   phonesNotAdded: string[];
