@@ -155,7 +155,7 @@ export class GroupsService {
     if (!row) throw errors.notFound('Group not found');
     return {
       groupId: row.id,
-      status: row.status as PendingGroupView['status'],
+      status: row.status,
       phone: row.group_id,
       inviteLink: row.invite_link,
       phonesNotAdded: row.phones_not_added ? (JSON.parse(row.phones_not_added) as string[]) : [],
