@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { createGuardedAgent, type AddressGuard } from '../net/address-guard.js';
 import type { Store } from '../store/index.js';
+import type { WebhooksRepo } from '../store/webhooks-repo.js';
 import { DeliveryDispatcher, type DispatcherSettings } from './dispatcher.js';
 import { WebhookDeliveriesService } from './replay.js';
 import { DEFAULT_RETENTION, RetentionSweeper, type RetentionSettings } from './retention.js';
@@ -29,8 +30,14 @@ export const DEFAULT_OUTBOX_TUNING: Omit<OutboxTuning, 'allowHttp'> = {
   keepAliveMs: 30_000,
 };
 
+/** What the outbox needs of the store (the SQL store implements it). */
+export interface OutboxStore extends Pick<Store, 'deliveries' | 'streamEvents'> {
+  /** A URL that keeps failing is disabled. */
+  readonly webhooks: Pick<WebhooksRepo, 'list' | 'disable'>;
+}
+
 export interface OutboxDeps {
-  store: Store;
+  store: OutboxStore;
   clock: Clock;
   log: Logger;
   metrics: Metrics;
@@ -44,7 +51,7 @@ export interface OutboxDeps {
    * Cluster mode: the store of this node's engine (its writes are fenced, migration 018), through
    * which events are committed and outcomes recorded; and which instances this node delivers for.
    */
-  cluster?: { store: Store; owns(instanceId: string): boolean };
+  cluster?: { store: Pick<Store, 'deliveries'>; owns(instanceId: string): boolean };
 }
 
 export interface Outbox {

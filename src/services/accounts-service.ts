@@ -23,7 +23,7 @@ export class AccountsService {
   private epoch = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'accounts'>,
     private readonly clock: Clock,
     private readonly cacheTtlMs = 5_000,
   ) {}

@@ -3,10 +3,10 @@
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { AccountReactions } from '../sessions/account-reactions.js';
-import type { Store } from '../store/index.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
 import type { MessagesService } from './messages-service.js';
 
-export function wireCallRejectReply(reactions: AccountReactions, messages: MessagesService, store: Store, log: Logger, metrics: Metrics): void {
+export function wireCallRejectReply(reactions: AccountReactions, messages: MessagesService, store: { readonly instances: Pick<InstancesRepo, 'findById'> }, log: Logger, metrics: Metrics): void {
   reactions.onCallRejected(async (instanceId, phone, message) => {
     const instance = await store.instances.findById(instanceId);
     if (!instance) return;

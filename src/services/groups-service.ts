@@ -44,7 +44,7 @@ export class GroupsService {
   private readonly running = new Set<Promise<void>>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'groups'>,
     private readonly sessions: SessionsPort,
     private readonly clock: Clock,
     private readonly log: Logger,

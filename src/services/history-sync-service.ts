@@ -5,7 +5,7 @@
 // the next pairing of the instance.
 import { errors } from '../errors.js';
 import { HISTORY_MAX_DAYS, historySettingsOf, type HistorySettings } from '../sessions/history-import.js';
-import type { Store } from '../store/index.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstancePatch } from '../store/schema.js';
 
 export type HistorySyncView = HistorySettings;
@@ -16,9 +16,14 @@ export interface HistorySyncUpdate {
   webhook?: boolean | undefined;
 }
 
+/** What HistorySyncService needs of the store (the SQL store implements it): the instance's settings. */
+export interface HistorySyncStore {
+  readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
+}
+
 export class HistorySyncService {
   constructor(
-    private readonly store: Pick<Store, 'instances'>,
+    private readonly store: HistorySyncStore,
     /** Told after each change (the instances service drops its cached row). */
     private readonly changed: (instanceId: string) => void = () => {},
   ) {}

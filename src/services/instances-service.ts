@@ -5,7 +5,9 @@ import { errors, quotaErrors } from '../errors.js';
 import { hashToken, newInstanceId, newToken, tokenMatches } from '../ids.js';
 import { generateWebhookSecret } from '../outbox/signing.js';
 import type { SessionsPort } from '../sessions/port.js';
-import type { Store } from '../store/index.js';
+import type { AccountsRepo } from '../store/accounts-repo.js';
+import type { AntibanRepo } from '../store/antiban-repo.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstancePatch, InstanceRow, InstanceStatus, ListMode } from '../store/schema.js';
 import { parsePhone } from '../domain/phone.js';
 
@@ -74,6 +76,13 @@ export interface InstancePlacement {
   assignNew(instanceId: string): Promise<void>;
 }
 
+/** What InstancesService needs of the store (the SQL store implements it). */
+export interface InstancesStore {
+  readonly instances: Pick<InstancesRepo, 'create' | 'delete' | 'findById' | 'listByAccount' | 'update'>;
+  readonly accounts: Pick<AccountsRepo, 'findById'>;
+  readonly antiban: Pick<AntibanRepo, 'pause'>;
+}
+
 export class InstancesService {
   /** Instances by id for the authentication hot path; invalidated on every change made here. */
   private readonly cache = new Map<string, { row: InstanceRow; until: number }>();
@@ -81,7 +90,7 @@ export class InstancesService {
   private epoch = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: InstancesStore,
     private readonly sessions: SessionsPort,
     private readonly clock: Clock,
     private readonly cacheTtlMs = 2_000,

@@ -6,7 +6,8 @@ import { formatTarget, parseGroupId, parsePhone, parseTarget, STATUS_TARGET, typ
 import { assertChannelContent } from '../domain/channel-content.js';
 import type { OutgoingContent, OutgoingMessage } from '../domain/outgoing.js';
 import type { SessionsPort } from '../sessions/port.js';
-import type { Store } from '../store/index.js';
+import type { MessagesRepo } from '../store/messages-repo.js';
+import type { WaMessagesRepo } from '../store/wa-messages-repo.js';
 import type { InstanceRow } from '../store/schema.js';
 import { DEFAULT_MEDIA_LIMITS, type MediaLimits } from '../convert/limits.js';
 import { readImageHeader } from '../convert/image.js';
@@ -50,11 +51,17 @@ export interface MessagesServiceOptions {
 /** Told after each durable enqueue: the instance and the content type (text, image, …). */
 export type EnqueuedListener = (instanceId: string, kind: string) => void;
 
+/** What MessagesService needs of the store (the SQL store implements it): the queue and sent ids. */
+export interface MessagesStore {
+  readonly messages: Pick<MessagesRepo, 'enqueue'>;
+  readonly waMessages: Pick<WaMessagesRepo, 'find'>;
+}
+
 export class MessagesService {
   private readonly listeners: EnqueuedListener[] = [];
 
   constructor(
-    private readonly store: Store,
+    private readonly store: MessagesStore,
     private readonly sessions: SessionsPort,
     private readonly clock: Clock,
     private readonly options: MessagesServiceOptions,

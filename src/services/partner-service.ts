@@ -4,8 +4,8 @@
 import { errors } from '../errors.js';
 import type { AddressGuard } from '../net/address-guard.js';
 import type { InstanceRow } from '../store/schema.js';
-import type { Store } from '../store/index.js';
-import type { WebhookKind } from '../store/webhooks-repo.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
+import type { WebhookKind, WebhooksRepo } from '../store/webhooks-repo.js';
 import type { AccountService } from './account-service.js';
 import type { InstancesService } from './instances-service.js';
 import type { WebhooksService } from './webhooks-service.js';
@@ -69,9 +69,15 @@ export interface PartnerPage {
   content: PartnerInstanceView[];
 }
 
+/** What PartnerService needs of the store (the SQL store implements it). */
+export interface PartnerStore {
+  readonly instances: Pick<InstancesRepo, 'listByAccount'>;
+  readonly webhooks: Pick<WebhooksRepo, 'list'>;
+}
+
 export class PartnerService {
   constructor(
-    private readonly store: Store,
+    private readonly store: PartnerStore,
     private readonly instances: InstancesService,
     private readonly webhooks: WebhooksService,
     private readonly account: Pick<AccountService, 'updateReaction'>,

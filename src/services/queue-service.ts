@@ -45,7 +45,7 @@ const LIST_BUDGET_CHARS = 4 * 1024 * 1024;
 
 export class QueueService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'messages'>,
     /** Messages left the queue unsent: stored media they referenced may be removable now. */
     private readonly mediaReleased: () => void = () => {},
   ) {}

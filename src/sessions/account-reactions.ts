@@ -6,7 +6,7 @@
 import { getContentType, type WAMessage, type WAMessageKey } from 'baileys';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { Store } from '../store/index.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstanceRow } from '../store/schema.js';
 import type { AccountReactionSettings } from './account-port.js';
 import type { CallInfo } from './notifications.js';
@@ -21,7 +21,8 @@ export interface SessionReactions {
 }
 
 export interface AccountReactionsDeps {
-  store: Pick<Store, 'instances'>;
+  /** The instance's settings, read once per instance (the SQL store implements it). */
+  store: { readonly instances: Pick<InstancesRepo, 'findById'> };
   log: Logger;
   metrics: Metrics;
   commandTimeoutMs: number;

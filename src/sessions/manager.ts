@@ -31,7 +31,7 @@ import type {
   RestrictionSignal,
   SessionsPort,
 } from './port.js';
-import { Session } from './session.js';
+import { Session, type SessionStore } from './session.js';
 import type { SessionReactions } from './account-reactions.js';
 import { InboundMedia, type InboundMediaSettings } from './inbound-media.js';
 import type { MediaStore } from '../media/store.js';
@@ -55,7 +55,8 @@ export interface EngineSettings {
 }
 
 export interface SessionManagerDeps {
-  store: Store;
+  /** What its sessions need, plus restore (credentials, paired instances), contacts and phone checks. */
+  store: SessionStore & Pick<Store, 'antiban' | 'media' | 'phoneChecks'>;
   clock: Clock;
   log: Logger;
   metrics: Metrics;

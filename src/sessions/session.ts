@@ -33,9 +33,12 @@ import { ChatRecorder, type RecordedMessage } from './chat-recorder.js';
 import { HistoryImporter, type HistorySet } from './history-import.js';
 import type { SessionLabels } from './label-sync.js';
 
+/** The repositories a session writes to (credentials, the stored copy, status, receipts). */
+export type SessionStore = Pick<Store, 'auth' | 'chats' | 'instances' | 'messages' | 'waMessages'>;
+
 export interface SessionDeps {
   instanceId: string;
-  store: Store;
+  store: SessionStore;
   clock: Clock;
   log: Logger;
   /** The root logger (no `component` binding) the engine's own logger is made from. */
