@@ -12,7 +12,7 @@ const FAILING_COMPONENTS = ['accounts', 'groups', 'media', 'outbox', 'sender', '
 const DOWNLOAD_RESULTS = ['stored', 'failed', 'reuploaded'];
 
 /** What the webhook outbox still has to deliver (store/deliveries-repo.ts `backlog`). */
-export interface WebhookBacklog {
+interface WebhookBacklog {
   pending: number;
   oldestCreatedAt: number | null;
 }

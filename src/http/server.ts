@@ -39,7 +39,7 @@ import { mediaRoutes } from './routes/media.js';
 import { webhooksSection } from './schemas/callbacks.js';
 import type { MediaService } from '../services/media-service.js';
 
-export const INSTANCE_PREFIX = '/instances/:instanceId/token/:instanceToken';
+const INSTANCE_PREFIX = '/instances/:instanceId/token/:instanceToken';
 
 /** Tags in Z-API's order (its docs' sidebar, ZAPI-SURFACE.md §1), then zapgate's own. */
 export const TAGS = [
@@ -77,7 +77,7 @@ function describeInstanceParams<T extends { paths?: object }>(doc: T): T {
   return doc;
 }
 
-export interface HttpDeps {
+interface HttpDeps {
   config: Config;
   log: Logger;
   metrics: Metrics;

@@ -19,7 +19,7 @@ export interface OutboxTuning extends DispatcherSettings, RetentionSettings {
   keepAliveMs: number;
 }
 
-export const DEFAULT_OUTBOX_TUNING: Omit<OutboxTuning, 'allowHttp'> = {
+const DEFAULT_OUTBOX_TUNING: Omit<OutboxTuning, 'allowHttp'> = {
   ...DEFAULT_RETENTION,
   ca: undefined,
   concurrency: 64,
@@ -36,7 +36,7 @@ export interface OutboxStore extends Pick<Store, 'deliveries' | 'streamEvents'> 
   readonly webhooks: Pick<WebhooksRepo, 'list' | 'disable'>;
 }
 
-export interface OutboxDeps {
+interface OutboxDeps {
   store: OutboxStore;
   clock: Clock;
   log: Logger;
@@ -54,7 +54,7 @@ export interface OutboxDeps {
   cluster?: { store: Pick<Store, 'deliveries'>; owns(instanceId: string): boolean };
 }
 
-export interface Outbox {
+interface Outbox {
   /** Where the engine and the sender hand events. */
   readonly sink: EventSink;
   readonly deliveries: WebhookDeliveriesService;

@@ -3,7 +3,7 @@ import { WEBHOOK_KIND_OF, type GatewayEvent } from '../events/types.js';
 import type { InstanceDeliveryContext } from '../store/deliveries-repo.js';
 import type { WebhookKind } from '../store/webhooks-repo.js';
 
-export interface Route {
+interface Route {
   kind: WebhookKind;
   url: string;
 }

@@ -4,9 +4,7 @@ import { errors } from '../errors.js';
 import type { DeliveriesRepo, DeliveryRecord } from '../store/deliveries-repo.js';
 import type { DeliveryStatus } from '../store/schema.js';
 
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'retrying', 'delivered', 'failed'];
-
-export interface DeliveryView {
+interface DeliveryView {
   id: string;
   /** The `webhook-id` header of every attempt: the event's id. */
   webhookId: string;

@@ -37,7 +37,7 @@ export interface InstanceData {
 }
 
 /** Z-API's GET /device. */
-export interface DeviceView extends Omit<DeviceInfo, 'imgUrl'> {
+interface DeviceView extends Omit<DeviceInfo, 'imgUrl'> {
   imgUrl: string;
   device: { sessionName: string; device_model: string };
 }
@@ -57,11 +57,11 @@ const CALLBACK_FIELDS: Record<WebhookKind, keyof InstanceData> = {
   received: 'receivedCallbackUrl',
 };
 
-export type ChatExpiration = '24_HOURS' | '7_DAYS' | '90_DAYS' | 'OFF';
+type ChatExpiration = '24_HOURS' | '7_DAYS' | '90_DAYS' | 'OFF';
 const CHAT_EXPIRATION_SECONDS: Record<ChatExpiration, number> = { '24_HOURS': 86_400, '7_DAYS': 604_800, '90_DAYS': 7_776_000, OFF: 0 };
 
 /** What AccountService needs of the store (the SQL store implements it): settings and webhook URLs. */
-export interface AccountSettingsStore {
+interface AccountSettingsStore {
   readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
   readonly webhooks: Pick<WebhooksRepo, 'list'>;
 }

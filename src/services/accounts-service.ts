@@ -5,7 +5,7 @@ import { hashToken, newToken, newUuid } from '../ids.js';
 import type { Store } from '../store/index.js';
 import type { AccountRow } from '../store/schema.js';
 
-export interface AccountSummary {
+interface AccountSummary {
   id: string;
   name: string;
   createdAt: number;

@@ -16,14 +16,14 @@ import type { MessagesService } from './messages-service.js';
 export const MAX_COMMUNITY_GROUPS = 50;
 
 /** Z-API's community id is the parent group's digits; `<digits>-group` and `<digits>@g.us` are taken too. */
-export function parseCommunityId(raw: string, field = 'communityId'): string {
+function parseCommunityId(raw: string, field = 'communityId'): string {
   const m = /^(\d{5,40})(?:-group|@g\.us)?$/.exec(raw.trim());
   if (!m?.[1]) throw errors.invalidInput(`${field}: must be a community id (its digits, as GET /communities lists them)`);
   return m[1];
 }
 
 /** Link/unlink answer: Z-API's `success`, and the groups the network refused with its reason. */
-export interface GroupLinkChange {
+interface GroupLinkChange {
   success: boolean;
   errors: { phone: string; error: string }[];
 }

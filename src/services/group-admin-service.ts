@@ -17,7 +17,7 @@ export const MAX_PHONES_PER_CHANGE = 256;
 const INVITE = /^https:\/\/chat\.whatsapp\.com\/(?:invite\/)?([A-Za-z0-9]{10,40})\/?$/;
 
 /** Z-API's group row in GET /groups (the chat fields as strings, as Z-API sends them). */
-export interface GroupListView {
+interface GroupListView {
   isGroup: true;
   name: string;
   phone: string;

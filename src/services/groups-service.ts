@@ -8,7 +8,7 @@ import type { Store } from '../store/index.js';
 import type { PendingGroupRow, PendingGroupStatus } from '../store/schema.js';
 import type { Logger } from '../logger.js';
 
-export interface PendingGroupView {
+interface PendingGroupView {
   groupId: string;
   status: PendingGroupStatus;
   phone: string | null;
@@ -18,7 +18,7 @@ export interface PendingGroupView {
 }
 
 /** create-group's answer: the pending id always; the group's own fields when it exists in time. */
-export interface CreatedGroupAnswer {
+interface CreatedGroupAnswer {
   groupId: string;
   inviteLink: null;
   phone?: string;
@@ -26,14 +26,14 @@ export interface CreatedGroupAnswer {
   phonesNotAdded?: string[];
 }
 
-export interface CreateGroupRequest {
+interface CreateGroupRequest {
   groupName: string;
   phones: string[];
   autoInvite: boolean;
 }
 
 /** Hooks other parts of the gateway attach to (events, invite messages). */
-export interface GroupCreatedListener {
+interface GroupCreatedListener {
   (instanceId: string, pending: PendingGroupView, request: CreateGroupRequest): Promise<void> | void;
 }
 

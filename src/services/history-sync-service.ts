@@ -8,16 +8,16 @@ import { HISTORY_MAX_DAYS, historySettingsOf, type HistorySettings } from '../se
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstancePatch } from '../store/schema.js';
 
-export type HistorySyncView = HistorySettings;
+type HistorySyncView = HistorySettings;
 
-export interface HistorySyncUpdate {
+interface HistorySyncUpdate {
   enabled: boolean;
   days?: number | undefined;
   webhook?: boolean | undefined;
 }
 
 /** What HistorySyncService needs of the store (the SQL store implements it): the instance's settings. */
-export interface HistorySyncStore {
+interface HistorySyncStore {
   readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
 }
 

@@ -25,7 +25,7 @@ export interface InstanceSummary {
   phone: string | null;
 }
 
-export interface InstanceStatusView {
+interface InstanceStatusView {
   connected: boolean;
   smartphoneConnected: boolean;
   error: string | null;
@@ -39,7 +39,7 @@ export interface InstanceStatusView {
 }
 
 /** The anti-ban strategy as it stands: paused (with the network's reason) after a restriction signal. */
-export interface AntibanStatus {
+interface AntibanStatus {
   enabled: boolean;
   paused: boolean;
   reason: string | null;
@@ -47,7 +47,7 @@ export interface AntibanStatus {
   until: number | null;
 }
 
-export interface InstanceSettings {
+interface InstanceSettings {
   disableEnqueueWhenDisconnected?: boolean;
   notifySentByMe?: boolean;
   listMode?: ListMode;
@@ -55,7 +55,7 @@ export interface InstanceSettings {
   listReplyHint?: string;
 }
 
-export interface AntibanResult {
+interface AntibanResult {
   value: boolean;
   antiBanEnabled: boolean;
   workerSynced: boolean;
@@ -65,19 +65,19 @@ export interface AntibanResult {
  * Who else applies update-antiban live besides the session: the sender's lane for the instance,
  * the worker that actually paces. True when it is running and took the setting.
  */
-export interface LiveAntiban {
+interface LiveAntiban {
   applyAntiban(instanceId: string, enabled: boolean): boolean;
 }
 
 /** Cluster mode (cluster/node.ts): who runs which instance. */
-export interface InstancePlacement {
+interface InstancePlacement {
   readonly nodeId: string;
   owns(instanceId: string): boolean;
   assignNew(instanceId: string): Promise<void>;
 }
 
 /** What InstancesService needs of the store (the SQL store implements it). */
-export interface InstancesStore {
+interface InstancesStore {
   readonly instances: Pick<InstancesRepo, 'create' | 'delete' | 'findById' | 'listByAccount' | 'update'>;
   readonly accounts: Pick<AccountsRepo, 'findById'>;
   readonly antiban: Pick<AntibanRepo, 'pause'>;

@@ -35,7 +35,7 @@ export interface SendResult {
   id: string;
 }
 
-export interface MessagesServiceOptions {
+interface MessagesServiceOptions {
   queueMaxDisconnected: number;
   /** Limits a data URI is checked against before it is queued (defaults: src/convert/limits.ts). */
   media?: MediaLimits;
@@ -49,10 +49,10 @@ export interface MessagesServiceOptions {
 
 /** Called after a commit so the sender can pick the message up without polling. */
 /** Told after each durable enqueue: the instance and the content type (text, image, …). */
-export type EnqueuedListener = (instanceId: string, kind: string) => void;
+type EnqueuedListener = (instanceId: string, kind: string) => void;
 
 /** What MessagesService needs of the store (the SQL store implements it): the queue and sent ids. */
-export interface MessagesStore {
+interface MessagesStore {
   readonly messages: Pick<MessagesRepo, 'enqueue'>;
   readonly waMessages: Pick<WaMessagesRepo, 'find'>;
 }

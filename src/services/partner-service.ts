@@ -11,7 +11,7 @@ import type { InstancesService } from './instances-service.js';
 import type { WebhooksService } from './webhooks-service.js';
 
 /** POST /instances/integrator/on-demand's body (Z-API's fields). */
-export interface OnDemandRequest {
+interface OnDemandRequest {
   name: string;
   sessionName?: string;
   deliveryCallbackUrl?: string;
@@ -31,7 +31,7 @@ export interface OnDemandRequest {
 }
 
 /** Each callback field and the webhook kinds it sets. */
-export const CALLBACK_KINDS: ReadonlyArray<readonly [keyof OnDemandRequest, readonly WebhookKind[]]> = [
+const CALLBACK_KINDS: ReadonlyArray<readonly [keyof OnDemandRequest, readonly WebhookKind[]]> = [
   ['deliveryCallbackUrl', ['delivery']],
   ['receivedCallbackUrl', ['received']],
   ['receivedAndDeliveryCallbackUrl', ['received', 'delivery']],
@@ -42,7 +42,7 @@ export const CALLBACK_KINDS: ReadonlyArray<readonly [keyof OnDemandRequest, read
 ];
 
 /** One row of Z-API's paged instance list. */
-export interface PartnerInstanceView {
+interface PartnerInstanceView {
   id: string;
   /** Never the token: only its hash is stored. */
   token: null;
@@ -61,7 +61,7 @@ export interface PartnerInstanceView {
   status: string;
 }
 
-export interface PartnerPage {
+interface PartnerPage {
   total: number;
   totalPage: number;
   pageSize: number;
@@ -70,7 +70,7 @@ export interface PartnerPage {
 }
 
 /** What PartnerService needs of the store (the SQL store implements it). */
-export interface PartnerStore {
+interface PartnerStore {
   readonly instances: Pick<InstancesRepo, 'listByAccount'>;
   readonly webhooks: Pick<WebhooksRepo, 'list'>;
 }

@@ -18,7 +18,7 @@ export interface ProxyView {
 const PROBE_TIMEOUT_MS = 5_000;
 
 /** What ProxyService needs of the store (the SQL store implements it): the instance's proxy columns. */
-export interface ProxyStore {
+interface ProxyStore {
   readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
 }
 

@@ -9,7 +9,7 @@ const LIST_INLINE_CHARS = 64 * 1024;
 /** A data URI longer than this is listed as its label and size only. */
 const DATA_URI_SHOWN = 512;
 
-export interface QueuedMessageView {
+interface QueuedMessageView {
   zaapId: string;
   messageId: string;
   phone: string;

@@ -18,7 +18,7 @@ interface Usage {
   at: number;
 }
 
-export interface QueuedMedia {
+interface QueuedMedia {
   sha256: string;
   bytes: number;
 }
@@ -27,7 +27,7 @@ export interface QueuedMedia {
 const RETRY_AFTER_SECONDS = 5;
 
 /** What the quota needs of the store (the SQL store implements it): what waiting messages hold. */
-export interface QueuedBytesStore {
+interface QueuedBytesStore {
   readonly messages: Pick<MessagesRepo, 'waitingMediaPayloads' | 'waitingPayloadChars'>;
 }
 

@@ -7,7 +7,7 @@ import type { InstancesRepo } from '../store/instances-repo.js';
 import { WEBHOOK_KINDS, type WebhookKind, type WebhooksRepo, type WebhookTarget } from '../store/webhooks-repo.js';
 
 /** What WebhooksService needs of the store (the SQL store implements it). */
-export interface WebhooksStore {
+interface WebhooksStore {
   readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
   readonly webhooks: Pick<WebhooksRepo, 'list' | 'set'>;
 }

@@ -20,7 +20,7 @@ export interface SessionReactions {
   calls(session: Session, calls: readonly CallInfo[]): void;
 }
 
-export interface AccountReactionsDeps {
+interface AccountReactionsDeps {
   /** The instance's settings, read once per instance (the SQL store implements it). */
   store: { readonly instances: Pick<InstancesRepo, 'findById'> };
   log: Logger;

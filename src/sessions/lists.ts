@@ -48,7 +48,7 @@ export function pollName(message: string, title?: string, buttonLabel?: string):
 }
 
 /** What numbered text ends with unless the instance chose its own wording (`update-list-reply-hint`). */
-export const DEFAULT_REPLY_HINT = 'Reply with the number of your choice.';
+const DEFAULT_REPLY_HINT = 'Reply with the number of your choice.';
 
 /** How the instance renders lists: the delivery mode and the numbered-text wording. */
 export interface ListSettings {
@@ -57,7 +57,7 @@ export interface ListSettings {
   replyHint: string | null;
 }
 
-export interface NumberedTextOptions {
+interface NumberedTextOptions {
   title?: string;
   descriptions?: readonly string[];
   /** Shown above the numbered lines (the list's button label). */

@@ -43,7 +43,7 @@ import type { Dispatcher } from 'undici';
 import { useNativeVerify } from './xeddsa.js';
 import type { SessionLabels } from './label-sync.js';
 
-export interface EngineSettings {
+interface EngineSettings {
   waUrl?: string | undefined;
   waRootKey?: string | undefined;
   /** `host[:port]` of the network's media host for downloads by path (history sync); WhatsApp's when unset. */
@@ -90,7 +90,7 @@ export interface SessionManagerDeps {
   ownership?: { owns(instanceId: string): boolean; readonly retryAfterSeconds: number };
 }
 
-export interface ChatRetentionSettings {
+interface ChatRetentionSettings {
   maxAgeMs: number;
   maxPerChat: number;
 }

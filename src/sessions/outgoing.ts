@@ -14,7 +14,7 @@ import type { MediaPipeline } from './media.js';
 import { groupJid, phoneJid } from './jids.js';
 import { buildKindsParts, jpegThumbnail, mentionContext, pollMessage, type ImageContent } from './outgoing-kinds.js';
 
-export type SendPart =
+type SendPart =
   | { messageId: string; content: AnyMessageContent; meta?: ListMeta }
   /** Messages with no high-level Baileys API (native lists/buttons, polls with mentions): relayed as protobuf. */
   | { messageId: string; raw: proto.IMessage; meta?: ListMeta; poll?: boolean };

@@ -10,7 +10,7 @@ export interface PhoneCheck {
   lid: string | null;
 }
 
-export interface GroupParticipant {
+interface GroupParticipant {
   phone: string;
   isAdmin: boolean;
   isSuperAdmin: boolean;

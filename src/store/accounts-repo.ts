@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AccountChangeKind, AccountRow, DB } from './schema.js';
 
 /** A rotation or deletion recorded for running servers (008-quotas). */
-export interface AccountChange {
+interface AccountChange {
   seq: number;
   accountId: string;
   kind: AccountChangeKind;

@@ -58,7 +58,7 @@ export interface DueDelivery {
 }
 
 /** Deliveries still to attempt (pending or retrying), and the oldest one's commit time. */
-export interface DeliveryBacklog {
+interface DeliveryBacklog {
   pending: number;
   oldestCreatedAt: number | null;
 }
@@ -68,7 +68,7 @@ export type DeliveryOutcome =
   | { id: string; result: 'retrying'; httpStatus: number | null; error: string; nextAttemptAt: number; at: number }
   | { id: string; result: 'failed'; httpStatus: number | null; error: string; at: number };
 
-export interface LaneHead {
+interface LaneHead {
   instanceId: string;
   url: string;
   nextAttemptAt: number;

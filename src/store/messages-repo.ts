@@ -6,7 +6,7 @@ import { WriteBatcher } from './write-batcher.js';
 import type { DB, MessageRow, MessageState, NewMessageRow } from './schema.js';
 
 /** The network's view of a sent message, in the only order it may move. */
-export const WA_STATUS_ORDER = ['SENT', 'RECEIVED', 'READ', 'PLAYED'] as const;
+const WA_STATUS_ORDER = ['SENT', 'RECEIVED', 'READ', 'PLAYED'] as const;
 export type WaStatus = (typeof WA_STATUS_ORDER)[number];
 
 /**
@@ -22,9 +22,9 @@ const HEAD_COLUMNS = [
 ] as const satisfies readonly Exclude<keyof MessageRow, 'payload'>[];
 const everyHeadColumn: Exclude<keyof MessageRow, 'payload' | (typeof HEAD_COLUMNS)[number]> extends never ? true : never = true;
 
-export type EnqueueOutcome = { ok: true; seq: number } | { ok: false; reason: 'queue_full' | 'instance_gone' };
+type EnqueueOutcome = { ok: true; seq: number } | { ok: false; reason: 'queue_full' | 'instance_gone' };
 
-export interface EnqueueRequest {
+interface EnqueueRequest {
   row: NewMessageRow;
   /** Reject when this many messages already wait for the instance (0 = no cap). */
   cap: number;
@@ -47,7 +47,7 @@ interface StatusAdvance {
 }
 
 /** One state move of the sender (see the Sender section below). */
-export interface SenderTransition {
+interface SenderTransition {
   seq: number;
   to: MessageState;
   at: number;

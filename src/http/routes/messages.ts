@@ -28,7 +28,7 @@ export function checkMediaRef(value: string, field: string): string {
   throw errors.invalidInput(`${field}: must be an https URL or a base64 data URI`);
 }
 
-export interface MessageRoutesOptions {
+interface MessageRoutesOptions {
   messages: MessagesService;
   mediaBodyLimit: number;
 }
