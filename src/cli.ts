@@ -66,7 +66,7 @@ to pair, and prints the curl commands that pair a virtual phone and send a first
 Honours the same settings as serve (ZAPGATE_HOST defaults to 127.0.0.1 here).`;
 
 /** A mistake in how a command was called: one line, then that command's usage, exit 2. */
-export class UsageError extends Error {
+class UsageError extends Error {
   constructor(message: string, readonly usage: string = USAGE) {
     super(message);
     this.name = 'UsageError';
@@ -74,7 +74,7 @@ export class UsageError extends Error {
 }
 
 /** node:util parseArgs' messages, shortened to one line a person reads. */
-export function parseArgsMessage(err: unknown): string {
+function parseArgsMessage(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   const unknown = /^Unknown option '([^']+)'/i.exec(message);
   if (unknown) return `unknown option ${unknown[1]}`;
@@ -99,7 +99,7 @@ function parse<O extends Options>(args: string[], options: O, usage: string, pos
 }
 
 /** A port given on the command line: 0-65535, or a usage error. */
-export function portOption(name: string, value: string, usage: string): number {
+function portOption(name: string, value: string, usage: string): number {
   if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`${name} must be a port number (0-65535), got ${JSON.stringify(value)}`, usage);
   return Number(value);
 }

@@ -6,7 +6,7 @@ import type { MediaLimits } from './convert/limits.js';
 
 
 /** Environment variables zapgate reads, with their allowed values and defaults. */
-export const EnvSchema = Type.Object({
+const EnvSchema = Type.Object({
   ZAPGATE_HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   ZAPGATE_PORT: Type.String({ default: '3000', pattern: '^[0-9]{1,5}$' }),
   ZAPGATE_DATA_DIR: Type.String({ default: './data', minLength: 1 }),
@@ -148,7 +148,7 @@ export interface ClusterSettings {
   readonly leaseMs: number;
 }
 
-export interface QuotaSettings {
+interface QuotaSettings {
   readonly maxInstancesPerAccount: number;
   readonly maxQueuedBytesPerAccount: number;
 }
@@ -169,7 +169,7 @@ export interface HttpLimits {
 }
 
 /** Received media: kept this long, at most this large, downloaded this many at a time. */
-export interface ReceivedMediaSettings {
+interface ReceivedMediaSettings {
   readonly retentionMs: number;
   readonly maxBytes: number;
   readonly downloadTimeoutMs: number;

@@ -13,7 +13,7 @@ import type { CreatedInstance } from './services/instances-service.js';
 export const DEMO_PHONE = '5511999990000';
 export const DEMO_CONTACT = '5511988887777';
 
-export interface DemoOptions {
+interface DemoOptions {
   /** The gateway's port; when unset, ZAPGATE_PORT of `env`, else 3000. */
   port?: number;
   simnetPort: number;

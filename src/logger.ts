@@ -4,7 +4,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 export type { Logger };
 
 /** Paths whose values never reach a log line. */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers["client-token"]',
   'req.headers.authorization',
   'req.headers.cookie',

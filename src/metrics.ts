@@ -3,7 +3,7 @@
 // the label values the code uses, and gauges are read at scrape time from what they measure.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** Statuses a session can be in (sessions/port.ts InstanceStatus); each is reported, 0 when none. */
+/** Statuses a session can be in (store/schema.ts InstanceStatus); each is reported, 0 when none. */
 const SESSION_STATUSES = ['disconnected', 'pairing', 'connecting', 'connected', 'logged_out', 'banned', 'replaced'];
 /** Label values each counter is given at 0, so rate() has a series before the first event. */
 const SEND_RESULTS = ['sent', 'requeued', 'retry', 'failed'];
@@ -12,7 +12,7 @@ const FAILING_COMPONENTS = ['accounts', 'groups', 'media', 'outbox', 'sender', '
 const DOWNLOAD_RESULTS = ['stored', 'failed', 'reuploaded'];
 
 /** What the webhook outbox still has to deliver (store/deliveries-repo.ts `backlog`). */
-export interface WebhookBacklog {
+interface WebhookBacklog {
   pending: number;
   oldestCreatedAt: number | null;
 }

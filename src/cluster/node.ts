@@ -15,7 +15,7 @@ import type { ClusterRepo, InstanceOwner } from '../store/cluster-repo.js';
 import type { Placement } from './routing.js';
 
 /** What a node runs for each instance it owns: started on acquire, stopped (sessions closed, writes drained) on release. */
-export interface OwnedWork {
+interface OwnedWork {
   acquire(instanceId: string): Promise<void>;
   release(instanceId: string): Promise<void>;
   /** After each reconcile: housekeeping of what this node owns. */
@@ -26,7 +26,7 @@ export interface ClusterMetricsSink {
   handover(direction: 'acquired' | 'released' | 'lost'): void;
 }
 
-export interface ClusterNodeDeps {
+interface ClusterNodeDeps {
   repo: ClusterRepo;
   settings: ClusterSettings;
   log: Logger;

@@ -68,7 +68,7 @@ export function bundledTool(tool: 'ffmpeg' | 'ffprobe'): string {
   return binary(tool, { ffmpegPath: undefined, ffprobePath: undefined } as MediaLimits);
 }
 
-export interface RunOptions {
+interface RunOptions {
   /** Largest stdout kept, bytes (the rest is an error). */
   maxStdout?: number;
 }
@@ -129,7 +129,7 @@ export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T
   }
 }
 
-export interface ProbeStream {
+interface ProbeStream {
   codec_type?: string;
   codec_name?: string;
   width?: number;

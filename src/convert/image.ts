@@ -21,7 +21,7 @@ export interface PreparedImage {
   thumbnail: Buffer;
 }
 
-export interface ImageHeader {
+interface ImageHeader {
   mimetype: string;
   width: number;
   height: number;

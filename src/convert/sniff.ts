@@ -1,9 +1,9 @@
 // What a payload really is, from its first bytes. A URL's content-type and a data URI's label
 // are claims; only the magic bytes decide which decoder may see the payload.
 
-export type MediaFamily = 'image' | 'audio' | 'video' | 'other';
+type MediaFamily = 'image' | 'audio' | 'video' | 'other';
 
-export interface Sniffed {
+interface Sniffed {
   family: MediaFamily;
   /** The mimetype the bytes show (application/octet-stream when unknown). */
   mimetype: string;

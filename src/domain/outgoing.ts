@@ -59,7 +59,7 @@ export interface SharedContact {
   businessDescription?: string;
 }
 
-export type ActionType = 'CALL' | 'URL' | 'REPLY';
+type ActionType = 'CALL' | 'URL' | 'REPLY';
 
 export interface ActionButton {
   id: string;
@@ -80,8 +80,8 @@ export interface CarouselCard {
 /** Z-API's `pinMessageDuration` values, in seconds (what WhatsApp's pin carries). */
 export const PIN_SECONDS = { '24_hours': 86_400, '7_days': 604_800, '30_days': 2_592_000 } as const;
 
-export type PixKeyType = 'CPF' | 'CNPJ' | 'PHONE' | 'EMAIL' | 'EVP';
-export type LinkType = 'SMALL' | 'MEDIUM' | 'LARGE';
+type PixKeyType = 'CPF' | 'CNPJ' | 'PHONE' | 'EMAIL' | 'EVP';
+type LinkType = 'SMALL' | 'MEDIUM' | 'LARGE';
 
 export type SendKindsContent =
   | { type: 'link'; message: string; linkUrl: string; title: string; linkDescription: string; image?: string; linkType: LinkType }

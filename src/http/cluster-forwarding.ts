@@ -8,7 +8,7 @@ import { request as undiciRequest, type Dispatcher } from 'undici';
 import { errors } from '../errors.js';
 import type { ClusterRouting } from '../cluster/routing.js';
 
-export const FORWARDED_BY = 'x-zapgate-forwarded-by';
+const FORWARDED_BY = 'x-zapgate-forwarded-by';
 const AUTH = 'x-zapgate-cluster-auth';
 /** Not copied either way: they describe one hop, not the request. */
 const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection', FORWARDED_BY, AUTH]);

@@ -28,10 +28,6 @@ export interface ErrorBody {
   message?: string;
 }
 
-export function statusOf(code: DomainErrorCode): number {
-  return STATUS[code];
-}
-
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (err instanceof DomainError) {
     if (err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));

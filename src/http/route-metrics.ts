@@ -3,7 +3,7 @@
 import type { Counter, Histogram } from 'prom-client';
 import type { Metrics } from '../metrics.js';
 
-export type RecordRequest = (method: string, route: string, status: number, seconds: number) => void;
+type RecordRequest = (method: string, route: string, status: number, seconds: number) => void;
 
 export function routeMetrics(metrics: Metrics): RecordRequest {
   const counts = new Map<string, Counter.Internal>();

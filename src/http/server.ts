@@ -39,7 +39,7 @@ import { mediaRoutes } from './routes/media.js';
 import { webhooksSection } from './schemas/callbacks.js';
 import type { MediaService } from '../services/media-service.js';
 
-export const INSTANCE_PREFIX = '/instances/:instanceId/token/:instanceToken';
+const INSTANCE_PREFIX = '/instances/:instanceId/token/:instanceToken';
 
 /** Tags in Z-API's order (its docs' sidebar, ZAPI-SURFACE.md §1), then zapgate's own. */
 export const TAGS = [
@@ -77,7 +77,7 @@ function describeInstanceParams<T extends { paths?: object }>(doc: T): T {
   return doc;
 }
 
-export interface HttpDeps {
+interface HttpDeps {
   config: Config;
   log: Logger;
   metrics: Metrics;
@@ -214,7 +214,7 @@ export async function buildHttpServer(deps: HttpDeps) {
         inst.addHook('onRequest', authenticateInstance);
         if (deps.cluster) inst.addHook('preHandler', forwardToOwner(deps.cluster));
         await inst.register(instanceRoutes(deps.instances));
-        await inst.register(messageRoutes({ messages: deps.messages, sessions: deps.sessions, mediaBodyLimit: deps.config.mediaBodyLimit }));
+        await inst.register(messageRoutes({ messages: deps.messages, mediaBodyLimit: deps.config.mediaBodyLimit }));
         await inst.register(statusRoutes(deps.messages, deps.config.mediaBodyLimit));
         await inst.register(contactRoutes(deps.contacts));
         await inst.register(groupRoutes(deps.groups));

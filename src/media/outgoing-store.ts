@@ -7,12 +7,10 @@ import { createHash } from 'node:crypto';
 import type { BlobBackend } from '../store/outgoing-blobs-repo.js';
 import { DirectoryMediaStore } from './store.js';
 
-/** How a queued message names a stored file: scheme, sha256 (hex) and size in bytes. */
-export const MEDIA_REF = /^zapgate-media:([0-9a-f]{64}):(\d{1,12})$/;
-/** The same, found anywhere in a stored payload (JSON). */
+/** How a queued message names a stored file (scheme, sha256 hex, size in bytes), anywhere in its payload (JSON). */
 const MEDIA_REF_IN_TEXT = /zapgate-media:([0-9a-f]{64}):(\d{1,12})/g;
 
-export interface StoredMedia {
+interface StoredMedia {
   sha256: string;
   bytes: number;
   ref: string;

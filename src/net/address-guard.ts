@@ -24,13 +24,13 @@ export interface AddressGuardOptions {
   connect?: buildConnector.BuildOptions;
 }
 
-export type GuardDecision =
+type GuardDecision =
   | { ok: true; url: URL; addresses: ResolvedAddress[] }
   | { ok: false; reason: string };
 
-export type HostDecision = { ok: true; addresses: ResolvedAddress[] } | { ok: false; reason: string };
+type HostDecision = { ok: true; addresses: ResolvedAddress[] } | { ok: false; reason: string };
 
-export type AddressDecision = { ok: true } | { ok: false; reason: string };
+type AddressDecision = { ok: true } | { ok: false; reason: string };
 
 export interface AddressGuard {
   /** Parses the URL, checks scheme and credentials, resolves the host and checks every address. */
@@ -46,7 +46,7 @@ export interface AddressGuard {
 }
 
 /** Base of the errors a guarded request can fail with; `reason` is safe to show to a user. */
-export class GuardedFetchError extends Error {
+class GuardedFetchError extends Error {
   readonly reason: string;
   constructor(reason: string, options?: ErrorOptions) {
     super(reason, options);
@@ -315,7 +315,7 @@ export function createAddressGuard(options: AddressGuardOptions): AddressGuard {
 // ---------------------------------------------------------------------------------------------
 // Enforcement at connect time
 
-export type GuardedAgentOptions = Omit<Agent.Options, 'connect'> & {
+type GuardedAgentOptions = Omit<Agent.Options, 'connect'> & {
   /** TLS and socket options for the connector (e.g. `ca`, `timeout`). */
   connect?: buildConnector.BuildOptions;
 };
@@ -374,7 +374,7 @@ export function createGuardedAgent(guard: AddressGuard, options: GuardedAgentOpt
 // ---------------------------------------------------------------------------------------------
 // Fetch with redirects re-checked and a size cap (media downloads)
 
-export interface GuardedFetchInit {
+interface GuardedFetchInit {
   method?: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
@@ -387,7 +387,7 @@ export interface GuardedFetchInit {
   signal?: AbortSignal;
 }
 
-export interface GuardedResponse {
+interface GuardedResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Buffer;
@@ -395,7 +395,7 @@ export interface GuardedResponse {
   url: URL;
 }
 
-export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);

@@ -10,7 +10,7 @@ import { HttpsProxyAgent } from 'https-proxy-agent';
 import { SocksProxyAgent } from 'socks-proxy-agent';
 import type { AddressGuard } from './address-guard.js';
 
-export type ProxyScheme = 'http' | 'socks5' | 'socks5h';
+type ProxyScheme = 'http' | 'socks5' | 'socks5h';
 
 export interface ProxySpec {
   scheme: ProxyScheme;
@@ -21,7 +21,7 @@ export interface ProxySpec {
   password?: string | undefined;
 }
 
-export type ProxyParse = { ok: true; proxy: ProxySpec } | { ok: false; reason: string };
+type ProxyParse = { ok: true; proxy: ProxySpec } | { ok: false; reason: string };
 
 const MAX_URL_LENGTH = 2048;
 // scheme://[user[:pass]@]host:port[/] — the port is required: a proxy has no default worth guessing.
@@ -105,7 +105,7 @@ export class ProxyError extends Error {
   }
 }
 
-export interface ProxyAgentOptions {
+interface ProxyAgentOptions {
   guard: AddressGuard;
   /** TLS options for the far end of the tunnel (a test network's media CA). */
   tls?: Pick<ConnectionOptions, 'ca'> | undefined;

@@ -5,7 +5,7 @@ import { AddressRefusedError } from '../net/address-guard.js';
 import { parseRetryAfter } from './schedule.js';
 import { signWebhook } from './signing.js';
 
-export interface AttemptInput {
+interface AttemptInput {
   /** The `webhook-id`: the event's id, the same on every attempt. */
   webhookId: string;
   url: string;
@@ -13,7 +13,7 @@ export interface AttemptInput {
   secrets: readonly string[];
 }
 
-export interface AttemptOptions {
+interface AttemptOptions {
   dispatcher: Dispatcher;
   /** Wall-clock ms of this attempt (its `webhook-timestamp`). */
   now: number;
@@ -23,7 +23,7 @@ export interface AttemptOptions {
   signal: AbortSignal;
 }
 
-export type AttemptResult =
+type AttemptResult =
   | { outcome: 'delivered'; status: number }
   | { outcome: 'failed'; status: number | null; error: string; retryAfterMs: number | null }
   /** 410 Gone: the receiver asks never to be called again at this URL. */

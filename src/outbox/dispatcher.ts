@@ -20,7 +20,7 @@ import { attemptDelivery } from './attempt.js';
 import { OutcomeLog } from './outcome-log.js';
 import { nextDelayMs } from './schedule.js';
 
-export type DeliveryStore = Pick<DeliveriesRepo, 'lanes' | 'due' | 'nextAttemptAt' | 'record' | 'failLane'>;
+type DeliveryStore = Pick<DeliveriesRepo, 'lanes' | 'due' | 'nextAttemptAt' | 'record' | 'failLane'>;
 
 export interface DispatcherSettings {
   /** Attempts in flight at once, across all lanes. */
@@ -36,7 +36,7 @@ export interface DispatcherSettings {
   refillBatch: number;
 }
 
-export interface DispatcherDeps {
+interface DispatcherDeps {
   store: DeliveryStore;
   /** Disables every webhook kind of the instance whose URL is `url` (the receiver answered 410). */
   disableUrl(instanceId: string, url: string, reason: string): Promise<void>;

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { createGuardedAgent, type AddressGuard } from '../net/address-guard.js';
 import type { Store } from '../store/index.js';
-import type { WebhookKind } from '../store/webhooks-repo.js';
+import type { WebhooksRepo } from '../store/webhooks-repo.js';
 import { DeliveryDispatcher, type DispatcherSettings } from './dispatcher.js';
 import { WebhookDeliveriesService } from './replay.js';
 import { DEFAULT_RETENTION, RetentionSweeper, type RetentionSettings } from './retention.js';
@@ -19,7 +19,7 @@ export interface OutboxTuning extends DispatcherSettings, RetentionSettings {
   keepAliveMs: number;
 }
 
-export const DEFAULT_OUTBOX_TUNING: Omit<OutboxTuning, 'allowHttp'> = {
+const DEFAULT_OUTBOX_TUNING: Omit<OutboxTuning, 'allowHttp'> = {
   ...DEFAULT_RETENTION,
   ca: undefined,
   concurrency: 64,
@@ -30,8 +30,14 @@ export const DEFAULT_OUTBOX_TUNING: Omit<OutboxTuning, 'allowHttp'> = {
   keepAliveMs: 30_000,
 };
 
-export interface OutboxDeps {
-  store: Store;
+/** What the outbox needs of the store (the SQL store implements it). */
+export interface OutboxStore extends Pick<Store, 'deliveries' | 'streamEvents'> {
+  /** A URL that keeps failing is disabled. */
+  readonly webhooks: Pick<WebhooksRepo, 'list' | 'disable'>;
+}
+
+interface OutboxDeps {
+  store: OutboxStore;
   clock: Clock;
   log: Logger;
   metrics: Metrics;
@@ -45,10 +51,10 @@ export interface OutboxDeps {
    * Cluster mode: the store of this node's engine (its writes are fenced, migration 018), through
    * which events are committed and outcomes recorded; and which instances this node delivers for.
    */
-  cluster?: { store: Store; owns(instanceId: string): boolean };
+  cluster?: { store: Pick<Store, 'deliveries'>; owns(instanceId: string): boolean };
 }
 
-export interface Outbox {
+interface Outbox {
   /** Where the engine and the sender hand events. */
   readonly sink: EventSink;
   readonly deliveries: WebhookDeliveriesService;
@@ -89,7 +95,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async disableUrl(instanceId, url, reason) {
       const targets = await deps.store.webhooks.list(instanceId);
       for (const t of targets) {
-        if (t.url === url && t.disabledReason === null) await deps.store.webhooks.disable(instanceId, t.kind as WebhookKind, reason);
+        if (t.url === url && t.disabledReason === null) await deps.store.webhooks.disable(instanceId, t.kind, reason);
       }
     },
   });

@@ -1,9 +1,10 @@
 // Turns an emitted event into what is delivered: which webhook it goes to (if any) and the exact body.
 import { WEBHOOK_KIND_OF, type GatewayEvent } from '../events/types.js';
 import type { InstanceDeliveryContext } from '../store/deliveries-repo.js';
+import type { WebhookKind } from '../store/webhooks-repo.js';
 
-export interface Route {
-  kind: string;
+interface Route {
+  kind: WebhookKind;
   url: string;
 }
 
@@ -14,7 +15,7 @@ export interface Route {
  * arrives (CONTRACT §8), and it is "from me" by nature.
  */
 export function routeOf(event: GatewayEvent, ctx: InstanceDeliveryContext): Route | null {
-  const kind: string = WEBHOOK_KIND_OF[event.type];
+  const kind = WEBHOOK_KIND_OF[event.type];
   const url = ctx.urls.get(kind);
   if (url === undefined) return null;
   if (!reported(event, ctx)) return null;

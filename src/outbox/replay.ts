@@ -1,11 +1,10 @@
 // The replay API's use cases: list an instance's webhook deliveries, put a failed one back on the schedule.
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
-import type { DeliveriesRepo, DeliveryRecord, DeliveryStatus } from '../store/deliveries-repo.js';
+import type { DeliveriesRepo, DeliveryRecord } from '../store/deliveries-repo.js';
+import type { DeliveryStatus } from '../store/schema.js';
 
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'retrying', 'delivered', 'failed'];
-
-export interface DeliveryView {
+interface DeliveryView {
   id: string;
   /** The `webhook-id` header of every attempt: the event's id. */
   webhookId: string;

@@ -13,7 +13,7 @@ export const RETRY_DELAYS_MS: readonly number[] = [0, 5 * SECOND, 5 * MINUTE, 30
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length;
 
 /** The longest wait a receiver's Retry-After can impose (the schedule's own longest step). */
-export const MAX_RETRY_AFTER_MS = 10 * HOUR;
+const MAX_RETRY_AFTER_MS = 10 * HOUR;
 
 /** ±20 % so that deliveries failed together do not all come back in the same instant. */
 export function jitter(ms: number, random: () => number = Math.random): number {

@@ -4,13 +4,13 @@ import { createHmac, randomBytes } from 'node:crypto';
 const SECRET_PREFIX = 'whsec_';
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-export interface WebhookSignatureHeaders {
+interface WebhookSignatureHeaders {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
 }
 
-export interface SignWebhookInput {
+interface SignWebhookInput {
   /** Stable across retries of one delivery, so receivers can de-duplicate. */
   id: string;
   /** Seconds since the epoch, of this attempt (receivers reject stale ones). */

@@ -114,6 +114,6 @@ export class AntibanMemory {
 }
 
 /** A 1:1 address (a number or a @lid): groups and channels are never strangers. */
-export function isContactAddress(phone: string): boolean {
+function isContactAddress(phone: string): boolean {
   return !phone.endsWith('-group') && !phone.endsWith('@newsletter') && phone !== STATUS_TARGET;
 }

@@ -4,7 +4,7 @@
 import { DomainError } from '../errors.js';
 import { SendFailure, type SendErrorCode } from '../domain/send-failure.js';
 
-export type FailureOutcome =
+type FailureOutcome =
   /** The link was down: back to the head of the queue, the attempt not counted. */
   | { kind: 'disconnected' }
   /** Refused while the anti-ban strategy paused the instance: waits out the pause. */
@@ -14,7 +14,7 @@ export type FailureOutcome =
   /** May pass: retry with backoff while the budget lasts. */
   | { kind: 'transient'; reason: string; code: SendErrorCode };
 
-export interface FailureContext {
+interface FailureContext {
   /** The transport reports the instance connected right after the failure. */
   connected: boolean;
   /** A restriction signal arrived during this send and the strategy is on. */

@@ -38,7 +38,7 @@ export interface ResolvedSenderOptions {
   readonly retryMs: number;
 }
 
-export interface LaneDeps {
+interface LaneDeps {
   readonly store: SenderStore;
   readonly transport: MessageTransport;
   readonly events: EventSink;
@@ -58,7 +58,7 @@ export interface LaneDeps {
  * sender's `largePayloads` slots, so a hundred instances with 16 MiB data URIs queued do not hold
  * a hundred of them in memory.
  */
-export const LARGE_PAYLOAD_CHARS = 256 * 1024;
+const LARGE_PAYLOAD_CHARS = 256 * 1024;
 
 /** What the lane decided about the message at the head of the queue (drawn once per message). */
 interface Plan extends AntibanTraits {

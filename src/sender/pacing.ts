@@ -26,7 +26,7 @@ export function humanGapMs(delayMessageSeconds: number | null, s: AntibanSetting
 }
 
 /** What a person would type for this content (captions and list texts count; media does not). */
-export function typedLength(c: OutgoingContent): number {
+function typedLength(c: OutgoingContent): number {
   switch (c.type) {
     case 'text':
       return c.message.length;
@@ -75,7 +75,7 @@ export function warmupFactor(ageMs: number | null, s: AntibanSettings): number {
   return Math.min(1, s.warmupStart + (1 - s.warmupStart) * (days / s.warmupDays));
 }
 
-export interface StrangerCaps {
+interface StrangerCaps {
   perHour: number;
   perDay: number;
 }

@@ -24,7 +24,7 @@ export interface SenderOptions {
   largePayloadSlots?: number;
 }
 
-export interface SenderDeps {
+interface SenderDeps {
   store: SenderStore;
   transport: MessageTransport;
   events: EventSink;

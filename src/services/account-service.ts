@@ -7,9 +7,9 @@ import { maskStoredProxyUrl, proxyInUse } from '../net/proxy.js';
 import type { AccountPort, DeviceInfo } from '../sessions/account-port.js';
 import { reactionSettingsOf } from '../sessions/account-reactions.js';
 import type { SessionsPort } from '../sessions/port.js';
-import type { Store } from '../store/index.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstancePatch, InstanceRow } from '../store/schema.js';
-import type { WebhookKind } from '../store/webhooks-repo.js';
+import type { WebhookKind, WebhooksRepo } from '../store/webhooks-repo.js';
 
 /** Z-API's instance data (GET /me), with the settings this gateway keeps. */
 export interface InstanceData {
@@ -37,7 +37,7 @@ export interface InstanceData {
 }
 
 /** Z-API's GET /device. */
-export interface DeviceView extends Omit<DeviceInfo, 'imgUrl'> {
+interface DeviceView extends Omit<DeviceInfo, 'imgUrl'> {
   imgUrl: string;
   device: { sessionName: string; device_model: string };
 }
@@ -57,12 +57,18 @@ const CALLBACK_FIELDS: Record<WebhookKind, keyof InstanceData> = {
   received: 'receivedCallbackUrl',
 };
 
-export type ChatExpiration = '24_HOURS' | '7_DAYS' | '90_DAYS' | 'OFF';
+type ChatExpiration = '24_HOURS' | '7_DAYS' | '90_DAYS' | 'OFF';
 const CHAT_EXPIRATION_SECONDS: Record<ChatExpiration, number> = { '24_HOURS': 86_400, '7_DAYS': 604_800, '90_DAYS': 7_776_000, OFF: 0 };
+
+/** What AccountService needs of the store (the SQL store implements it): settings and webhook URLs. */
+interface AccountSettingsStore {
+  readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
+  readonly webhooks: Pick<WebhooksRepo, 'list'>;
+}
 
 export class AccountService {
   constructor(
-    private readonly store: Store,
+    private readonly store: AccountSettingsStore,
     private readonly sessions: Pick<SessionsPort, 'isConnected'>,
     private readonly account: AccountPort,
     /** Drops the instance from the authentication cache after a settings write. */

@@ -5,7 +5,7 @@ import { hashToken, newToken, newUuid } from '../ids.js';
 import type { Store } from '../store/index.js';
 import type { AccountRow } from '../store/schema.js';
 
-export interface AccountSummary {
+interface AccountSummary {
   id: string;
   name: string;
   createdAt: number;
@@ -23,7 +23,7 @@ export class AccountsService {
   private epoch = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'accounts'>,
     private readonly clock: Clock,
     private readonly cacheTtlMs = 5_000,
   ) {}

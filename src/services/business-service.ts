@@ -41,7 +41,7 @@ const DAYS: readonly DayOfWeek[] = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export interface TagView {
+interface TagView {
   id: string;
   name: string;
   color: number;

@@ -18,7 +18,7 @@ const PRODUCT_ID = /^\d{1,32}$/;
 const CURSOR = /^[A-Za-z0-9_=+/-]{1,2048}$/;
 
 /** Z-API's product row. */
-export interface ProductView {
+interface ProductView {
   availability: 'in stock';
   id: string;
   retailerId: string | null;
@@ -32,14 +32,14 @@ export interface ProductView {
   isHidden: boolean;
 }
 
-export interface CatalogView {
+interface CatalogView {
   cartEnabled: boolean;
   products: ProductView[];
   nextCursor: string | null;
 }
 
 /** The body of create/edit product (Z-API's fields; `id` is zapgate's way to name the product to edit). */
-export interface ProductBody {
+interface ProductBody {
   id?: string;
   name: string;
   price: number;
@@ -52,7 +52,7 @@ export interface ProductBody {
   url?: string;
 }
 
-export interface CatalogMessage {
+interface CatalogMessage {
   catalogPhone: string;
   message?: string;
   title?: string;

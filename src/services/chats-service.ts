@@ -11,7 +11,7 @@ import type { ChatEditor, ChatPatch, ChatReader, ContactReader } from '../store/
 import type { ChatRow, ContactRow } from '../store/schema.js';
 
 /** Rows per page at most: with every stored field bounded, a page stays well under 2 MiB. */
-export const MAX_PAGE_SIZE = 1000;
+const MAX_PAGE_SIZE = 1000;
 /** A picture URL looked up on the network is reused this long (WhatsApp's links live ~48 h). */
 const PICTURE_FRESH_MS = 24 * 60 * 60_000;
 
@@ -26,13 +26,13 @@ export interface NewContact {
 }
 
 /** Z-API's answer to contacts/add and contacts/remove: the entries the network refused are listed. */
-export interface ContactsChangeResult {
+interface ContactsChangeResult {
   success: boolean;
   errors: { phone: string; error: string }[];
 }
 
 /** Z-API's chat in GET /chats (flags as strings, as Z-API sends them). */
-export interface ChatView {
+interface ChatView {
   phone: string;
   name: string;
   isGroup: boolean;
@@ -49,13 +49,13 @@ export interface ChatView {
   isGroupAnnouncement: boolean;
 }
 
-export interface ChatMetadataView extends ChatView {
+interface ChatMetadataView extends ChatView {
   profileThumbnail: string | null;
   about: string | null;
 }
 
 /** A stored message of a chat (GET /chat-messages/{phone}). */
-export interface ChatMessageView {
+interface ChatMessageView {
   messageId: string;
   phone: string;
   fromMe: boolean;
@@ -70,7 +70,7 @@ export interface ChatMessageView {
   status: string;
 }
 
-export interface ContactView {
+interface ContactView {
   phone: string;
   name: string | null;
   short: string | null;
@@ -78,7 +78,7 @@ export interface ContactView {
   vname: string | null;
 }
 
-export interface ContactMetadataView {
+interface ContactMetadataView {
   phone: string;
   name: string | null;
   short: string | null;

@@ -3,7 +3,7 @@
 // before anything is sent; a change the network refuses for some groups or phones says which.
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
-import { inviteText } from '../sessions/auto-invite.js';
+import { inviteText } from './auto-invite.js';
 import type { CommunityMetadata, CommunityPort, CommunitySubGroup, CommunitySummary, GroupLinkOutcome, WhoCanAddGroups } from '../sessions/community-port.js';
 import type { GroupAdminPort, ParticipantAction } from '../sessions/group-admin-port.js';
 import type { SessionsPort } from '../sessions/port.js';
@@ -16,14 +16,14 @@ import type { MessagesService } from './messages-service.js';
 export const MAX_COMMUNITY_GROUPS = 50;
 
 /** Z-API's community id is the parent group's digits; `<digits>-group` and `<digits>@g.us` are taken too. */
-export function parseCommunityId(raw: string, field = 'communityId'): string {
+function parseCommunityId(raw: string, field = 'communityId'): string {
   const m = /^(\d{5,40})(?:-group|@g\.us)?$/.exec(raw.trim());
   if (!m?.[1]) throw errors.invalidInput(`${field}: must be a community id (its digits, as GET /communities lists them)`);
   return m[1];
 }
 
 /** Link/unlink answer: Z-API's `success`, and the groups the network refused with its reason. */
-export interface GroupLinkChange {
+interface GroupLinkChange {
   success: boolean;
   errors: { phone: string; error: string }[];
 }

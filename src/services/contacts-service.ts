@@ -8,7 +8,7 @@ import type { PhoneCheckJobs, PhoneCheckJobView } from './phone-check-jobs.js';
 export const MAX_PHONES_PER_BATCH = 50_000;
 
 /** The answer to a batch: Z-API's array, or the job that will produce it. */
-export type BatchAnswer = { kind: 'now'; results: PhoneCheck[] } | { kind: 'job'; job: PhoneCheckJobView };
+type BatchAnswer = { kind: 'now'; results: PhoneCheck[] } | { kind: 'job'; job: PhoneCheckJobView };
 
 export class ContactsService {
   constructor(

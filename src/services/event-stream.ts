@@ -25,7 +25,7 @@ export interface StreamScope {
 }
 
 /** Where a stream hands its events; resolves once the consumer can take more (back-pressure). */
-export type Deliver = (events: readonly StreamEvent[]) => Promise<void>;
+type Deliver = (events: readonly StreamEvent[]) => Promise<void>;
 
 export interface OpenStream {
   /** Stops reading; idempotent. */
@@ -101,7 +101,7 @@ class Stream implements OpenStream {
   }
 }
 
-export const streamErrors = {
+const streamErrors = {
   tooMany: (limit: number) =>
     new DomainError('rate_limited', 'Too many requests', `this account already has ${limit} event streams open (close one, or resume later with Last-Event-ID)`, { retryAfterSeconds: 5 }),
 };

@@ -5,7 +5,7 @@
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
 import type { GroupAdminPort, JoinRequestAction, ParticipantAction, ParticipantOutcome } from '../sessions/group-admin-port.js';
-import { inviteText } from '../sessions/auto-invite.js';
+import { inviteText } from './auto-invite.js';
 import type { GroupInfo, SessionsPort } from '../sessions/port.js';
 import type { ChatReader } from '../store/chats-repo.js';
 import type { InstanceRow } from '../store/schema.js';
@@ -17,7 +17,7 @@ export const MAX_PHONES_PER_CHANGE = 256;
 const INVITE = /^https:\/\/chat\.whatsapp\.com\/(?:invite\/)?([A-Za-z0-9]{10,40})\/?$/;
 
 /** Z-API's group row in GET /groups (the chat fields as strings, as Z-API sends them). */
-export interface GroupListView {
+interface GroupListView {
   isGroup: true;
   name: string;
   phone: string;

@@ -5,12 +5,12 @@ import { newUuid } from '../ids.js';
 import { parseGroupId, parsePhone } from '../domain/phone.js';
 import type { GroupInfo, GroupSettingsChange, SessionsPort } from '../sessions/port.js';
 import type { Store } from '../store/index.js';
-import type { PendingGroupRow } from '../store/schema.js';
+import type { PendingGroupRow, PendingGroupStatus } from '../store/schema.js';
 import type { Logger } from '../logger.js';
 
-export interface PendingGroupView {
+interface PendingGroupView {
   groupId: string;
-  status: 'pending' | 'created' | 'failed';
+  status: PendingGroupStatus;
   phone: string | null;
   inviteLink: string | null;
   phonesNotAdded: string[];
@@ -18,7 +18,7 @@ export interface PendingGroupView {
 }
 
 /** create-group's answer: the pending id always; the group's own fields when it exists in time. */
-export interface CreatedGroupAnswer {
+interface CreatedGroupAnswer {
   groupId: string;
   inviteLink: null;
   phone?: string;
@@ -26,14 +26,14 @@ export interface CreatedGroupAnswer {
   phonesNotAdded?: string[];
 }
 
-export interface CreateGroupRequest {
+interface CreateGroupRequest {
   groupName: string;
   phones: string[];
   autoInvite: boolean;
 }
 
 /** Hooks other parts of the gateway attach to (events, invite messages). */
-export interface GroupCreatedListener {
+interface GroupCreatedListener {
   (instanceId: string, pending: PendingGroupView, request: CreateGroupRequest): Promise<void> | void;
 }
 
@@ -44,7 +44,7 @@ export class GroupsService {
   private readonly running = new Set<Promise<void>>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'groups'>,
     private readonly sessions: SessionsPort,
     private readonly clock: Clock,
     private readonly log: Logger,
@@ -155,7 +155,7 @@ export class GroupsService {
     if (!row) throw errors.notFound('Group not found');
     return {
       groupId: row.id,
-      status: row.status as PendingGroupView['status'],
+      status: row.status,
       phone: row.group_id,
       inviteLink: row.invite_link,
       phonesNotAdded: row.phones_not_added ? (JSON.parse(row.phones_not_added) as string[]) : [],

@@ -5,20 +5,25 @@
 // the next pairing of the instance.
 import { errors } from '../errors.js';
 import { HISTORY_MAX_DAYS, historySettingsOf, type HistorySettings } from '../sessions/history-import.js';
-import type { Store } from '../store/index.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstancePatch } from '../store/schema.js';
 
-export type HistorySyncView = HistorySettings;
+type HistorySyncView = HistorySettings;
 
-export interface HistorySyncUpdate {
+interface HistorySyncUpdate {
   enabled: boolean;
   days?: number | undefined;
   webhook?: boolean | undefined;
 }
 
+/** What HistorySyncService needs of the store (the SQL store implements it): the instance's settings. */
+interface HistorySyncStore {
+  readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
+}
+
 export class HistorySyncService {
   constructor(
-    private readonly store: Pick<Store, 'instances'>,
+    private readonly store: HistorySyncStore,
     /** Told after each change (the instances service drops its cached row). */
     private readonly changed: (instanceId: string) => void = () => {},
   ) {}

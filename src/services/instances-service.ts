@@ -4,12 +4,12 @@ import type { Clock } from '../clock.js';
 import { errors, quotaErrors } from '../errors.js';
 import { hashToken, newInstanceId, newToken, tokenMatches } from '../ids.js';
 import { generateWebhookSecret } from '../outbox/signing.js';
-import type { InstanceStatus, SessionsPort } from '../sessions/port.js';
-import type { Store } from '../store/index.js';
-import type { InstancePatch, InstanceRow } from '../store/schema.js';
+import type { SessionsPort } from '../sessions/port.js';
+import type { AccountsRepo } from '../store/accounts-repo.js';
+import type { AntibanRepo } from '../store/antiban-repo.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
+import type { InstancePatch, InstanceRow, InstanceStatus, ListMode } from '../store/schema.js';
 import { parsePhone } from '../domain/phone.js';
-
-export type ListMode = 'poll' | 'text' | 'native';
 
 export interface CreatedInstance {
   instanceId: string;
@@ -25,7 +25,7 @@ export interface InstanceSummary {
   phone: string | null;
 }
 
-export interface InstanceStatusView {
+interface InstanceStatusView {
   connected: boolean;
   smartphoneConnected: boolean;
   error: string | null;
@@ -39,7 +39,7 @@ export interface InstanceStatusView {
 }
 
 /** The anti-ban strategy as it stands: paused (with the network's reason) after a restriction signal. */
-export interface AntibanStatus {
+interface AntibanStatus {
   enabled: boolean;
   paused: boolean;
   reason: string | null;
@@ -47,7 +47,7 @@ export interface AntibanStatus {
   until: number | null;
 }
 
-export interface InstanceSettings {
+interface InstanceSettings {
   disableEnqueueWhenDisconnected?: boolean;
   notifySentByMe?: boolean;
   listMode?: ListMode;
@@ -55,17 +55,32 @@ export interface InstanceSettings {
   listReplyHint?: string;
 }
 
-export interface AntibanResult {
+interface AntibanResult {
   value: boolean;
   antiBanEnabled: boolean;
   workerSynced: boolean;
 }
 
+/**
+ * Who else applies update-antiban live besides the session: the sender's lane for the instance,
+ * the worker that actually paces. True when it is running and took the setting.
+ */
+interface LiveAntiban {
+  applyAntiban(instanceId: string, enabled: boolean): boolean;
+}
+
 /** Cluster mode (cluster/node.ts): who runs which instance. */
-export interface InstancePlacement {
+interface InstancePlacement {
   readonly nodeId: string;
   owns(instanceId: string): boolean;
   assignNew(instanceId: string): Promise<void>;
+}
+
+/** What InstancesService needs of the store (the SQL store implements it). */
+interface InstancesStore {
+  readonly instances: Pick<InstancesRepo, 'create' | 'delete' | 'findById' | 'listByAccount' | 'update'>;
+  readonly accounts: Pick<AccountsRepo, 'findById'>;
+  readonly antiban: Pick<AntibanRepo, 'pause'>;
 }
 
 export class InstancesService {
@@ -75,12 +90,14 @@ export class InstancesService {
   private epoch = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: InstancesStore,
     private readonly sessions: SessionsPort,
     private readonly clock: Clock,
     private readonly cacheTtlMs = 2_000,
     /** ZAPGATE_MAX_INSTANCES_PER_ACCOUNT (0 = no cap). */
     private readonly maxPerAccount = 0,
+    /** The sender (null: this process sends nothing, so only the session's answer counts). */
+    private readonly liveAntiban: LiveAntiban | null = null,
   ) {}
 
   private readonly deletedListeners: ((instanceId: string) => void)[] = [];
@@ -134,7 +151,7 @@ export class InstancesService {
 
   async list(accountId: string): Promise<InstanceSummary[]> {
     const rows = await this.store.instances.listByAccount(accountId);
-    return rows.map((r) => ({ instanceId: r.id, name: r.name, status: r.status as InstanceStatus, phone: r.phone }));
+    return rows.map((r) => ({ instanceId: r.id, name: r.name, status: r.status, phone: r.phone }));
   }
 
   /**
@@ -192,7 +209,7 @@ export class InstancesService {
 
   async status(instanceId: string): Promise<InstanceStatusView> {
     const row = await this.fresh(instanceId);
-    const status = row.status as InstanceStatus;
+    const status = row.status;
     const connected = status === 'connected' && this.sessions.isConnected(instanceId);
     return {
       connected,
@@ -267,8 +284,10 @@ export class InstancesService {
 
   async setAntiban(instanceId: string, enabled: boolean): Promise<AntibanResult> {
     await this.patch(instanceId, { antiban: enabled ? 1 : 0 });
-    const workerSynced = this.sessions.applyAntiban(instanceId, enabled);
-    return { value: true, antiBanEnabled: enabled, workerSynced };
+    const sessionRunning = this.sessions.applyAntiban(instanceId, enabled);
+    // Both always hear it; `workerSynced` reports what the sender did, not just an open socket.
+    const workerApplied = this.liveAntiban ? this.liveAntiban.applyAntiban(instanceId, enabled) : true;
+    return { value: true, antiBanEnabled: enabled, workerSynced: workerApplied && sessionRunning };
   }
 
   async updateSettings(instanceId: string, settings: InstanceSettings): Promise<void> {

@@ -14,7 +14,7 @@ export interface MediaFetcher {
   ensure(id: string): Promise<MediaFileRow>;
 }
 
-export interface MediaFile {
+interface MediaFile {
   stream: ReadStream;
   size: number;
   mimetype: string;

@@ -6,7 +6,8 @@ import { formatTarget, parseGroupId, parsePhone, parseTarget, STATUS_TARGET, typ
 import { assertChannelContent } from '../domain/channel-content.js';
 import type { OutgoingContent, OutgoingMessage } from '../domain/outgoing.js';
 import type { SessionsPort } from '../sessions/port.js';
-import type { Store } from '../store/index.js';
+import type { MessagesRepo } from '../store/messages-repo.js';
+import type { WaMessagesRepo } from '../store/wa-messages-repo.js';
 import type { InstanceRow } from '../store/schema.js';
 import { DEFAULT_MEDIA_LIMITS, type MediaLimits } from '../convert/limits.js';
 import { readImageHeader } from '../convert/image.js';
@@ -34,7 +35,7 @@ export interface SendResult {
   id: string;
 }
 
-export interface MessagesServiceOptions {
+interface MessagesServiceOptions {
   queueMaxDisconnected: number;
   /** Limits a data URI is checked against before it is queued (defaults: src/convert/limits.ts). */
   media?: MediaLimits;
@@ -48,13 +49,19 @@ export interface MessagesServiceOptions {
 
 /** Called after a commit so the sender can pick the message up without polling. */
 /** Told after each durable enqueue: the instance and the content type (text, image, …). */
-export type EnqueuedListener = (instanceId: string, kind: string) => void;
+type EnqueuedListener = (instanceId: string, kind: string) => void;
+
+/** What MessagesService needs of the store (the SQL store implements it): the queue and sent ids. */
+interface MessagesStore {
+  readonly messages: Pick<MessagesRepo, 'enqueue'>;
+  readonly waMessages: Pick<WaMessagesRepo, 'find'>;
+}
 
 export class MessagesService {
   private readonly listeners: EnqueuedListener[] = [];
 
   constructor(
-    private readonly store: Store,
+    private readonly store: MessagesStore,
     private readonly sessions: SessionsPort,
     private readonly clock: Clock,
     private readonly options: MessagesServiceOptions,
@@ -89,6 +96,16 @@ export class MessagesService {
     const target = parseTarget(phone);
     if (!this.sessions.isConnected(instance.id)) throw errors.notConnected();
     await this.sessions.readMessage(instance.id, { phone: formatTarget(target), messageId });
+  }
+
+  /**
+   * DELETE /messages: revoke (owner) or delete-for-me / admin-revoke (not owner), at once through
+   * the running session; the engine answers 404 for a message it cannot name, 422 when refused.
+   */
+  async deleteMessage(instance: InstanceRow, phone: string, messageId: string, owner: boolean): Promise<void> {
+    const target = parseTarget(phone);
+    if (!this.sessions.isConnected(instance.id)) throw errors.notConnected();
+    await this.sessions.deleteMessage(instance.id, { phone: formatTarget(target), messageId, owner });
   }
 
   /** A status post (stories): text, an image or a video, shown to the instance's contacts. */

@@ -17,7 +17,7 @@ export const DIRECTORY_VIEWS = ['RECOMMENDED', 'TRENDING', 'POPULAR', 'NEW'] as 
 
 const CHANNEL_ID = /^\d{5,40}@newsletter$/;
 
-export interface SearchInput {
+interface SearchInput {
   limit: number;
   view?: string;
   filters: { countryCodes?: string[] };

@@ -4,14 +4,14 @@
 import { errors } from '../errors.js';
 import type { AddressGuard } from '../net/address-guard.js';
 import type { InstanceRow } from '../store/schema.js';
-import type { Store } from '../store/index.js';
-import type { WebhookKind } from '../store/webhooks-repo.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
+import type { WebhookKind, WebhooksRepo } from '../store/webhooks-repo.js';
 import type { AccountService } from './account-service.js';
 import type { InstancesService } from './instances-service.js';
 import type { WebhooksService } from './webhooks-service.js';
 
 /** POST /instances/integrator/on-demand's body (Z-API's fields). */
-export interface OnDemandRequest {
+interface OnDemandRequest {
   name: string;
   sessionName?: string;
   deliveryCallbackUrl?: string;
@@ -31,7 +31,7 @@ export interface OnDemandRequest {
 }
 
 /** Each callback field and the webhook kinds it sets. */
-export const CALLBACK_KINDS: ReadonlyArray<readonly [keyof OnDemandRequest, readonly WebhookKind[]]> = [
+const CALLBACK_KINDS: ReadonlyArray<readonly [keyof OnDemandRequest, readonly WebhookKind[]]> = [
   ['deliveryCallbackUrl', ['delivery']],
   ['receivedCallbackUrl', ['received']],
   ['receivedAndDeliveryCallbackUrl', ['received', 'delivery']],
@@ -42,7 +42,7 @@ export const CALLBACK_KINDS: ReadonlyArray<readonly [keyof OnDemandRequest, read
 ];
 
 /** One row of Z-API's paged instance list. */
-export interface PartnerInstanceView {
+interface PartnerInstanceView {
   id: string;
   /** Never the token: only its hash is stored. */
   token: null;
@@ -61,7 +61,7 @@ export interface PartnerInstanceView {
   status: string;
 }
 
-export interface PartnerPage {
+interface PartnerPage {
   total: number;
   totalPage: number;
   pageSize: number;
@@ -69,9 +69,15 @@ export interface PartnerPage {
   content: PartnerInstanceView[];
 }
 
+/** What PartnerService needs of the store (the SQL store implements it). */
+interface PartnerStore {
+  readonly instances: Pick<InstancesRepo, 'listByAccount'>;
+  readonly webhooks: Pick<WebhooksRepo, 'list'>;
+}
+
 export class PartnerService {
   constructor(
-    private readonly store: Store,
+    private readonly store: PartnerStore,
     private readonly instances: InstancesService,
     private readonly webhooks: WebhooksService,
     private readonly account: Pick<AccountService, 'updateReaction'>,

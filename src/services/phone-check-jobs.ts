@@ -11,12 +11,12 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { PhoneCheck, SessionsPort } from '../sessions/port.js';
 import type { PhoneCheckJobsRepo } from '../store/phone-check-jobs-repo.js';
-import type { PhoneCheckJobRow } from '../store/schema.js';
+import type { PhoneCheckJobRow, PhoneCheckJobStatus } from '../store/schema.js';
 
 /** How a poll sees a job (GET …/phone-exists-batch/{jobId}). */
 export interface PhoneCheckJobView {
   jobId: string;
-  status: 'running' | 'done' | 'failed';
+  status: PhoneCheckJobStatus;
   total: number;
   done: number;
   /** Z-API's answer, in input order, once done. */

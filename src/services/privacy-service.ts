@@ -6,9 +6,9 @@ import type { AccountPort, BlacklistCategory, BlacklistChange, PrivacyCategory, 
 
 /** Z-API's endpoints that take `visualizationType` (or `type` for group-add), by their path word. */
 export type VisibilitySetting = 'last-seen' | 'photo-visualization' | 'description' | 'group-add' | 'online';
-export type VisibilityType = 'ALL' | 'NONE' | 'CONTACTS' | 'CONTACT_BLACKLIST' | 'SAME_LAST_SEEN';
-export type DisallowedType = 'lastSeen' | 'photo' | 'description' | 'groupAdd';
-export type MessagesDuration = 'days90' | 'days7' | 'hours24' | 'disable';
+type VisibilityType = 'ALL' | 'NONE' | 'CONTACTS' | 'CONTACT_BLACKLIST' | 'SAME_LAST_SEEN';
+type DisallowedType = 'lastSeen' | 'photo' | 'description' | 'groupAdd';
+type MessagesDuration = 'days90' | 'days7' | 'hours24' | 'disable';
 
 const CATEGORY: Record<VisibilitySetting, PrivacyCategory> = {
   'last-seen': 'last',

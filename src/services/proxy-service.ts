@@ -4,7 +4,7 @@ import { errors } from '../errors.js';
 import type { AddressGuard } from '../net/address-guard.js';
 import { formatProxyUrl, maskStoredProxyUrl, parseProxyUrl, probeProxy, proxyInUse, type ProxySpec } from '../net/proxy.js';
 import type { SessionsPort } from '../sessions/port.js';
-import type { Store } from '../store/index.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstanceRow } from '../store/schema.js';
 
 export interface ProxyView {
@@ -17,9 +17,14 @@ export interface ProxyView {
 /** How long Z-API's configure-proxy waits for the proxy to accept a connection. */
 const PROBE_TIMEOUT_MS = 5_000;
 
+/** What ProxyService needs of the store (the SQL store implements it): the instance's proxy columns. */
+interface ProxyStore {
+  readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
+}
+
 export class ProxyService {
   constructor(
-    private readonly store: Store,
+    private readonly store: ProxyStore,
     private readonly guard: AddressGuard,
     private readonly sessions: Pick<SessionsPort, 'restart'>,
     /** Told after each change (the instances service drops its cached row). */

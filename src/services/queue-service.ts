@@ -9,7 +9,7 @@ const LIST_INLINE_CHARS = 64 * 1024;
 /** A data URI longer than this is listed as its label and size only. */
 const DATA_URI_SHOWN = 512;
 
-export interface QueuedMessageView {
+interface QueuedMessageView {
   zaapId: string;
   messageId: string;
   phone: string;
@@ -45,14 +45,14 @@ const LIST_BUDGET_CHARS = 4 * 1024 * 1024;
 
 export class QueueService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'messages'>,
     /** Messages left the queue unsent: stored media they referenced may be removable now. */
     private readonly mediaReleased: () => void = () => {},
   ) {}
 
   /** `failed`: the messages the sender gave up on (their error and code), oldest first. */
   async list(instanceId: string, pageSize: number, pagingState: string | null, status: 'waiting' | 'failed' = 'waiting') {
-    const states = status === 'failed' ? ['failed'] : undefined;
+    const states = status === 'failed' ? (['failed'] as const) : undefined;
     const page = await this.store.messages.listWaiting(instanceId, pageSize, pagingState, states, LIST_INLINE_CHARS, LIST_BUDGET_CHARS);
     const messages: QueuedMessageView[] = [];
     // Large payloads (data URIs) one at a time: a page never holds more than one of them.

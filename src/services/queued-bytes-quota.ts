@@ -9,7 +9,7 @@
 import type { Clock } from '../clock.js';
 import { quotaErrors } from '../errors.js';
 import { mediaRefsIn } from '../media/outgoing-store.js';
-import type { Store } from '../store/index.js';
+import type { MessagesRepo } from '../store/messages-repo.js';
 
 interface Usage {
   bytes: number;
@@ -18,7 +18,7 @@ interface Usage {
   at: number;
 }
 
-export interface QueuedMedia {
+interface QueuedMedia {
   sha256: string;
   bytes: number;
 }
@@ -26,12 +26,17 @@ export interface QueuedMedia {
 /** Seconds a refused client is told to wait: long enough for a paced queue to move. */
 const RETRY_AFTER_SECONDS = 5;
 
+/** What the quota needs of the store (the SQL store implements it): what waiting messages hold. */
+interface QueuedBytesStore {
+  readonly messages: Pick<MessagesRepo, 'waitingMediaPayloads' | 'waitingPayloadChars'>;
+}
+
 export class QueuedBytesQuota {
   private readonly usage = new Map<string, Usage>();
   private readonly refreshing = new Map<string, Promise<Usage>>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: QueuedBytesStore,
     private readonly clock: Clock,
     /** 0: no cap. */
     private readonly limit: number,

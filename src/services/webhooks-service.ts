@@ -3,12 +3,18 @@ import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { AddressGuard } from '../net/address-guard.js';
 import { generateWebhookSecret } from '../outbox/signing.js';
-import type { Store } from '../store/index.js';
-import { WEBHOOK_KINDS, type WebhookKind, type WebhookTarget } from '../store/webhooks-repo.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
+import { WEBHOOK_KINDS, type WebhookKind, type WebhooksRepo, type WebhookTarget } from '../store/webhooks-repo.js';
+
+/** What WebhooksService needs of the store (the SQL store implements it). */
+interface WebhooksStore {
+  readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
+  readonly webhooks: Pick<WebhooksRepo, 'list' | 'set'>;
+}
 
 export class WebhooksService {
   constructor(
-    private readonly store: Store,
+    private readonly store: WebhooksStore,
     private readonly guard: AddressGuard,
     private readonly clock: Clock,
   ) {}

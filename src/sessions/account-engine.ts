@@ -10,7 +10,7 @@ import type { MediaPipeline } from './media.js';
 import { openSocket } from './operations.js';
 import type { Session } from './session.js';
 
-export interface AccountEngineDeps {
+interface AccountEngineDeps {
   sessionOf(instanceId: string): Session | undefined;
   media: MediaPipeline;
   reactions: AccountReactions;

@@ -6,8 +6,7 @@
 import { getContentType, type WAMessage, type WAMessageKey } from 'baileys';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { MessagesService } from '../services/messages-service.js';
-import type { Store } from '../store/index.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstanceRow } from '../store/schema.js';
 import type { AccountReactionSettings } from './account-port.js';
 import type { CallInfo } from './notifications.js';
@@ -21,8 +20,9 @@ export interface SessionReactions {
   calls(session: Session, calls: readonly CallInfo[]): void;
 }
 
-export interface AccountReactionsDeps {
-  store: Pick<Store, 'instances'>;
+interface AccountReactionsDeps {
+  /** The instance's settings, read once per instance (the SQL store implements it). */
+  store: { readonly instances: Pick<InstancesRepo, 'findById'> };
   log: Logger;
   metrics: Metrics;
   commandTimeoutMs: number;
@@ -123,18 +123,4 @@ export class AccountReactions implements SessionReactions {
     this.deps.metrics.loggedFailures.inc({ component: 'sessions' });
     this.deps.log.warn({ err, instanceId }, `${what} failed`);
   }
-}
-
-/** The rejection message goes through the queue like any other message: paced, durable, reported. */
-export function wireCallRejectReply(reactions: AccountReactions, messages: MessagesService, store: Store, log: Logger, metrics: Metrics): void {
-  reactions.onCallRejected(async (instanceId, phone, message) => {
-    const instance = await store.instances.findById(instanceId);
-    if (!instance) return;
-    try {
-      await messages.send(instance, { phone }, { type: 'text', message });
-    } catch (err) {
-      metrics.loggedFailures.inc({ component: 'sessions' });
-      log.error({ err, instanceId }, 'queueing the call rejection message failed');
-    }
-  });
 }

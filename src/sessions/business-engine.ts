@@ -16,7 +16,7 @@ import type { WASocket } from './socket-config.js';
 
 const S_WHATSAPP_NET = 's.whatsapp.net';
 
-export interface BusinessEngineDeps {
+interface BusinessEngineDeps {
   sessionOf(instanceId: string): Session | undefined;
   labels: Pick<LabelSync, 'settled'>;
   commandTimeoutMs: number;
@@ -203,7 +203,7 @@ function hoursOf(node: BinaryNode | undefined): BusinessHours | null {
   };
 }
 
-export function minutesOf(time: string): number {
+function minutesOf(time: string): number {
   const [h, m] = time.split(':').map(Number);
   return (h ?? 0) * 60 + (m ?? 0);
 }

@@ -12,7 +12,7 @@ import { mediaFileId } from './inbound-media.js';
 import { groupIdOf, isGroup, isLid, normalJid, userOf } from './jids.js';
 
 /** Text or caption kept per message (the copy is for listing chats, not an archive). */
-export const BODY_MAX_CHARS = 4096;
+const BODY_MAX_CHARS = 4096;
 
 /** Content keys of a ReceivedCallback that are a message of the chat, in the order they are looked for. */
 const MESSAGE_KINDS = ['text', 'image', 'audio', 'video', 'document', 'sticker', 'contact', 'contacts', 'location', 'poll', 'listResponseMessage', 'buttonsResponseMessage'] as const;
@@ -25,7 +25,7 @@ export interface RecordedMessage {
   network: boolean;
 }
 
-export interface ChatRecorderDeps {
+interface ChatRecorderDeps {
   instanceId: string;
   sink: ChatActivitySink;
   now(): number;

@@ -10,7 +10,7 @@ import { phoneJid } from './jids.js';
 import type { PhoneCheck } from './port.js';
 import type { Session } from './session.js';
 
-export interface ChatsEngineDeps {
+interface ChatsEngineDeps {
   sessionOf(instanceId: string): Session | undefined;
   checkPhones(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]>;
   commandTimeoutMs: number;

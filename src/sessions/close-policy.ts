@@ -19,7 +19,7 @@ export type CloseAction =
   /** We closed it ourselves (shutdown, restart, delete): nothing to do. */
   | { kind: 'intentional' };
 
-export interface CloseContext {
+interface CloseContext {
   /** The device holds a completed registration (it has been paired). */
   registered: boolean;
   /** The manager asked for this close. */

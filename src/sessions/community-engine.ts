@@ -14,7 +14,7 @@ import { openSocket, toDomainError, withTimeout } from './operations.js';
 import type { Session } from './session.js';
 import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from './socket-config.js';
 
-export interface CommunityEngineDeps {
+interface CommunityEngineDeps {
   sessionOf(instanceId: string): Session | undefined;
   commandTimeoutMs: number;
 }

@@ -13,7 +13,7 @@ const Stub = proto.WebMessageInfo.StubType;
 const TAGS = ['link', 'unlink', 'delete', 'allow_non_admin_sub_group_creation', 'not_allow_non_admin_sub_group_creation'] as const;
 
 /** What one notification reports: its stub, and the groups whose cached metadata it outdates. */
-export interface CommunityChange {
+interface CommunityChange {
   message: WAMessage;
   groups: string[];
 }

@@ -13,7 +13,7 @@ import type { GroupInfo } from './port.js';
 import type { Session } from './session.js';
 import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from './socket-config.js';
 
-export interface GroupAdminEngineDeps {
+interface GroupAdminEngineDeps {
   sessionOf(instanceId: string): Session | undefined;
   media: MediaPipeline;
   commandTimeoutMs: number;

@@ -41,7 +41,7 @@ export interface HistorySet {
   progress?: number | null;
 }
 
-export interface HistoryImportDeps {
+interface HistoryImportDeps {
   instanceId: string;
   store: { chats: HistoryImport; instances: { findById(id: string): Promise<InstanceRow | undefined> } };
   events: EventSink;
@@ -53,7 +53,7 @@ export interface HistoryImportDeps {
   imported?(summary: HistoryImportSummary): void;
 }
 
-export interface HistoryImportSummary {
+interface HistoryImportSummary {
   syncType: number | null;
   progress: number | null;
   chats: number;

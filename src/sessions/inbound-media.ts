@@ -32,7 +32,7 @@ export interface InboundMediaSettings {
   total: number;
 }
 
-export interface InboundMediaDeps {
+interface InboundMediaDeps {
   repo: Pick<MediaRepo, 'add' | 'find' | 'stored' | 'failed'>;
   store: MediaStore;
   signer: MediaUrlSigner;

@@ -35,7 +35,7 @@ export interface IncomingContext {
   media(messageId: string, parts: readonly MediaPart[]): Promise<ReadonlyMap<MediaPart['part'], string>>;
 }
 
-export interface ReceiveOptions {
+interface ReceiveOptions {
   /** The message was sent by this gateway's API (not by the phone or another device). */
   fromApi: boolean;
 }

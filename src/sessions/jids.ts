@@ -3,7 +3,7 @@
 import { errors } from '../errors.js';
 import { STATUS_TARGET } from '../domain/phone.js';
 
-export const PN_SERVER = 's.whatsapp.net';
+const PN_SERVER = 's.whatsapp.net';
 
 /** The jid of a queued or requested target. */
 export function targetJid(phone: string): string {

@@ -8,7 +8,7 @@
 // run). Serialising them costs little: a socket's sends already go one at a time.
 
 /** The transaction call of Baileys' key store (SignalKeyStoreWithTransaction). */
-export interface TransactionalKeys {
+interface TransactionalKeys {
   transaction<T>(exec: () => Promise<T>, key: string): Promise<T>;
 }
 

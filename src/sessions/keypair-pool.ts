@@ -7,7 +7,7 @@ import { generateKeyPair } from 'node:crypto';
 import { Curve, INITIAL_PREKEY_COUNT, type KeyPair } from 'baileys';
 
 /** Keys one pairing draws: the pre-keys of its first login, its credentials, handshake keys. */
-export const KEYS_PER_PAIRING = INITIAL_PREKEY_COUNT + 16;
+const KEYS_PER_PAIRING = INITIAL_PREKEY_COUNT + 16;
 /** At most this many keys wait in memory (~150 bytes each: ~2 MB for 16 overlapping pairings). */
 const MAX_POOL = 16 * KEYS_PER_PAIRING;
 /** Jobs on the thread pool at once: file and DNS work shares it. */

@@ -23,13 +23,13 @@ export interface SessionLabels {
 }
 
 /** One chat's label change, as Z-API's notificationParameters carry it. */
-export interface LabelAssociationParameter {
+interface LabelAssociationParameter {
   phone: string;
   label: string;
   assigned: boolean;
 }
 
-export interface LabelSyncDeps {
+interface LabelSyncDeps {
   labels: Pick<LabelsRepo, 'upsert' | 'remove' | 'associate'>;
   now: () => number;
 }
@@ -76,7 +76,7 @@ export class LabelSync implements SessionLabels {
 }
 
 /** Z-API's CHAT_LABEL_ASSOCIATION: always the account's own doing (`fromMe`), on its own number. */
-export function labelNotification(ownPhone: string, parameters: LabelAssociationParameter[], now: number): ReceivedCallback {
+function labelNotification(ownPhone: string, parameters: LabelAssociationParameter[], now: number): ReceivedCallback {
   return {
     type: 'ReceivedCallback',
     // No message carries a label change: the id only tells deliveries apart.

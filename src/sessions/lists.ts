@@ -2,8 +2,8 @@
 // (poll vote, numbered reply, native selection) maps back to the option id the client gave.
 import { createHash } from 'node:crypto';
 import type { ListButton, ListOption } from '../domain/outgoing.js';
+import type { ListMode } from '../store/schema.js';
 
-export type ListMode = 'poll' | 'text' | 'native';
 
 /** Stored beside the sent message so answers can be mapped back. */
 export interface ListMeta {
@@ -48,7 +48,7 @@ export function pollName(message: string, title?: string, buttonLabel?: string):
 }
 
 /** What numbered text ends with unless the instance chose its own wording (`update-list-reply-hint`). */
-export const DEFAULT_REPLY_HINT = 'Reply with the number of your choice.';
+const DEFAULT_REPLY_HINT = 'Reply with the number of your choice.';
 
 /** How the instance renders lists: the delivery mode and the numbered-text wording. */
 export interface ListSettings {
@@ -57,7 +57,7 @@ export interface ListSettings {
   replyHint: string | null;
 }
 
-export interface NumberedTextOptions {
+interface NumberedTextOptions {
   title?: string;
   descriptions?: readonly string[];
   /** Shown above the numbered lines (the list's button label). */

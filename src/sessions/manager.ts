@@ -14,7 +14,6 @@ import type { Store } from '../store/index.js';
 import type { InstanceRow } from '../store/schema.js';
 import { deserialize } from './auth-state.js';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './close-policy.js';
-import type { ListMode } from './lists.js';
 import { mediaPipeline, type StoredMediaReader } from './media.js';
 import type { MediaLimits } from '../convert/limits.js';
 import { MESSAGE_RETENTION_MS } from './message-memory.js';
@@ -32,7 +31,7 @@ import type {
   RestrictionSignal,
   SessionsPort,
 } from './port.js';
-import { Session } from './session.js';
+import { Session, type SessionStore } from './session.js';
 import type { SessionReactions } from './account-reactions.js';
 import { InboundMedia, type InboundMediaSettings } from './inbound-media.js';
 import type { MediaStore } from '../media/store.js';
@@ -44,7 +43,7 @@ import type { Dispatcher } from 'undici';
 import { useNativeVerify } from './xeddsa.js';
 import type { SessionLabels } from './label-sync.js';
 
-export interface EngineSettings {
+interface EngineSettings {
   waUrl?: string | undefined;
   waRootKey?: string | undefined;
   /** `host[:port]` of the network's media host for downloads by path (history sync); WhatsApp's when unset. */
@@ -56,7 +55,8 @@ export interface EngineSettings {
 }
 
 export interface SessionManagerDeps {
-  store: Store;
+  /** What its sessions need, plus restore (credentials, paired instances), contacts and phone checks. */
+  store: SessionStore & Pick<Store, 'antiban' | 'media' | 'phoneChecks'>;
   clock: Clock;
   log: Logger;
   metrics: Metrics;
@@ -90,7 +90,7 @@ export interface SessionManagerDeps {
   ownership?: { owns(instanceId: string): boolean; readonly retryAfterSeconds: number };
 }
 
-export interface ChatRetentionSettings {
+interface ChatRetentionSettings {
   maxAgeMs: number;
   maxPerChat: number;
 }
@@ -130,7 +130,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
       commandTimeoutMs: deps.settings.commandTimeoutMs,
       listSettings: async (id) => {
         const row = await deps.store.instances.findById(id);
-        return { mode: (row?.list_mode as ListMode | undefined) ?? 'poll', replyHint: row?.list_reply_hint ?? null };
+        return { mode: row?.list_mode ?? 'poll', replyHint: row?.list_reply_hint ?? null };
       },
       statusAudience: (id) => deps.store.antiban.contactsOf(id, STATUS_AUDIENCE_MAX),
     };

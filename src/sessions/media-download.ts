@@ -39,7 +39,7 @@ export class MediaGoneError extends Error {
   override name = 'MediaGoneError';
 }
 
-export class MediaDownloadError extends Error {
+class MediaDownloadError extends Error {
   override name = 'MediaDownloadError';
 }
 

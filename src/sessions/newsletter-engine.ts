@@ -13,7 +13,7 @@ import { openSocket, withTimeout } from './operations.js';
 import type { Session } from './session.js';
 import type { WASocket } from './socket-config.js';
 
-export interface NewsletterEngineDeps {
+interface NewsletterEngineDeps {
   sessionOf(instanceId: string): Session | undefined;
   media: MediaPipeline;
   commandTimeoutMs: number;

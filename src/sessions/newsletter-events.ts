@@ -5,7 +5,7 @@ import type { ReceivedCallback } from '../events/types.js';
 import type { IncomingContext } from './incoming.js';
 
 /** What Baileys emits when a channel's admins change (someone accepted an invite, or was demoted). */
-export interface NewsletterParticipantsUpdate {
+interface NewsletterParticipantsUpdate {
   id: string;
   author?: string;
   user: string;

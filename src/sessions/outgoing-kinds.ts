@@ -15,7 +15,7 @@ import { buttonListMeta, numberedText, type ListMeta, type ListSettings } from '
  * What the send-kinds builders need besides the message. Media goes through these two functions
  * only (outgoing.ts adapts them to the media loader), so this file never fetches or decodes media.
  */
-export interface KindsContext {
+interface KindsContext {
   /** Baileys image content (`image`, `mimetype`, and whatever else the media path prepared) for a URL or data URI. */
   image(ref: string, what: string): Promise<ImageContent>;
   /** A JPEG thumbnail at most `width` pixels wide for a link preview, from a URL or data URI. */
@@ -33,7 +33,7 @@ export interface KindsContext {
 export type ImageContent = { image: Buffer; mimetype: string } & Record<string, unknown>;
 
 /** One part to send. `raw` parts are relayed as built; `poll` adds the node WhatsApp wants on poll creations. */
-export type KindsPart =
+type KindsPart =
   | { messageId: string; content: AnyMessageContent; meta?: ListMeta }
   | { messageId: string; raw: proto.IMessage; meta?: ListMeta; poll?: boolean };
 

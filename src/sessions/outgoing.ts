@@ -8,12 +8,13 @@ import type { PreparedImage } from '../convert/image.js';
 import type { PreparedVideo } from '../convert/av.js';
 import { mimetypeOfExtension } from '../convert/document.js';
 import { sendFailures } from '../domain/send-failure.js';
-import { buttonListMeta, numberedText, optionListMeta, pollName, type ListMeta, type ListMode } from './lists.js';
+import type { ListMode } from '../store/schema.js';
+import { buttonListMeta, numberedText, optionListMeta, pollName, type ListMeta } from './lists.js';
 import type { MediaPipeline } from './media.js';
 import { groupJid, phoneJid } from './jids.js';
 import { buildKindsParts, jpegThumbnail, mentionContext, pollMessage, type ImageContent } from './outgoing-kinds.js';
 
-export type SendPart =
+type SendPart =
   | { messageId: string; content: AnyMessageContent; meta?: ListMeta }
   /** Messages with no high-level Baileys API (native lists/buttons, polls with mentions): relayed as protobuf. */
   | { messageId: string; raw: proto.IMessage; meta?: ListMeta; poll?: boolean };

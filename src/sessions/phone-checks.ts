@@ -24,7 +24,7 @@ export const DEFAULT_PHONE_CHECKS: Omit<PhoneCheckOptions, 'commandTimeoutMs'> =
  * Brazilian mobile numbers exist with and without the 9th digit; the network answers with the
  * form it knows, which is matched back to the form asked.
  */
-export function phoneVariants(digits: string): string[] {
+function phoneVariants(digits: string): string[] {
   const m = /^55(\d{2})(\d{8,9})$/.exec(digits);
   if (!m) return [digits];
   const [, area, rest] = m as unknown as [string, string, string];

@@ -1,14 +1,6 @@
 // What services may ask of the WhatsApp sessions. The engine (Baileys) implements it; until an
 // instance has a live session every network operation fails with a typed "not connected" error.
 
-export type InstanceStatus =
-  | 'disconnected'
-  | 'pairing'
-  | 'connecting'
-  | 'connected'
-  | 'logged_out'
-  | 'banned'
-  | 'replaced';
 
 export interface PhoneCheck {
   inputPhone: string;
@@ -18,7 +10,7 @@ export interface PhoneCheck {
   lid: string | null;
 }
 
-export interface GroupParticipant {
+interface GroupParticipant {
   phone: string;
   isAdmin: boolean;
   isSuperAdmin: boolean;

@@ -9,7 +9,7 @@ import type { EventSink, GatewayEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { Store } from '../store/index.js';
-import type { InstancePatch } from '../store/schema.js';
+import type { InstancePatch, InstanceStatus } from '../store/schema.js';
 import { loadAuthState, type StoredAuthState } from './auth-state.js';
 import { backoffDelay, classifyClose, type BackoffPolicy, type CloseAction } from './close-policy.js';
 import { mediaFileId, type InboundMedia, type MediaNetwork, type MediaPart } from './inbound-media.js';
@@ -27,16 +27,18 @@ import { groupIdOf, isGroup, isLid, normalJid, userOf } from './jids.js';
 import { prewarmKeyPairs } from './keypair-pool.js';
 import { MessageMemory } from './message-memory.js';
 import type { BoomLike } from './operations.js';
-import type { InstanceStatus } from './port.js';
 import { createSocket, forgetGroup, rememberGroup, cachedGroup, type NetworkSettings, type SharedCaches, type WASocket } from './socket-config.js';
 import { StatusTracker } from './status-tracker.js';
 import { ChatRecorder, type RecordedMessage } from './chat-recorder.js';
 import { HistoryImporter, type HistorySet } from './history-import.js';
 import type { SessionLabels } from './label-sync.js';
 
+/** The repositories a session writes to (credentials, the stored copy, status, receipts). */
+export type SessionStore = Pick<Store, 'auth' | 'chats' | 'instances' | 'messages' | 'waMessages'>;
+
 export interface SessionDeps {
   instanceId: string;
-  store: Store;
+  store: SessionStore;
   clock: Clock;
   log: Logger;
   /** The root logger (no `component` binding) the engine's own logger is made from. */

@@ -62,7 +62,7 @@ export function createSharedCaches(now: () => number = Date.now): SharedCaches {
   };
 }
 
-export interface SocketHooks {
+interface SocketHooks {
   instanceId: string;
   auth: AuthenticationState;
   logger: EngineLogger;
@@ -71,7 +71,7 @@ export interface SocketHooks {
   syncHistory: boolean;
 }
 
-export interface CreatedSocket {
+interface CreatedSocket {
   sock: WASocket;
   /** Where the socket's key-store transactions run (see send-write-ahead.ts). */
   keyTransactions: TransactionScope;

@@ -6,9 +6,9 @@ import type { MessageStatus, MessageStatusCallback } from '../events/types.js';
 import type { WaStatus } from '../store/messages-repo.js';
 
 /** Ack error codes that mean "this account is being restricted": the sender pauses. */
-export const RESTRICTION_ACK_CODES = new Set([463, 475, 479, 429]);
+const RESTRICTION_ACK_CODES = new Set([463, 475, 479, 429]);
 
-export interface TrackerDeps {
+interface TrackerDeps {
   advance(messageIds: readonly string[], status: WaStatus, at: number): Promise<{ message_id: string; phone: string }[]>;
   recordError(messageId: string, reason: string, at: number): Promise<void>;
   emit(events: MessageStatusCallback[]): Promise<void>;

@@ -1,12 +1,12 @@
 // Accounts: who owns instances. Only token hashes are stored.
 import type { Kysely } from 'kysely';
-import type { AccountRow, DB } from './schema.js';
+import type { AccountChangeKind, AccountRow, DB } from './schema.js';
 
 /** A rotation or deletion recorded for running servers (008-quotas). */
-export interface AccountChange {
+interface AccountChange {
   seq: number;
   accountId: string;
-  kind: 'rotate' | 'delete';
+  kind: AccountChangeKind;
   /** delete: the account's instances, whose rows went with it. */
   instanceIds: string[];
 }
@@ -88,7 +88,7 @@ export class AccountsRepo {
     return rows.map((r) => ({
       seq: Number(r.seq),
       accountId: r.account_id,
-      kind: r.kind === 'delete' ? 'delete' : 'rotate',
+      kind: r.kind,
       instanceIds: r.instance_ids ? (JSON.parse(r.instance_ids) as string[]) : [],
     }));
   }

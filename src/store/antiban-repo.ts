@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { WriteBatcher } from './write-batcher.js';
 import type { AntibanStateRow, DB } from './schema.js';
 
-export interface OutboundContact {
+interface OutboundContact {
   instanceId: string;
   phone: string;
   at: number;

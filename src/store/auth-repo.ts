@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import type { DB } from './schema.js';
 import { WriteBatcher } from './write-batcher.js';
 
-export interface AuthKeyWrite {
+interface AuthKeyWrite {
   type: string;
   id: string;
   /** Serialised value, or null to delete the key. */

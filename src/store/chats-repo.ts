@@ -114,7 +114,7 @@ export interface HistoryImport {
   importHistory(batch: HistoryBatch): Promise<string[]>;
 }
 
-export interface ChatRetention {
+interface ChatRetention {
   /** Deletes messages older than `before` (ms), at most `batch` per statement; returns how many. */
   pruneOlderThan(before: number, batch?: number): Promise<number>;
   /** Keeps the newest `max` messages of each chat; returns how many were deleted. */

@@ -9,7 +9,7 @@ import type { ClusterNodeState, DB } from './schema.js';
 /** The database's clock in ms. */
 const DB_NOW = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
-export interface ClusterNodeRow {
+interface ClusterNodeRow {
   nodeId: string;
   incarnation: string;
   url: string;
@@ -31,7 +31,7 @@ export interface InstanceOwner {
   live: boolean;
 }
 
-export interface OwnedInstance {
+interface OwnedInstance {
   id: string;
   epoch: number;
 }

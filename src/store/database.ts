@@ -26,7 +26,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export interface DatabaseOptions {
+interface DatabaseOptions {
   /** `postgres://…` selects PostgreSQL; otherwise SQLite in `dataDir`. */
   readonly databaseUrl?: string | undefined;
   readonly dataDir: string;

@@ -1,9 +1,8 @@
 // Webhook deliveries: the outbox's events committed with their deliveries, the dispatcher's lane
 // reads, batched outcome writes, the replay API's listing and requeue, and the retention sweep.
 import { sql, type Kysely } from 'kysely';
-import type { DB } from './schema.js';
-
-export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed';
+import type { DB, DeliveryStatus } from './schema.js';
+import type { WebhookKind } from './webhooks-repo.js';
 
 /** What the outbox needs to know about an instance to route and sign its events. */
 export interface InstanceDeliveryContext {
@@ -13,7 +12,7 @@ export interface InstanceDeliveryContext {
   /** Current secret first, then the previous one while a rotation is in progress. */
   secrets: string[];
   /** Enabled webhook URLs by kind (disabled and unset kinds are absent). */
-  urls: ReadonlyMap<string, string>;
+  urls: ReadonlyMap<WebhookKind, string>;
 }
 
 export interface NewOutboxEvent {
@@ -39,7 +38,7 @@ export interface NewDelivery {
   id: string;
   eventId: string;
   instanceId: string;
-  kind: string;
+  kind: WebhookKind;
   url: string;
   createdAt: number;
 }
@@ -49,7 +48,7 @@ export interface DueDelivery {
   id: string;
   eventId: string;
   instanceId: string;
-  kind: string;
+  kind: WebhookKind;
   url: string;
   attempts: number;
   body: string;
@@ -59,7 +58,7 @@ export interface DueDelivery {
 }
 
 /** Deliveries still to attempt (pending or retrying), and the oldest one's commit time. */
-export interface DeliveryBacklog {
+interface DeliveryBacklog {
   pending: number;
   oldestCreatedAt: number | null;
 }
@@ -69,7 +68,7 @@ export type DeliveryOutcome =
   | { id: string; result: 'retrying'; httpStatus: number | null; error: string; nextAttemptAt: number; at: number }
   | { id: string; result: 'failed'; httpStatus: number | null; error: string; at: number };
 
-export interface LaneHead {
+interface LaneHead {
   instanceId: string;
   url: string;
   nextAttemptAt: number;
@@ -80,7 +79,7 @@ export interface DeliveryRecord {
   id: string;
   eventId: string;
   type: string;
-  kind: string;
+  kind: WebhookKind;
   url: string;
   status: DeliveryStatus;
   attempts: number;
@@ -359,7 +358,7 @@ export class DeliveriesRepo {
       type: r.type,
       kind: r.kind,
       url: r.url,
-      status: r.status as DeliveryStatus,
+      status: r.status,
       attempts: r.attempts,
       nextAttemptAt: r.next_attempt_at === null ? null : Number(r.next_attempt_at),
       lastStatus: r.last_status,

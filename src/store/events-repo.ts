@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, EventRow } from './schema.js';
 
-export interface NewEvent {
+interface NewEvent {
   id: string;
   instanceId: string;
   kind: string;

@@ -1,6 +1,6 @@
 // Group creations requested through the API: a durable pending id until the network answers.
 import type { Kysely } from 'kysely';
-import type { DB, PendingGroupRow } from './schema.js';
+import type { DB, PendingGroupRow, PendingGroupStatus } from './schema.js';
 
 export class GroupsRepo {
   constructor(private readonly db: Kysely<DB>) {}
@@ -18,7 +18,7 @@ export class GroupsRepo {
       .executeTakeFirst();
   }
 
-  listByStatus(status: string): Promise<PendingGroupRow[]> {
+  listByStatus(status: PendingGroupStatus): Promise<PendingGroupRow[]> {
     return this.db.selectFrom('pending_groups').selectAll().where('status', '=', status).orderBy('created_at').execute();
   }
 

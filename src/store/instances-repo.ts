@@ -1,11 +1,11 @@
 // Instances and their recorded status history. Status changes arriving in the same tick share one
 // transaction: a restoring fleet moves hundreds of instances at once, and each commit is an fsync.
 import type { Kysely } from 'kysely';
-import type { DB, InstancePatch, InstanceRow, NewInstanceRow } from './schema.js';
+import type { DB, InstancePatch, InstanceRow, InstanceStatus, NewInstanceRow } from './schema.js';
 import { WriteBatcher } from './write-batcher.js';
 
 export interface StatusChange {
-  status: string;
+  status: InstanceStatus;
   reason: string | null;
   at: number;
 }

@@ -11,7 +11,7 @@ export interface LabelValue {
   predefinedId: string | null;
 }
 
-export interface LabelView {
+interface LabelView {
   id: string;
   name: string;
   color: number;

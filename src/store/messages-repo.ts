@@ -3,10 +3,10 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 import { WriteBatcher } from './write-batcher.js';
-import type { DB, MessageRow, NewMessageRow } from './schema.js';
+import type { DB, MessageRow, MessageState, NewMessageRow } from './schema.js';
 
 /** The network's view of a sent message, in the only order it may move. */
-export const WA_STATUS_ORDER = ['SENT', 'RECEIVED', 'READ', 'PLAYED'] as const;
+const WA_STATUS_ORDER = ['SENT', 'RECEIVED', 'READ', 'PLAYED'] as const;
 export type WaStatus = (typeof WA_STATUS_ORDER)[number];
 
 /**
@@ -22,9 +22,9 @@ const HEAD_COLUMNS = [
 ] as const satisfies readonly Exclude<keyof MessageRow, 'payload'>[];
 const everyHeadColumn: Exclude<keyof MessageRow, 'payload' | (typeof HEAD_COLUMNS)[number]> extends never ? true : never = true;
 
-export type EnqueueOutcome = { ok: true; seq: number } | { ok: false; reason: 'queue_full' | 'instance_gone' };
+type EnqueueOutcome = { ok: true; seq: number } | { ok: false; reason: 'queue_full' | 'instance_gone' };
 
-export interface EnqueueRequest {
+interface EnqueueRequest {
   row: NewMessageRow;
   /** Reject when this many messages already wait for the instance (0 = no cap). */
   cap: number;
@@ -47,9 +47,9 @@ interface StatusAdvance {
 }
 
 /** One state move of the sender (see the Sender section below). */
-export interface SenderTransition {
+interface SenderTransition {
   seq: number;
-  to: 'in_flight' | 'sent' | 'failed' | 'queued';
+  to: MessageState;
   at: number;
   error: string | null;
   /** failed, or queued for a retry: the machine-readable code of the failure. */
@@ -196,7 +196,7 @@ export class MessagesRepo {
     instanceId: string,
     pageSize: number,
     pagingState: string | null,
-    states: readonly string[] = ['queued', 'in_flight'],
+    states: readonly MessageState[] = ['queued', 'in_flight'],
     inlineChars?: number,
     budgetChars = Number.POSITIVE_INFINITY,
   ): Promise<QueuePage> {

@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import { lockSqliteDataDir } from './dialects/sqlite-lock.js';
 import { lockPostgres } from './dialects/postgres-lock.js';
 
-export interface OwnerLock {
+interface OwnerLock {
   /**
    * PostgreSQL: hears `false` when the lock's connection fails (another node could take the database
    * meanwhile) and `true` once the lock is held again. A SQLite lock cannot be lost.
@@ -15,7 +15,7 @@ export interface OwnerLock {
 }
 
 /** Another process holds the lock. Printed as its one-line message (no stack: nothing is broken). */
-export class OwnerLockError extends Error {
+class OwnerLockError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'OwnerLockError';
@@ -26,7 +26,7 @@ export class OwnerLockError extends Error {
   }
 }
 
-export interface OwnerLockOptions {
+interface OwnerLockOptions {
   readonly databaseUrl?: string | undefined;
   readonly dataDir: string;
   /** PostgreSQL: the connection string with the schema applied (what the store will use). */

@@ -1,29 +1,56 @@
 // The database schema as one type: row types everywhere are derived from it, never re-typed.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { OutgoingKind } from '../domain/outgoing.js';
+import type { WaStatus } from './messages-repo.js';
+import type { WebhookKind } from './webhooks-repo.js';
 
 /** Booleans are stored as 0/1 in every dialect so one set of queries serves SQLite and PostgreSQL. */
-export type Flag = number;
+type Flag = number;
 
-export interface AccountsTable {
+// The states and kinds columns hold, one union each: the code that writes a column can only write
+// one of these, and readers need no cast. (No CHECK constraints: the types are the guard.)
+
+/** An instance's session as the API reports it (instances.status and its history). */
+export type InstanceStatus = 'disconnected' | 'pairing' | 'connecting' | 'connected' | 'logged_out' | 'banned' | 'replaced';
+
+/** How option and button lists are sent (update-list-mode): a poll, numbered text or native. */
+export type ListMode = 'poll' | 'text' | 'native';
+
+/** A queued message: queued → in_flight → sent | failed (cancelled rows are deleted). */
+export type MessageState = 'queued' | 'in_flight' | 'sent' | 'failed';
+
+/** A webhook delivery: pending (no attempt yet) → retrying → delivered | failed. */
+export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed';
+
+/** A group created behind a pending id: pending → created | failed. */
+export type PendingGroupStatus = 'pending' | 'created' | 'failed';
+
+/** A phone-exists-batch job run in the background. */
+export type PhoneCheckJobStatus = 'running' | 'done' | 'failed';
+
+/** What happened to an account, for running servers to apply: a Client-Token rotation or a deletion. */
+export type AccountChangeKind = 'rotate' | 'delete';
+
+interface AccountsTable {
   id: string;
   name: string;
   token_hash: string;
   created_at: number;
 }
 
-export interface InstancesTable {
+interface InstancesTable {
   id: string;
   account_id: string;
   name: string;
   token_hash: string;
-  status: string;
+  status: InstanceStatus;
   status_reason: string | null;
   status_since: number;
   phone: string | null;
   lid: string | null;
   antiban: Flag;
   disable_enqueue_when_disconnected: Flag;
-  list_mode: string;
+  list_mode: ListMode;
   /** send-kinds (007): closing line of numbered-text lists; null = the default wording. */
   list_reply_hint: string | null;
   notify_sent_by_me: Flag;
@@ -60,14 +87,14 @@ export interface InstancesTable {
 export type ClusterNodeState = 'up' | 'leaving';
 
 /** 019 (PostgreSQL only): outgoing media shared by the nodes of a cluster. */
-export interface OutgoingMediaBlobsTable {
+interface OutgoingMediaBlobsTable {
   sha256: string;
   bytes: Buffer;
   size: number;
   stored_at: number;
 }
 
-export interface ClusterNodesTable {
+interface ClusterNodesTable {
   node_id: string;
   incarnation: string;
   url: string;
@@ -77,49 +104,48 @@ export interface ClusterNodesTable {
   state: ClusterNodeState;
 }
 
-export interface InstanceStatusHistoryTable {
+interface InstanceStatusHistoryTable {
   id: Generated<number>;
   instance_id: string;
-  status: string;
+  status: InstanceStatus;
   reason: string | null;
   at: number;
 }
 
-export interface WebhooksTable {
+interface WebhooksTable {
   instance_id: string;
-  kind: string;
+  kind: WebhookKind;
   url: string;
   disabled_reason: string | null;
   updated_at: number;
 }
 
-export interface AuthCredsTable {
+interface AuthCredsTable {
   instance_id: string;
   creds: string;
   updated_at: number;
 }
 
-export interface AuthKeysTable {
+interface AuthKeysTable {
   instance_id: string;
   type: string;
   key_id: string;
   value: string;
 }
 
-export interface MessagesTable {
+interface MessagesTable {
   seq: Generated<number>;
   zaap_id: string;
   instance_id: string;
   message_id: string;
   phone: string;
-  kind: string;
+  kind: OutgoingKind;
   payload: string;
   delay_message: number | null;
   delay_typing: number | null;
-  /** queued → in_flight → sent | failed (cancelled rows are deleted). */
-  state: string;
-  /** The network's view once sent: SENT, RECEIVED, READ, PLAYED (monotonic). */
-  wa_status: string | null;
+  state: MessageState;
+  /** The network's view once sent (monotonic). */
+  wa_status: WaStatus | null;
   error: string | null;
   attempts: ColumnType<number, number | undefined, number>;
   created_at: number;
@@ -134,19 +160,19 @@ export interface MessagesTable {
 }
 
 /** A Client-Token rotation or an account deletion, for running servers to apply (008-quotas). */
-export interface AccountChangesTable {
+interface AccountChangesTable {
   seq: Generated<number>;
   account_id: string;
-  kind: string;
+  kind: AccountChangeKind;
   /** delete: JSON array of the account's instance ids. */
   instance_ids: string | null;
   at: number;
 }
 
-export interface PendingGroupsTable {
+interface PendingGroupsTable {
   id: string;
   instance_id: string;
-  status: string;
+  status: PendingGroupStatus;
   group_id: string | null;
   invite_link: string | null;
   phones_not_added: string | null;
@@ -156,7 +182,7 @@ export interface PendingGroupsTable {
   updated_at: number;
 }
 
-export interface EventsTable {
+interface EventsTable {
   seq: Generated<number>;
   id: string;
   instance_id: string;
@@ -166,16 +192,15 @@ export interface EventsTable {
 }
 
 /** One webhook delivery: an event on its way to one URL (003-webhooks). */
-export interface WebhookDeliveriesTable {
+interface WebhookDeliveriesTable {
   seq: Generated<number>;
   id: string;
   event_id: string;
   instance_id: string;
-  /** The webhook kind (received, message_status, …) whose URL this delivery targets. */
-  kind: string;
+  /** The webhook kind whose URL this delivery targets. */
+  kind: WebhookKind;
   url: string;
-  /** pending (no attempt yet) → retrying → delivered | failed. */
-  status: string;
+  status: DeliveryStatus;
   attempts: ColumnType<number, number | undefined, number>;
   /** Real wall-clock ms when the next attempt is due; null once delivered or failed. */
   next_attempt_at: number | null;
@@ -186,7 +211,7 @@ export interface WebhookDeliveriesTable {
 }
 
 /** Phone-existence answers of the network, shared by every instance (002-engine). */
-export interface PhoneChecksTable {
+interface PhoneChecksTable {
   phone: string;
   exists: Flag;
   output_phone: string;
@@ -195,10 +220,10 @@ export interface PhoneChecksTable {
 }
 
 /** phone-exists-batch jobs too large to answer in the request's time (012-phone-check-jobs). */
-export interface PhoneCheckJobsTable {
+interface PhoneCheckJobsTable {
   id: string;
   instance_id: string;
-  status: 'running' | 'done' | 'failed';
+  status: PhoneCheckJobStatus;
   /** JSON array of the request's numbers, in input order. */
   phones: string;
   total: number;
@@ -211,7 +236,7 @@ export interface PhoneCheckJobsTable {
 }
 
 /** Recent messages an instance sent or received, as the engine needs them again (002-engine). */
-export interface WaMessagesTable {
+interface WaMessagesTable {
   instance_id: string;
   message_id: string;
   remote_jid: string;
@@ -225,7 +250,7 @@ export interface WaMessagesTable {
 }
 
 /** Numbers an instance has talked to, for the anti-ban strategy's "stranger" test (004-sender). */
-export interface InstanceContactsTable {
+interface InstanceContactsTable {
   instance_id: string;
   phone: string;
   inbound_at: number | null;
@@ -234,7 +259,7 @@ export interface InstanceContactsTable {
 }
 
 /** The anti-ban strategy's pause after a restriction signal (004-sender). */
-export interface AntibanStateTable {
+interface AntibanStateTable {
   instance_id: string;
   paused_until: number | null;
   pause_reason: string | null;
@@ -244,16 +269,16 @@ export interface AntibanStateTable {
 }
 
 /** A network message an instance has reported as an event: at most one event per id (005-receiving). */
-export interface InboundMessagesTable {
+interface InboundMessagesTable {
   instance_id: string;
   message_id: string;
   received_at: number;
 }
 
-export type MediaFileStatus = 'pending' | 'stored' | 'failed';
+type MediaFileStatus = 'pending' | 'stored' | 'failed';
 
 /** A media file a received message carries (005-receiving). */
-export interface MediaFilesTable {
+interface MediaFilesTable {
   id: string;
   instance_id: string;
   message_id: string;
@@ -271,14 +296,14 @@ export interface MediaFilesTable {
 }
 
 /** Secrets the gateway makes for itself (the media link key), shared by every node (005-receiving). */
-export interface GatewaySecretsTable {
+interface GatewaySecretsTable {
   name: string;
   value: string;
   created_at: number;
 }
 
 /** A conversation as the account sees it (010-chats). */
-export interface ChatsTable {
+interface ChatsTable {
   instance_id: string;
   /** `<digits>`, `<digits>-group` or `<digits>@lid`. */
   chat_id: string;
@@ -301,7 +326,7 @@ export interface ChatsTable {
 }
 
 /** A person the instance has seen (010-chats). */
-export interface ContactsTable {
+interface ContactsTable {
   instance_id: string;
   phone: string;
   lid: string | null;
@@ -316,7 +341,7 @@ export interface ContactsTable {
 }
 
 /** A recent message of a chat, bounded (010-chats). */
-export interface ChatMessagesTable {
+interface ChatMessagesTable {
   instance_id: string;
   chat_id: string;
   message_id: string;
@@ -330,7 +355,7 @@ export interface ChatMessagesTable {
 }
 
 /** A WhatsApp Business label (Z-API's tag), as the account's app-state carries it (014). */
-export interface LabelsTable {
+interface LabelsTable {
   instance_id: string;
   /** WhatsApp's id: "1", "2", … */
   label_id: string;
@@ -342,7 +367,7 @@ export interface LabelsTable {
 }
 
 /** A label on a chat (014); chat_id is the Z-API phone, jid the network's. */
-export interface LabelChatsTable {
+interface LabelChatsTable {
   instance_id: string;
   label_id: string;
   chat_id: string;
@@ -387,7 +412,6 @@ export type MessageRow = Selectable<MessagesTable>;
 export type NewMessageRow = Insertable<MessagesTable>;
 export type PendingGroupRow = Selectable<PendingGroupsTable>;
 export type EventRow = Selectable<EventsTable>;
-export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WaMessageRow = Selectable<WaMessagesTable>;
 export type MediaFileRow = Selectable<MediaFilesTable>;
 export type PhoneCheckRow = Selectable<PhoneChecksTable>;

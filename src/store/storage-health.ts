@@ -5,10 +5,10 @@
 // without it the state would flap with every small success. Listeners hear each change once, so the
 // log says "disk full" once per episode, not once per failed write.
 
-export type StorageListener = (full: boolean, cause: unknown) => void;
+type StorageListener = (full: boolean, cause: unknown) => void;
 
 /** How long writes must have stopped failing for space before a success ends the episode. */
-export const QUIET_MS = 5_000;
+const QUIET_MS = 5_000;
 
 export class StorageHealth {
   private isFull = false;

@@ -31,7 +31,7 @@ export class WebhooksRepo {
 
   async list(instanceId: string): Promise<WebhookTarget[]> {
     const rows = await this.db.selectFrom('webhooks').selectAll().where('instance_id', '=', instanceId).execute();
-    return rows.map((r) => ({ kind: r.kind as WebhookKind, url: r.url, disabledReason: r.disabled_reason }));
+    return rows.map((r) => ({ kind: r.kind, url: r.url, disabledReason: r.disabled_reason }));
   }
 
   async disable(instanceId: string, kind: WebhookKind, reason: string): Promise<void> {

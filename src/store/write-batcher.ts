@@ -3,7 +3,7 @@
 // (measured by bench/enqueue). While a commit is running (the fsync happens off the event loop with
 // the sqlite-worker dialect), new writes gather and go together in the next one: a group commit.
 
-export type BatchFlush<T, R> = (items: readonly T[]) => Promise<readonly R[]>;
+type BatchFlush<T, R> = (items: readonly T[]) => Promise<readonly R[]>;
 
 interface Waiting<T, R> {
   item: T;

@@ -174,13 +174,14 @@ export async function senderFixture(o: FixtureOptions): Promise<Fixture> {
       await store.events.append(list.map((payload) => ({ id: newUuid(), instanceId, kind: payload.type, payload, createdAt })));
     },
   };
-  const sessions: SessionsPort = { ...offlineSessions(), isConnected: (id) => transport.isConnected(id) };
+  // A session runs (and takes update-antiban) while its transport is connected.
+  const sessions: SessionsPort = { ...offlineSessions(), isConnected: (id) => transport.isConnected(id), applyAntiban: (id) => transport.isConnected(id) };
   const makeSender = (t: ScriptedTransport, over?: Partial<SenderOptions>): Sender =>
     new Sender({ store, transport: t, events, clock, log, options: options(over) });
   const sender = makeSender(transport);
   const messages = new MessagesService(store, sessions, clock, { queueMaxDisconnected: 0 });
   messages.onEnqueued((id) => sender.notify(id));
-  const instances = new InstancesService(store, { ...sessions, applyAntiban: (id, on) => sender.applyAntiban(id, on) }, clock);
+  const instances = new InstancesService(store, sessions, clock, 2_000, 0, sender);
   const account = await new AccountsService(store, clock).create('sender-tests');
   const senders: Sender[] = [sender];
   // A virtual clock moves only while every live sender lane waits (the store may answer from a thread).

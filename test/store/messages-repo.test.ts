@@ -74,7 +74,7 @@ storeTest('messages: listWaiting pages oldest first, skipping sent and failed', 
 storeTest('messages: clearWaiting removes queued messages only and says how many', async (store) => {
   const { instanceId } = await seedInstance(store);
   const { instanceId: other } = await seedInstance(store);
-  for (const state of ['queued', 'queued', 'in_flight', 'sent']) await store.messages.enqueue({ row: messageRow(instanceId, { state }), cap: 0 });
+  for (const state of ['queued', 'queued', 'in_flight', 'sent'] as const) await store.messages.enqueue({ row: messageRow(instanceId, { state }), cap: 0 });
   await store.messages.enqueue({ row: messageRow(other), cap: 0 });
   assert.equal(await store.messages.clearWaiting(instanceId), 2);
   assert.equal(await store.messages.countWaiting(instanceId), 1, 'the in-flight one stays');

@@ -7,7 +7,7 @@ storeTest('metrics: countAllWaiting counts queued and in-flight messages of ever
   assert.equal(await store.messages.countAllWaiting(), 0, 'empty store');
   const { instanceId: a } = await seedInstance(store);
   const { instanceId: b } = await seedInstance(store);
-  for (const state of ['queued', 'queued', 'in_flight', 'sent', 'failed']) await store.messages.enqueue({ row: messageRow(a, { state }), cap: 0 });
+  for (const state of ['queued', 'queued', 'in_flight', 'sent', 'failed'] as const) await store.messages.enqueue({ row: messageRow(a, { state }), cap: 0 });
   await store.messages.enqueue({ row: messageRow(b), cap: 0 });
   assert.equal(await store.messages.countAllWaiting(), 4, 'sent and failed are not waiting');
   await store.messages.clearWaiting(a);

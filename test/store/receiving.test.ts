@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createStore, type Store } from '../../src/store/index.js';
+import type { NewDelivery } from '../../src/store/deliveries-repo.js';
 import { dialects } from '../helpers/databases.js';
 
 async function seed(store: Store, id: string): Promise<void> {
@@ -33,7 +34,7 @@ async function seed(store: Store, id: string): Promise<void> {
 function event(id: string, instanceId = 'I1') {
   return { id: `e-${id}`, instanceId, type: 'ReceivedCallback', body: '{}', createdAt: 1 };
 }
-function delivery(id: string, instanceId = 'I1') {
+function delivery(id: string, instanceId = 'I1'): NewDelivery {
   return { id: `d-${id}`, eventId: `e-${id}`, instanceId, kind: 'received', url: 'https://a.example/', createdAt: 1 };
 }
 

@@ -1,10 +1,10 @@
 // How the sender is wired to the rest: incoming messages make a number known (no longer a stranger),
-// and update-antiban reaches the sender's lane through the sessions port.
+// and update-antiban reaches the sender's lane as well as the session.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EventSink, GatewayEvent, ReceivedCallback } from '../../src/events/types.js';
 import { recordingInboundContacts } from '../../src/sender/inbound-contacts.js';
-import { withLiveAntiban } from '../../src/sender/live-antiban.js';
+import { InstancesService } from '../../src/services/instances-service.js';
 import { offlineSessions } from '../../src/sessions/offline-sessions.js';
 import type { SessionsPort } from '../../src/sessions/port.js';
 import { senderFixture } from '../helpers/sender-fixture.js';
@@ -57,39 +57,36 @@ test('a number that wrote to the instance is no longer a stranger; own, group an
   }
 });
 
-test('update-antiban is applied by the sender and reported synced only when it and the session both ran it', () => {
-  const calls: [string, boolean][] = [];
-  const engine = { ...offlineSessions(), applyAntiban: () => true, isConnected: () => true };
-  let senderApplied = true;
-  const port = withLiveAntiban(engine, {
-    applyAntiban(id: string, on: boolean) {
-      calls.push([id, on]);
-      return senderApplied;
-    },
-  });
-  assert.equal(port.applyAntiban('a', true), true);
-  senderApplied = false;
-  assert.equal(port.applyAntiban('a', false), false);
-  assert.deepEqual(calls, [
-    ['a', true],
-    ['a', false],
-  ]);
-  // Every other operation still goes to the engine itself.
-  assert.equal(port.isConnected('a'), true);
-});
-
-test('methods of a class-based engine keep their own `this` through the wrapper', () => {
-  // A #private field throws when reached through a Proxy receiver: the wrapper must bind to the engine.
-  class Engine {
-    readonly #connected = new Set(['x']);
-    isConnected(id: string): boolean {
-      return this.#connected.has(id);
-    }
-    applyAntiban(): boolean {
-      return true;
-    }
+test('update-antiban is applied by the sender and reported synced only when it and the session both ran it', async () => {
+  const f = await senderFixture({ timeScale: 1 });
+  try {
+    const inst = await f.createInstance();
+    const calls: [string, string, boolean][] = [];
+    let sessionRan = true;
+    let senderApplied = true;
+    const engine: SessionsPort = {
+      ...offlineSessions(),
+      applyAntiban: (id, on) => (calls.push(['session', id, on]), sessionRan),
+    };
+    const sender = { applyAntiban: (id: string, on: boolean) => (calls.push(['sender', id, on]), senderApplied) };
+    const instances = new InstancesService(f.store, engine, f.clock, 2_000, 0, sender);
+    assert.equal((await instances.setAntiban(inst.id, true)).workerSynced, true, 'both ran it');
+    senderApplied = false;
+    assert.equal((await instances.setAntiban(inst.id, false)).workerSynced, false, 'the sender did not');
+    senderApplied = true;
+    sessionRan = false;
+    assert.equal((await instances.setAntiban(inst.id, true)).workerSynced, false, 'no session ran');
+    // Each always hears the setting, even when the other did not run it.
+    assert.deepEqual(calls, [
+      ['session', inst.id, true],
+      ['sender', inst.id, true],
+      ['session', inst.id, false],
+      ['sender', inst.id, false],
+      ['session', inst.id, true],
+      ['sender', inst.id, true],
+    ]);
+    assert.equal((await f.store.instances.findById(inst.id))?.antiban, 1, 'the setting is stored');
+  } finally {
+    await f.close();
   }
-  const port = withLiveAntiban(new Engine() as unknown as SessionsPort, { applyAntiban: () => true });
-  assert.equal(port.isConnected('x'), true);
-  assert.equal(port.isConnected('y'), false);
 });

@@ -10,7 +10,7 @@ import { DASHBOARD_HTML } from './assets/page.js';
  * Only this origin's script and style files (no inline code, no eval), images from this origin and
  * data URIs (the QR code), requests to this origin only; never framed.
  */
-export const DASHBOARD_CSP = [
+const DASHBOARD_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -120,7 +120,7 @@ function profileChange(app: Parameters<FastifyPluginAsyncTypebox>[0], path: stri
   );
 }
 
-export function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
+function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/business/profile',

@@ -143,7 +143,7 @@ function paging(q: { page?: string; pageSize?: string }): [number, number] {
   return [Number(q.page ?? '1'), Number(q.pageSize ?? '100')];
 }
 
-export function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
+function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/chats',

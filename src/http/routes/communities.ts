@@ -74,7 +74,7 @@ const Paging = Type.Object(
   { examples: [{ page: '1', pageSize: '20' }] },
 );
 
-export function communityRoutes(communities: CommunityService): FastifyPluginAsyncTypebox {
+function communityRoutes(communities: CommunityService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/communities',

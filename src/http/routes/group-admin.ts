@@ -121,7 +121,7 @@ function joinRequestRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], groups:
   );
 }
 
-export function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParticipants, mediaBodyLimit: number): FastifyPluginAsyncTypebox {
+function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParticipants, mediaBodyLimit: number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/groups',

@@ -29,7 +29,7 @@ const HistorySyncUpdated = named(
   Type.Composite([Type.Object({ value: Type.Literal(true) }), View], { examples: [{ value: true, enabled: true, days: 7, webhook: false }] }),
 );
 
-export function historySyncRoutes(history: HistorySyncService): FastifyPluginAsyncTypebox {
+function historySyncRoutes(history: HistorySyncService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.put(
       '/update-history-sync',

@@ -86,7 +86,7 @@ function assertUnique(values: string[], field: string, key: string): void {
   if (new Set(values).size !== values.length) throw errors.invalidInput(`${field}: every ${key} must be unique`);
 }
 
-export interface SendKindsRoutesOptions {
+interface SendKindsRoutesOptions {
   messages: MessagesService;
   mediaBodyLimit: number;
 }

@@ -3,8 +3,6 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { errors } from '../../errors.js';
 import type { OutgoingContent } from '../../domain/outgoing.js';
 import { parseDegrees, type MessagesService, type SendCommon } from '../../services/messages-service.js';
-import type { SessionsPort } from '../../sessions/port.js';
-import { parseTarget, formatTarget } from '../../domain/phone.js';
 import { instanceOf } from '../auth.js';
 import { errorResponses, SendCommonFields, SendResult, ValueTrue } from '../schemas/common.js';
 import { EXAMPLE_AUDIO, EXAMPLE_IMAGE, EXAMPLE_PDF, EXAMPLE_VIDEO } from '../schemas/examples.js';
@@ -30,13 +28,12 @@ export function checkMediaRef(value: string, field: string): string {
   throw errors.invalidInput(`${field}: must be an https URL or a base64 data URI`);
 }
 
-export interface MessageRoutesOptions {
+interface MessageRoutesOptions {
   messages: MessagesService;
-  sessions: SessionsPort;
   mediaBodyLimit: number;
 }
 
-export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRoutesOptions): FastifyPluginAsyncTypebox {
+export function messageRoutes({ messages, mediaBodyLimit }: MessageRoutesOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
     mediaSendRoutes(app, messages, mediaBodyLimit);
     app.post(
@@ -288,10 +285,7 @@ export function messageRoutes({ messages, sessions, mediaBodyLimit }: MessageRou
       },
       async (request) => {
         const q = request.query;
-        const target = parseTarget(q.phone);
-        const instance = instanceOf(request);
-        if (!sessions.isConnected(instance.id)) throw errors.notConnected();
-        await sessions.deleteMessage(instance.id, { phone: formatTarget(target), messageId: q.messageId, owner: q.owner === 'true' });
+        await messages.deleteMessage(instanceOf(request), q.phone, q.messageId, q.owner === 'true');
         return { value: true };
       },
     );

@@ -50,7 +50,7 @@ const Channel = named('Newsletter', 'A channel as the network describes it to th
 const ChannelList = named('NewsletterList', 'Channels as the network describes them to this instance.', Type.Array(ChannelFields, { examples: [[CHANNEL_EXAMPLE]] }));
 const Created = named('NewsletterCreated', 'The new channel\'s id.', Type.Object({ id: Type.String() }, { examples: [{ id: CHANNEL }] }));
 
-export function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): FastifyPluginAsyncTypebox {
+function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/create-newsletter',

@@ -8,7 +8,7 @@ const tags = ['operations'];
 const security: [] = [];
 const Health = named('Health', 'The check passed.', Type.Object({ status: Type.String() }, { examples: [{ status: 'ok' }] }));
 
-export interface OpsOptions {
+interface OpsOptions {
   metrics: Metrics;
   ready(): Promise<{ ok: boolean; reason?: string }>;
 }

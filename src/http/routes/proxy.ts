@@ -41,7 +41,7 @@ const ProxySet = named(
   ),
 );
 
-export function proxyRoutes(proxies: ProxyService): FastifyPluginAsyncTypebox {
+function proxyRoutes(proxies: ProxyService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.put(
       '/update-proxy',

@@ -30,10 +30,6 @@ export const ValueTrue = named('ValueTrue', 'The change was made (`value` is `tr
 
 export { EXAMPLE_IMAGE } from './examples.js';
 
-export const InstanceParams = Type.Object({
-  instanceId: Type.String({ minLength: 1, maxLength: 100 }),
-  instanceToken: Type.String({ minLength: 1, maxLength: 200 }),
-});
 
 export const Phone = Type.String({
   minLength: 1,

@@ -8,7 +8,7 @@ import pg from 'pg';
 /** How often a lost lock is tried again. */
 const RETRY_MS = 2_000;
 
-export interface HeldPgLock {
+interface HeldPgLock {
   /** Hears `false` when the lock's connection fails and `true` when the lock is held again. */
   onChange(listener: (held: boolean, err?: Error) => void): void;
   release(): Promise<void>;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { privateFile } from '../private-files.js';
 
-export interface HeldLock {
+interface HeldLock {
   release(): Promise<void>;
 }
 

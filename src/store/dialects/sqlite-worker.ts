@@ -296,7 +296,7 @@ class SqliteWorkerDriver implements Driver {
   }
 }
 
-export interface SqliteWorkerOptions {
+interface SqliteWorkerOptions {
   /** The worker script (tests substitute a failing one); defaults to sqlite-worker-thread.mjs. */
   readonly workerUrl?: URL;
 }

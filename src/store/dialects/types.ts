@@ -2,7 +2,7 @@
 import type { Dialect } from 'kysely';
 import type { DialectErrors } from '../guarded-dialect.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+type DialectName = 'sqlite' | 'postgres';
 
 export interface DialectCapabilities {
   readonly name: DialectName;

@@ -2,16 +2,16 @@
 // queue the invite link as a private message to every number the network would not add.
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { GroupsService } from '../services/groups-service.js';
-import type { MessagesService } from '../services/messages-service.js';
-import type { Store } from '../store/index.js';
-import type { SessionManager } from './manager.js';
+import type { SessionManager } from '../sessions/manager.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
+import type { GroupsService } from './groups-service.js';
+import type { MessagesService } from './messages-service.js';
 
 export function inviteText(groupName: string, link: string): string {
   return `You are invited to join the WhatsApp group "${groupName}": ${link}`;
 }
 
-export function wireAutoInvite(groups: GroupsService, engine: SessionManager, messages: MessagesService, store: Store, log: Logger, metrics: Metrics): void {
+export function wireAutoInvite(groups: GroupsService, engine: SessionManager, messages: MessagesService, store: { readonly instances: Pick<InstancesRepo, 'findById'> }, log: Logger, metrics: Metrics): void {
   groups.onCreated(async (instanceId, view, request) => {
     if (view.status !== 'created') return;
     await engine.groupCreated(instanceId, view.groupId, view.phone, view.phonesNotAdded);
