@@ -29,7 +29,9 @@ const gateway = await createGateway(config, {
   guard,
   collectProcessMetrics: false,
   sessions: offlineSessions(),
-  outbox: { ca: process.env.TEST_WEBHOOK_CA },
+  // The attempt must still be in flight at the kill: a loaded machine can take longer than the
+  // default 15 s to get there, and a timed-out attempt is rescheduled behind the other events.
+  outbox: { ca: process.env.TEST_WEBHOOK_CA, timeoutMs: 600_000 },
 });
 await gateway.listen();
 const account = await gateway.accounts.create('crash');
