@@ -1,7 +1,7 @@
 // Write-ahead for one socket: nothing leaves the device before what it depends on is on disk.
 // Baileys sends the delivery receipt — which tells the network to stop holding the message for this
-// device — before it hands the message to the application. From the moment an incoming message
-// starts to decrypt until the event reporting it is committed, the gate holds every outgoing frame
+// device — before it hands the message to the application. From the moment Baileys has an incoming
+// message's content until the event reporting it is committed, the gate holds every outgoing frame
 // and the key store keeps Signal state written meanwhile in memory; when the last held message is
 // recorded, the deferred keys are committed and then the frames go, in order (they are the
 // Noise-encrypted stream: nothing may overtake). So a receipt never precedes its event, and the keys
@@ -18,7 +18,7 @@
 // store's one transaction at a time (key-transactions.ts), which a send may hold while it waits for
 // the network's answer to a query — holding that query's frame would deadlock both. Writes a
 // decryption deferred go with the next flush: its message's, or the end of its message task.
-
+//
 // The session also holds the gate from each creds update until the creds are saved (the pairing
 // reply and pre-key uploads follow one at once); the same frames and deferred keys wait for it.
 //
