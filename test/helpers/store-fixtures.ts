@@ -27,6 +27,12 @@ export function accountRow(overrides: Partial<AccountRow> = {}): AccountRow {
   return { id: uid('acc'), name: 'account', token_hash: randomBytes(32).toString('hex'), created_at: 1_700_000_000_000, ...overrides };
 }
 
+/** Stores account `acc` with two connected instances, `i1` and `i2`: for rows one instance must not see of the other. */
+export async function storeTwoInstances(store: Store): Promise<void> {
+  await store.accounts.create(accountRow({ id: 'acc' }));
+  for (const id of ['i1', 'i2']) await store.instances.create(instanceRow('acc', { id, name: id, status: 'connected' }));
+}
+
 export function instanceRow(accountId: string, overrides: Partial<NewInstanceRow> = {}): NewInstanceRow {
   return {
     id: uid('inst'),
