@@ -127,3 +127,29 @@ export interface EventSink {
    */
   emit(instanceId: string, events: readonly GatewayEvent[], onceKeys?: readonly (string | null)[]): Promise<void>;
 }
+
+/** What a system notification states; the rest of its ReceivedCallback has neutral values. */
+export type NotificationFields = Pick<ReceivedCallback, 'messageId' | 'phone' | 'fromMe' | 'momment' | 'notification' | 'notificationParameters'> & Partial<ReceivedCallback>;
+
+/**
+ * A system event on the "received" webhook, the way Z-API reports them: a ReceivedCallback with a
+ * `notification` and no content. One shape for every emitter (label sync, channels, groups,
+ * calls, the anti-ban pause), so consumers see the same fields whatever reported it.
+ */
+export function notificationEvent(fields: NotificationFields): ReceivedCallback {
+  return {
+    type: 'ReceivedCallback',
+    status: 'RECEIVED',
+    chatName: '',
+    senderName: '',
+    participantPhone: null,
+    isGroup: false,
+    isNewsletter: false,
+    broadcast: false,
+    isEdit: false,
+    isStatusReply: false,
+    waitingMessage: false,
+    fromApi: false,
+    ...fields,
+  };
+}

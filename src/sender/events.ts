@@ -1,7 +1,7 @@
 // The events the sender reports: a DeliveryCallback per message settled, and the anti-ban pause as
 // a ReceivedCallback notification (Z-API's way of reporting system events).
 import { newUuid } from '../ids.js';
-import type { DeliveryCallback, ReceivedCallback } from '../events/types.js';
+import { notificationEvent, type DeliveryCallback, type ReceivedCallback } from '../events/types.js';
 import type { MessageRow } from '../store/schema.js';
 
 /** Z-API's DeliveryCallback: the message left (no `error`) or could not be sent (`error`). */
@@ -17,18 +17,12 @@ export function deliveryEvent(row: Pick<MessageRow, 'phone' | 'zaap_id' | 'messa
  * `notification: "ANTIBAN_PAUSED"`, `notificationParameters: [reason, pausedUntilMs]`.
  */
 export function antibanPausedEvent(ownPhone: string | null, reason: string, until: number, momment: number): ReceivedCallback {
-  return {
-    type: 'ReceivedCallback',
+  return notificationEvent({
     messageId: newUuid(),
     phone: ownPhone ?? '',
     fromMe: true,
     momment,
-    status: 'RECEIVED',
-    chatName: '',
-    senderName: '',
-    participantPhone: null,
-    isGroup: false,
     notification: 'ANTIBAN_PAUSED',
     notificationParameters: [reason, String(until)],
-  };
+  });
 }

@@ -6,7 +6,7 @@
 // Work is chained per instance, so the API can wait for its own change to be stored.
 import type { BaileysEventMap } from 'baileys';
 import { randomUUID } from 'node:crypto';
-import type { ReceivedCallback } from '../events/types.js';
+import { notificationEvent, type ReceivedCallback } from '../events/types.js';
 import type { LabelsRepo } from '../store/labels-repo.js';
 import { groupIdOf, isGroup, userOf } from './jids.js';
 import type { Session } from './session.js';
@@ -77,21 +77,13 @@ export class LabelSync implements SessionLabels {
 
 /** Z-API's CHAT_LABEL_ASSOCIATION: always the account's own doing (`fromMe`), on its own number. */
 function labelNotification(ownPhone: string, parameters: LabelAssociationParameter[], now: number): ReceivedCallback {
-  return {
-    type: 'ReceivedCallback',
+  return notificationEvent({
     // No message carries a label change: the id only tells deliveries apart.
     messageId: `label-${randomUUID()}`,
     phone: ownPhone,
     fromMe: true,
     momment: now,
-    status: 'RECEIVED',
-    chatName: '',
-    senderName: '',
-    participantPhone: null,
-    isGroup: false,
-    isNewsletter: false,
-    broadcast: false,
     notification: 'CHAT_LABEL_ASSOCIATION',
     notificationParameters: parameters,
-  };
+  });
 }

@@ -5,7 +5,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import type { Agent } from 'node:https';
 import type { Clock } from '../clock.js';
 import { isDiskFull, errors } from '../errors.js';
-import type { EventSink } from '../events/types.js';
+import { notificationEvent, type EventSink } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { AddressGuard } from '../net/address-guard.js';
@@ -511,22 +511,19 @@ export class SessionManager implements SessionsPort, MessageTransport {
     if (!groupId) return;
     const session = this.sessions.get(instanceId);
     const me = session?.me?.pn;
-    const event = {
-      type: 'ReceivedCallback' as const,
+    const event = notificationEvent({
       messageId: pendingId,
       phone: groupId,
       fromMe: true,
       momment: this.deps.clock.now(),
-      status: 'SENT' as const,
-      chatName: '',
-      senderName: '',
+      status: 'SENT',
       participantPhone: me ? me.split('@')[0] ?? null : null,
       isGroup: true,
       notification: 'GROUP_CREATE',
       notificationParameters: [groupId, pendingId, ...phonesNotAdded],
       groupId,
       pendingGroupId: pendingId,
-    };
+    });
     await this.deps.events.emit(instanceId, [event]);
   }
 

@@ -1,7 +1,7 @@
 // Channel admin changes the network reports (Baileys' newsletter-participants.update) as Z-API's
 // NEWSLETTER_ADMIN_PROMOTE / NEWSLETTER_ADMIN_DEMOTE notifications on the received webhook.
 import { randomBytes } from 'node:crypto';
-import type { ReceivedCallback } from '../events/types.js';
+import { notificationEvent, type ReceivedCallback } from '../events/types.js';
 import type { IncomingContext } from './incoming.js';
 
 /** What Baileys emits when a channel's admins change (someone accepted an invite, or was demoted). */
@@ -19,26 +19,14 @@ export async function newsletterParticipantNotification(u: NewsletterParticipant
   const notification = NOTIFICATIONS[u.action];
   if (!notification || !u.id.endsWith('@newsletter')) return null;
   const role = u.new_role ?? (u.action === 'promote' ? 'ADMIN' : 'SUBSCRIBER');
-  return {
-    type: 'ReceivedCallback',
+  // `isNewsletter: false`, as Z-API's own example of these notifications shows it.
+  return notificationEvent({
     // The network's notification carries no message id of its own to Baileys' event: a fresh one.
     messageId: randomBytes(10).toString('hex').toUpperCase(),
     phone: u.id,
     fromMe: false,
     momment: now,
-    status: 'RECEIVED',
-    chatName: '',
-    senderName: '',
-    participantPhone: null,
-    isGroup: false,
-    // As Z-API's own example of these notifications shows it.
-    isNewsletter: false,
-    broadcast: false,
-    isEdit: false,
-    isStatusReply: false,
-    waitingMessage: false,
-    fromApi: false,
     notification,
     notificationParameters: [await ctx.phoneOf(u.user), role],
-  };
+  });
 }

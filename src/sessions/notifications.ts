@@ -2,7 +2,7 @@
 // (Baileys turns the network's w:gp2 notifications into stub messages), missed calls (stubs too),
 // call offers and answers, and deletions. Participants are reported as phones (CONTRACT §5).
 import { proto, type WAMessage } from 'baileys';
-import type { ReceivedCallback } from '../events/types.js';
+import { notificationEvent, type ReceivedCallback } from '../events/types.js';
 import type { IncomingContext } from './incoming.js';
 import { groupIdOf, isGroup } from './jids.js';
 
@@ -100,8 +100,7 @@ export async function notificationOf(msg: WAMessage, ctx: IncomingContext): Prom
   // The network names the actor of a group change by LID: a change made by this account is "from me".
   const mine = [ctx.me.pn, ctx.me.lid].filter((j): j is string => !!j).map((j) => j.split('@')[0]!.split(':')[0]);
   const fromMe = !!msg.key.fromMe || (!!actor && mine.includes(actor.split('@')[0]!.split(':')[0]!));
-  return {
-    type: 'ReceivedCallback',
+  return notificationEvent({
     messageId: msg.key.id,
     phone: group ? groupIdOf(chat) : await ctx.phoneOf(chat, keyAlt.remoteJidAlt ?? null),
     fromMe,
@@ -111,16 +110,10 @@ export async function notificationOf(msg: WAMessage, ctx: IncomingContext): Prom
     senderName: msg.pushName ?? '',
     participantPhone: group && actor ? await ctx.phoneOf(actor, keyAlt.participantAlt ?? null, chat) : null,
     isGroup: group,
-    isNewsletter: false,
-    broadcast: false,
-    isEdit: false,
-    isStatusReply: false,
-    waitingMessage: false,
-    fromApi: false,
     notification,
     notificationParameters: parameters,
     ...extra,
-  };
+  });
 }
 
 /** Baileys' call event (an offer, an answer on the phone, the end) as Z-API's call notification. */
@@ -146,28 +139,17 @@ export async function callNotificationOf(call: CallInfo, answered: boolean, ctx:
   else if (call.status === 'terminate' && answered) notification = 'CALL_ENDED';
   else return null;
   const phone = await ctx.phoneOf(call.from, call.callerPn ?? null);
-  return {
-    type: 'ReceivedCallback',
+  return notificationEvent({
     messageId: call.id,
     phone,
     fromMe: false,
     momment: call.date.getTime(),
-    status: 'RECEIVED',
-    chatName: '',
-    senderName: '',
-    participantPhone: null,
     isGroup: !!call.isGroup,
-    isNewsletter: false,
-    broadcast: false,
-    isEdit: false,
-    isStatusReply: false,
-    waitingMessage: false,
-    fromApi: false,
     chatLid: null,
     notification,
     notificationParameters: [],
     callId: call.id,
     callDirection: 'incoming',
     isVideo: !!call.isVideo,
-  };
+  });
 }
