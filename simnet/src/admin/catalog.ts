@@ -7,19 +7,8 @@ import { imageUrl } from '../handlers/catalog.js';
 import { digitsOf } from '../network/jid.js';
 import type { Catalog, CatalogProduct } from '../network/catalogs.js';
 
-export interface CatalogProductInfo {
-  id: string;
-  name: string;
-  description: string;
-  /** Thousandths of the currency unit, as the network stores it. */
-  price: string;
-  currency: string;
-  retailerId: string;
-  url: string;
-  /** URLs as clients get them (WhatsApp's CDN origin for uploaded images). */
-  images: string[];
-  hidden: boolean;
-}
+/** A product as the admin API shows it: the network's fields, `images` as clients get them (WhatsApp's CDN origin for uploaded ones). */
+export type CatalogProductInfo = CatalogProduct;
 
 export interface CatalogInfo {
   phone: string;
