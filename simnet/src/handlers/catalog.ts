@@ -184,16 +184,7 @@ function addProduct(net: Simnet, conn: ClientConnection, node: BinaryNode, catal
   if (!fields.name || invalid(fields) || !fields.images?.length) return void conn.sendNode(iqError(node, 400, 'bad-request'));
   let product: CatalogProduct;
   try {
-    product = catalog.addProduct({
-      name: fields.name,
-      description: fields.description ?? '',
-      price: fields.price ?? '0',
-      currency: fields.currency ?? 'BRL',
-      retailerId: fields.retailerId ?? '',
-      url: fields.url ?? '',
-      images: fields.images,
-      hidden: fields.hidden ?? false,
-    });
+    product = catalog.addProduct({ ...fields, name: fields.name, images: fields.images });
   } catch {
     return void conn.sendNode(iqError(node, 406, 'not-acceptable'));
   }

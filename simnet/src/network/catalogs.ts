@@ -35,9 +35,20 @@ export class Catalog {
   readonly collections = new Map<string, CatalogCollection>();
   cartEnabled = true;
 
-  addProduct(fields: ProductFields): CatalogProduct {
+  /** Adds a product; fields left out get WhatsApp's defaults (no price, BRL, visible). */
+  addProduct(fields: Partial<ProductFields> & Pick<ProductFields, 'name' | 'images'>): CatalogProduct {
     if (this.products.size >= MAX_PRODUCTS) throw new Error(`a catalog holds at most ${MAX_PRODUCTS} products`);
-    const product = { id: newId(this.products), ...fields };
+    const product: CatalogProduct = {
+      id: newId(this.products),
+      name: fields.name,
+      description: fields.description ?? '',
+      price: fields.price ?? '0',
+      currency: fields.currency ?? 'BRL',
+      retailerId: fields.retailerId ?? '',
+      url: fields.url ?? '',
+      images: fields.images,
+      hidden: fields.hidden ?? false,
+    };
     this.products.set(product.id, product);
     return product;
   }
