@@ -44,10 +44,28 @@ const OUTSIDE_CITATIONS_LEFT = new Set<string>([
   'src/sessions/session.ts',
 ]);
 
-/** The repository's files: tracked, and new ones not ignored. */
+/** Folders that hold no source of this project: dependencies, builds, local state. */
+const NOT_SOURCE = new Set(['.git', 'node_modules', 'dist', 'data', 'coverage']);
+
+/** The repository's files: tracked, and new ones not ignored (a walk of the tree outside a git checkout). */
 function repositoryFiles(): string[] {
-  const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' });
-  return [...new Set(out.split('\0').filter((f) => f !== ''))].filter((f) => existsSync(join(ROOT, f)) && statSync(join(ROOT, f)).isFile());
+  let listed: string[];
+  try {
+    listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
+  } catch {
+    listed = walk(ROOT);
+  }
+  return [...new Set(listed.filter((f) => f !== ''))].filter((f) => existsSync(join(ROOT, f)) && statSync(join(ROOT, f)).isFile());
+}
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (NOT_SOURCE.has(entry.name) || entry.name.startsWith('.test-dist-')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) walk(path, out);
+    else out.push(relative(ROOT, path));
+  }
+  return out;
 }
 
 /** The text of a file, or null for a binary one (a NUL byte in its first 8 KiB). */
