@@ -1,7 +1,8 @@
 // Density of the gateway: N instances paired to simnet (a child process) and idle in ONE gateway
 // process. Prints gateway RSS and heap per connected instance for each N, then restarts the gateway
 // on the same database and times until every instance is connected again (no QR).
-// Targets (DESIGN.md): ≥ 1,000 instances at ≤ 2 MB each; 1,000 restored in ≤ 60 s.
+// Targets (docs/design.md): 5,000 connected instances on one node at ≤ 250 KB of gateway RSS each;
+// all of them connected again within 60 s of a restart.
 // Run: node --expose-gc --import tsx bench/density.ts [N ...]   (default 100 500 1000)
 // Env: DENSITY_BUDGET_S (whole run, default 900), DENSITY_RESTORES (restarts timed, default 1),
 //      DENSITY_SNAPSHOTS=dir (a heap snapshot after each N, for diffing what one instance retains),

@@ -1,4 +1,4 @@
-// Durable send-text accepts/s versus a bare Fastify route on the same machine (DESIGN.md target:
+// Durable send-text accepts/s versus a bare Fastify route on the same machine (docs/design.md target:
 // ratio ≥ 0.6 with p99 ≤ 10 ms). Both servers run as child processes (the gateway exactly as
 // `zapgate serve`: SQLite WAL, synchronous=FULL, log level warn); autocannon drives both from this
 // process with the same connections and duration, in the same run.

@@ -1,4 +1,4 @@
-// One tenant listing a queue of large media must not stall the others (DESIGN.md: every resource a
+// One tenant listing a queue of large media must not stall the others (docs/design.md: every resource a
 // request can consume is bounded). Queues QUEUE_BENCH_MESSAGES image sends whose data URIs fill the
 // 16 MiB media body limit (10 distinct images), then lists them all with pageSize=1000 while another
 // client polls /livez every 10 ms; prints the listing's time and size, the worst /livez, the RSS

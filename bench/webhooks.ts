@@ -1,4 +1,4 @@
-// Webhook deliveries/s to a local receiver, signed and durable (DESIGN.md target: ≥ 5,000/s).
+// Webhook deliveries/s to a local receiver, signed and durable (docs/design.md target: ≥ 15,000/s across URLs).
 // The gateway runs in this process as `createGateway` builds it (SQLite WAL, synchronous=FULL): each
 // event is emitted through Gateway.events one by one (as the engine does), committed with its
 // delivery, POSTed with Standard Webhooks headers through the guarded keep-alive Agent, and its

@@ -39,7 +39,7 @@ const EnvSchema = Type.Object({
   // The stored copy of chats and messages (GET /chats): how long messages stay, how many per chat.
   ZAPGATE_CHAT_MESSAGES_RETENTION_DAYS: Type.String({ default: '90', pattern: '^[0-9]*\\.?[0-9]+$' }),
   ZAPGATE_CHAT_MESSAGES_PER_CHAT: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
-  // The anti-ban strategy (DESIGN.md); durations are protocol milliseconds (scaled by the time scale).
+  // The anti-ban strategy (docs/design.md); durations are protocol milliseconds (scaled by the time scale).
   ZAPGATE_ANTIBAN_MIN_GAP_MS: Type.String({ default: '3000', pattern: '^[0-9]+$' }),
   ZAPGATE_ANTIBAN_MAX_GAP_MS: Type.String({ default: '8000', pattern: '^[0-9]+$' }),
   ZAPGATE_ANTIBAN_TYPING_CPS: Type.String({ default: '6', pattern: '^[0-9]*\\.?[0-9]+$' }),
@@ -71,7 +71,7 @@ const EnvSchema = Type.Object({
   ZAPGATE_HTTP_KEEPALIVE_TIMEOUT_MS: Type.String({ default: '5000', pattern: '^[1-9][0-9]*$' }),
   ZAPGATE_HTTP_MAX_CONNECTIONS: Type.String({ default: '1024', pattern: '^[1-9][0-9]*$' }),
   ZAPGATE_HTTP_MAX_CONNECTIONS_PER_ADDRESS: Type.String({ default: '128', pattern: '^[1-9][0-9]*$' }),
-  // Per-account quotas (hardening #1); 0 = no cap.
+  // Per-account quotas; 0 = no cap.
   ZAPGATE_MAX_INSTANCES_PER_ACCOUNT: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
   ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT: Type.String({ default: '1073741824', pattern: '^[0-9]+$' }),
   // phone-exists-batch: more numbers than this needing the network make a job (202) instead of a wait.
@@ -177,7 +177,7 @@ interface ReceivedMediaSettings {
   readonly downloads: number;
 }
 
-/** Limits of the anti-ban strategy (DESIGN.md). Durations in protocol ms; a cap of 0 means no cap. */
+/** Limits of the anti-ban strategy (docs/design.md). Durations in protocol ms; a cap of 0 means no cap. */
 export interface AntibanSettings {
   /** "Thinking" before each message: a random gap in [minGapMs, maxGapMs]. */
   readonly minGapMs: number;

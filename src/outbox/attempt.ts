@@ -1,4 +1,4 @@
-// One delivery attempt: a signed POST through the guarded keep-alive Agent, judged by CONTRACT §5
+// One delivery attempt: a signed POST through the guarded keep-alive Agent, judged by docs/contract.md §5
 // (2xx within the timeout = delivered; redirects are not followed; 410 = the URL is gone).
 import { request, type Dispatcher } from 'undici';
 import { AddressRefusedError } from '../net/address-guard.js';

@@ -1,4 +1,4 @@
-// The retry schedule of CONTRACT §5 and the Retry-After header, as protocol-time delays.
+// The retry schedule of docs/contract.md §5 and the Retry-After header, as protocol-time delays.
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;

@@ -1,5 +1,5 @@
-// `zapgate accounts rotate|delete` run in another process take effect at once in a running gateway
-// (hardening #8). They used to leave the old Client-Token working for up to 5 s (the auth cache),
+// `zapgate accounts rotate|delete` run in another process take effect at once in a running gateway.
+// They used to leave the old Client-Token working for up to 5 s (the auth cache),
 // and a deleted account's sessions stayed connected (incoming messages then failed on a foreign
 // key). Now the gateway polls the account_changes log every 100 ms: the old token is refused within
 // ~200 ms of the command's exit, and a deleted account's instances are gone, their devices unlinked

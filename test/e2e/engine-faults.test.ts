@@ -1,4 +1,4 @@
-// Network faults injected by simnet map to the documented instance states (CONTRACT §4), with
+// Network faults injected by simnet map to the documented instance states (docs/contract.md §4), with
 // the webhooks a client sees, and a flapping network costs a bounded number of reconnects.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

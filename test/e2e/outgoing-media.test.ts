@@ -1,5 +1,5 @@
 // A data URI queued by reference reaches the contact byte for byte through the real engine, and
-// its stored file is removed once the message is sent (hardening #1): the sender reads the file at
+// its stored file is removed once the message is sent: the sender reads the file at
 // send time, and nothing stays on disk after the queue has moved on.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -84,7 +84,7 @@ describe('receiving: every kind, media links, catch-up (gateway + Baileys + simn
     assert.equal(text.messageExpirationSeconds, 86400);
     assert.equal(text.connectedPhone, OWNER);
     assert.equal(text.instanceId, inst.instanceId);
-    // CONTRACT §5 wins over Z-API's LID fields: people are phones, never LIDs.
+    // docs/contract.md §5 wins over Z-API's LID fields: people are phones, never LIDs.
     assert.deepEqual([text.chatLid, text.senderLid, text.participantLid], [null, null, null]);
     assert.ok(typeof text.momment === 'number' && Math.abs(Number(text.momment) - Date.now()) < 60_000, `momment ${String(text.momment)}`);
 

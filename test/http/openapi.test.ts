@@ -35,7 +35,7 @@ interface Document {
   components?: { schemas?: Record<string, unknown> };
 }
 
-// Z-API's tags in its order (ZAPI-SURFACE.md §1), then zapgate's own: the document lists the ones it
+// Z-API's tags in its order (docs/zapi-surface.md §1), then zapgate's own: the document lists the ones it
 // uses in this order (a new tag goes into server.ts TAGS at its place).
 // zapgate's own tags (event stream) sit after the Z-API tag they belong with.
 const TAG_ORDER = ['instance', 'messages', 'chats', 'contacts', 'privacy', 'groups', 'communities', 'newsletters', 'status', 'business', 'message queue', 'webhooks', 'event stream', 'partner', 'operations'];

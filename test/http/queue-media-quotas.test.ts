@@ -1,4 +1,4 @@
-// One tenant cannot stall everyone by listing its queue (hardening #1). 40 queued ~12 MiB
+// One tenant cannot stall everyone by listing its queue. 40 queued ~12 MiB
 // data-URI images used to live inside the queue rows: listing them with pageSize=1000 blocked the
 // event loop for 5-12 s (`/livez` as slow), then failed with a 500 (`Invalid string length`), and the
 // database grew by the whole base64 text of each. Now a data URI is stored once as a file and the

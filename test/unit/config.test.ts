@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', () => {
-  test('defaults (CONTRACT §10) with an empty environment', () => {
+  test('defaults (docs/contract.md §10) with an empty environment', () => {
     const c = loadConfig({});
     assert.equal(c.host, '0.0.0.0');
     assert.equal(c.port, 3000);

@@ -1,4 +1,4 @@
-// Listings are bounded in bytes as well as rows (hardening #1): a page of webhook deliveries ends
+// Listings are bounded in bytes as well as rows: a page of webhook deliveries ends
 // once its payloads reach 4 MiB, says where to go on, and always holds at least one delivery.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The retry schedule of CONTRACT §5, its jitter, Retry-After, and which events go to which webhook.
+// The retry schedule of docs/contract.md §5, its jitter, Retry-After, and which events go to which webhook.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { GatewayEvent, ReceivedCallback } from '../../src/events/types.js';

@@ -1,0 +1,309 @@
+// No import circles in src/ or simnet/. A circle makes load order decide which module sees the
+// other half-initialised, and even a type-only circle means two files share a declaration that
+// belongs in a third: so every relative import counts here — `import type`, `export … from` and a
+// dynamic `import('…')` with a literal path included. The layering test (layering.test.ts) ranks
+// the folders of src/; this one catches the circles inside a folder that ranks cannot see.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SCANNED = ['src', 'simnet/src', 'simnet/test'];
+
+/**
+ * The circles the tree still has, each the sorted list of files (relative to the repository root)
+ * of one strongly connected component. The list may only shrink: a new circle fails the test, and
+ * so does an entry here that no longer exists (delete it when you break the circle).
+ */
+const KNOWN_CYCLES: readonly (readonly string[])[] = [
+  // simnet: most files take the whole Simnet class as a service locator; inside it, handlers/messages.ts ↔
+  // receipts/retry/newsletters/group-messages/status-messages and handlers/groups.ts ↔
+  // group-actions/communities also import each other at run time.
+  [
+    'simnet/src/contacts/ask-retry.ts',
+    'simnet/src/contacts/compose.ts',
+    'simnet/src/contacts/media-retry.ts',
+    'simnet/src/contacts/media-send.ts',
+    'simnet/src/contacts/outbound.ts',
+    'simnet/src/contacts/resend.ts',
+    'simnet/src/handlers/address-book.ts',
+    'simnet/src/handlers/app-state.ts',
+    'simnet/src/handlers/bootstrap.ts',
+    'simnet/src/handlers/business-profile.ts',
+    'simnet/src/handlers/calls.ts',
+    'simnet/src/handlers/catalog.ts',
+    'simnet/src/handlers/chat-notes.ts',
+    'simnet/src/handlers/chat-state.ts',
+    'simnet/src/handlers/communities.ts',
+    'simnet/src/handlers/devices.ts',
+    'simnet/src/handlers/group-actions.ts',
+    'simnet/src/handlers/group-messages.ts',
+    'simnet/src/handlers/group-picture.ts',
+    'simnet/src/handlers/groups.ts',
+    'simnet/src/handlers/history-sync.ts',
+    'simnet/src/handlers/iq.ts',
+    'simnet/src/handlers/keys.ts',
+    'simnet/src/handlers/labels.ts',
+    'simnet/src/handlers/live.ts',
+    'simnet/src/handlers/login.ts',
+    'simnet/src/handlers/messages.ts',
+    'simnet/src/handlers/newsletters.ts',
+    'simnet/src/handlers/pairing.ts',
+    'simnet/src/handlers/presence.ts',
+    'simnet/src/handlers/profile.ts',
+    'simnet/src/handlers/push-name.ts',
+    'simnet/src/handlers/receipts.ts',
+    'simnet/src/handlers/retry.ts',
+    'simnet/src/handlers/status-messages.ts',
+    'simnet/src/handlers/usync.ts',
+    'simnet/src/network/accounts.ts',
+    'simnet/src/network/business.ts',
+    'simnet/src/network/phone-history.ts',
+    'simnet/src/network/profiles.ts',
+    'simnet/src/network/spam.ts',
+    'simnet/src/server/connection.ts',
+    'simnet/src/server/simnet.ts',
+  ],
+  // simnet: the group and community stores import each other's types.
+  [
+    'simnet/src/network/communities.ts',
+    'simnet/src/network/groups.ts',
+  ],
+  // cluster: node ↔ routing ↔ metrics.
+  [
+    'src/cluster/metrics.ts',
+    'src/cluster/node.ts',
+    'src/cluster/routing.ts',
+  ],
+  // sessions: the feature files import the concrete Session class, which imports them back.
+  [
+    'src/sessions/account-reactions.ts',
+    'src/sessions/label-sync.ts',
+    'src/sessions/operations.ts',
+    'src/sessions/session.ts',
+  ],
+  // store: WaStatus and WebhookKind are declared inside repositories that the schema imports.
+  [
+    'src/store/database.ts',
+    'src/store/messages-repo.ts',
+    'src/store/schema.ts',
+    'src/store/webhooks-repo.ts',
+  ],
+  // store/migrations: index.ts lists every migration, and each one imports the Migration type from it.
+  [
+    'src/store/migrations/001-core.ts',
+    'src/store/migrations/002-engine.ts',
+    'src/store/migrations/003-webhooks.ts',
+    'src/store/migrations/004-sender.ts',
+    'src/store/migrations/005-receiving.ts',
+    'src/store/migrations/006-sending.ts',
+    'src/store/migrations/007-send-kinds.ts',
+    'src/store/migrations/008-quotas.ts',
+    'src/store/migrations/009-account-settings.ts',
+    'src/store/migrations/010-chats.ts',
+    'src/store/migrations/011-instance-proxy.ts',
+    'src/store/migrations/012-phone-check-jobs.ts',
+    'src/store/migrations/013-history-sync.ts',
+    'src/store/migrations/014-labels.ts',
+    'src/store/migrations/018-cluster.ts',
+    'src/store/migrations/019-shared-outgoing-media.ts',
+    'src/store/migrations/index.ts',
+  ],
+];
+
+/** A graph of files: each file with the files it imports. */
+type ImportGraph = ReadonlyMap<string, readonly string[]>;
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) sourceFiles(path, out);
+    else if (entry.name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** The .ts file an ESM specifier names: `x.js` → `x.ts`, a folder → its `index.ts`; null when none. */
+function resolveSpecifier(fromFile: string, spec: string): string | null {
+  const target = resolve(dirname(fromFile), spec);
+  const candidates = [target.replace(/\.js$/, '.ts'), target, `${target}.ts`, join(target, 'index.ts')];
+  for (const candidate of candidates) {
+    if (candidate.endsWith('.ts') && existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return null; // JSON, assets, or a file outside the scanned .ts sources
+}
+
+/** The relative imports of one file, resolved to files (repository-relative). */
+function importsOf(file: string, source: string): string[] {
+  const out = new Set<string>();
+  // preProcessFile sees static imports, re-exports, `import type` and dynamic import() alike.
+  for (const { fileName: spec } of ts.preProcessFile(source, true, true).importedFiles) {
+    if (!spec.startsWith('.')) continue; // packages and node: builtins
+    const target = resolveSpecifier(file, spec);
+    if (target !== null) out.add(relative(ROOT, target));
+  }
+  return [...out];
+}
+
+function repositoryGraph(): ImportGraph {
+  const graph = new Map<string, string[]>();
+  for (const dir of SCANNED) {
+    for (const file of sourceFiles(join(ROOT, dir))) {
+      graph.set(relative(ROOT, file), importsOf(file, readFileSync(file, 'utf8')));
+    }
+  }
+  return graph;
+}
+
+/**
+ * The strongly connected components of more than one file, or of one file that imports itself
+ * (Tarjan's algorithm, iterative so a deep import chain cannot overflow the stack). Each component
+ * comes back sorted, and the list sorted by its first file, so the result is stable.
+ */
+function importCycles(graph: ImportGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  let next = 0;
+
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work: { node: string; edge: number }[] = [{ node: start, edge: 0 }];
+    index.set(start, next);
+    low.set(start, next++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const edges = graph.get(frame.node) ?? [];
+      if (frame.edge < edges.length) {
+        const to = edges[frame.edge++]!;
+        if (!graph.has(to)) continue;
+        if (!index.has(to)) {
+          index.set(to, next);
+          low.set(to, next++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ node: to, edge: 0 });
+        } else if (onStack.has(to)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) !== index.get(frame.node)) continue;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== frame.node);
+      const selfImport = component.length === 1 && edges.includes(frame.node);
+      if (component.length > 1 || selfImport) components.push(component.sort());
+    }
+  }
+  return components.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
+/**
+ * One circle through a component, as a readable path `a → b → a`: a shortest way back to the
+ * component's first file, found breadth-first inside the component.
+ */
+function cyclePath(graph: ImportGraph, component: readonly string[]): string {
+  const members = new Set(component);
+  const start = component[0]!;
+  const previous = new Map<string, string>();
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const node = queue[i]!;
+    for (const to of graph.get(node) ?? []) {
+      if (!members.has(to)) continue;
+      if (to === start) {
+        const path = [start];
+        for (let at: string | undefined = node; at !== undefined && at !== start; at = previous.get(at)) path.push(at);
+        return [start, ...path.slice(1).reverse(), start].join(' → ');
+      }
+      if (!previous.has(to)) {
+        previous.set(to, node);
+        queue.push(to);
+      }
+    }
+  }
+  return component.join(' ↔ '); // unreachable for a real component
+}
+
+/** How a component reads in a failure message: its size, one circle through it, and its files. */
+function describe(graph: ImportGraph, component: readonly string[]): string {
+  const files = component.length > 6 ? `${component.slice(0, 6).join(', ')}, … (${component.length} files)` : component.join(', ');
+  return `  ${cyclePath(graph, component)}\n    files: ${files}`;
+}
+
+const key = (component: readonly string[]): string => [...component].sort().join('\n');
+
+test('no import circle in src/ or simnet/ beyond the known ones, and every known one still exists', (t) => {
+  const graph = repositoryGraph();
+  const cycles = importCycles(graph);
+  t.diagnostic(`${cycles.length} import circle(s) today`);
+  for (const component of cycles) t.diagnostic(`${cyclePath(graph, component)} (${component.length} files: ${component.join(', ')})`);
+
+  const known = new Set(KNOWN_CYCLES.map(key));
+  const found = new Set(cycles.map(key));
+  const fresh = cycles.filter((c) => !known.has(key(c)));
+  const gone = KNOWN_CYCLES.filter((c) => !found.has(key(c)));
+  assert.equal(fresh.length, 0, `import circles not in KNOWN_CYCLES:\n${fresh.map((c) => describe(graph, c)).join('\n')}`);
+  assert.equal(
+    gone.length,
+    0,
+    `KNOWN_CYCLES lists circles that no longer exist as listed (remove them, or list the component as it is now):\n${gone.map((c) => `  ${c.join(', ')}`).join('\n')}`,
+  );
+});
+
+test('the scan reads the source tree and resolves its `.js` imports to `.ts` files', () => {
+  const graph = repositoryGraph();
+  assert.ok(graph.size > 100, 'the scan found the source tree');
+  assert.ok(
+    [...graph.values()].some((edges) => edges.length > 0),
+    'imports resolve to files (`.js` specifiers name `.ts` sources)',
+  );
+});
+
+test('the check finds a circle of type imports, re-exports and dynamic imports, and reads it as a path', () => {
+  const dir = join(ROOT, 'src', 'example');
+  const sources: Record<string, string> = {
+    'a.ts': "import type { B } from './b.js';\nimport { leaf } from './leaf.js';",
+    'b.ts': "export { c } from './c.js';",
+    'c.ts': "const a = await import('./a.js');",
+    'leaf.ts': "import { readFileSync } from 'node:fs';",
+    'self.ts': "import './self.js';",
+  };
+  const graph = new Map<string, string[]>();
+  for (const [name, source] of Object.entries(sources)) {
+    const file = join(dir, name);
+    const edges: string[] = [];
+    for (const { fileName: spec } of ts.preProcessFile(source, true, true).importedFiles) {
+      if (spec.startsWith('.')) edges.push(relative(ROOT, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))));
+    }
+    graph.set(relative(ROOT, file), edges);
+  }
+  const cycles = importCycles(graph);
+  assert.deepEqual(cycles, [
+    ['src/example/a.ts', 'src/example/b.ts', 'src/example/c.ts'],
+    ['src/example/self.ts'],
+  ]);
+  assert.equal(cyclePath(graph, cycles[0]!), 'src/example/a.ts → src/example/b.ts → src/example/c.ts → src/example/a.ts');
+  assert.equal(cyclePath(graph, cycles[1]!), 'src/example/self.ts → src/example/self.ts');
+});
+
+test('directory imports resolve to index.ts and `.js` specifiers to `.ts` sources', () => {
+  const from = join(ROOT, 'src', 'main.ts');
+  assert.equal(resolveSpecifier(from, './outbox/index.js'), join(ROOT, 'src', 'outbox', 'index.ts'));
+  assert.equal(resolveSpecifier(from, './outbox'), join(ROOT, 'src', 'outbox', 'index.ts'));
+  assert.equal(resolveSpecifier(from, './no-such-file.js'), null);
+});
