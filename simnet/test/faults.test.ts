@@ -1,4 +1,4 @@
-// Fault injection: each injected fault yields the close code of WHATSAPP-PROTOCOL.md Part 1; nacks surface as status ERROR.
+// Fault injection: each injected fault yields the close code of docs/whatsapp-protocol.md Part 1; nacks surface as status ERROR.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, endSock, pairByQr, startEnv, until, waitForClose, waitForOpen, type MemoryAuth, type SimEnv, type Sock } from './helpers.js';

@@ -1,7 +1,7 @@
 // Admin operations on a running simnet (the HTTP layer and in-process callers share these).
 import type { Simnet } from '../server/simnet.js';
 import type { ClientConnection } from '../server/connection.js';
-import { HttpError } from '../handlers/pairing.js';
+import { HttpError } from '../http-error.js';
 import { removeDevice } from '../handlers/devices.js';
 import { banAccount } from '../handlers/messages.js';
 import { contactReceipt, type ReceiptKind } from '../handlers/receipts.js';

@@ -2,7 +2,7 @@
 // product created through a linked device on the network's side), and seed products and
 // collections as the business's phone would make them (to test reading another business's catalog).
 import type { Simnet } from '../server/simnet.js';
-import { HttpError } from '../handlers/pairing.js';
+import { HttpError } from '../http-error.js';
 import { imageUrl } from '../handlers/catalog.js';
 import { digitsOf } from '../network/jid.js';
 import type { Catalog, CatalogProduct } from '../network/catalogs.js';

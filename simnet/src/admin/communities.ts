@@ -1,7 +1,7 @@
 // Admin operations on communities: read one as the network holds it, and change one as another of
 // its admins (their members' linked devices hear the notifications a real change sends).
 import type { Simnet } from '../server/simnet.js';
-import { HttpError } from '../handlers/pairing.js';
+import { HttpError } from '../http-error.js';
 import { CommunityRefusal, communityOf, communityView, deactivateCommunity, linkToCommunity, setNonAdminSubGroupCreation, unlinkFromCommunity, type CommunityView } from '../handlers/communities.js';
 import type { GroupNotified } from '../handlers/groups.js';
 import { digitsOf } from '../network/jid.js';

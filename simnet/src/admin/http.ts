@@ -1,7 +1,7 @@
 // The admin HTTP API (JSON over loopback): maps routes onto AdminApi and pairing operations.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Simnet } from '../server/simnet.js';
-import { HttpError } from '../handlers/pairing.js';
+import { HttpError } from '../http-error.js';
 import { AdminApi } from './api.js';
 import { NewsletterAdmin } from './newsletters.js';
 import { catalogAdminRoute } from './catalog.js';

@@ -2,7 +2,7 @@
 // and act on it as someone other than the linked device (post, follow, invite, accept, demote, rename).
 import { proto } from 'baileys';
 import type { Simnet } from '../server/simnet.js';
-import { HttpError } from '../handlers/pairing.js';
+import { HttpError } from '../http-error.js';
 import { ADMIN_INVITE_SECONDS, type Newsletter } from '../network/newsletters.js';
 import { accountOf, acceptInvite, demote, MexError, post } from '../handlers/newsletters.js';
 import type { NewsletterActionRequest, NewsletterActionResult, NewsletterInfo } from './types.js';

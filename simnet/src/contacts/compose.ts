@@ -6,7 +6,7 @@ import { getContentType, normalizeMessageContent, proto } from 'baileys';
 import type { Simnet } from '../server/simnet.js';
 import type { Account } from '../network/accounts.js';
 import { pnJid } from '../network/jid.js';
-import { HttpError } from '../handlers/pairing.js';
+import { HttpError } from '../http-error.js';
 import { uploadContactMedia, type ContactMediaKind, type MediaFields } from './media-send.js';
 
 /** Fields any send may carry. */

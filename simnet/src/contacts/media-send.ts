@@ -4,7 +4,7 @@
 import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { getMediaKeys, type proto } from 'baileys';
 import type { Simnet } from '../server/simnet.js';
-import { HttpError } from '../handlers/pairing.js';
+import { HttpError } from '../http-error.js';
 
 /** The HKDF "kind" of the media keys (ptv and gifs use the video keys; stickers the image keys, under their own name). */
 export type ContactMediaKind = 'image' | 'video' | 'audio' | 'document' | 'sticker';

@@ -8,7 +8,7 @@ import { childNodes, iqError, iqResult } from '../server/stanza.js';
 import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';
-import { HttpError } from './pairing.js';
+import { HttpError } from '../http-error.js';
 import { notifyGroup, notifyGroupTo, type GroupNotified } from './groups.js';
 
 export type GroupActionKind =

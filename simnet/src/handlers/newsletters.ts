@@ -12,7 +12,7 @@ import type { Account, LinkedDevice } from '../network/accounts.js';
 import { ADMIN_INVITE_SECONDS, countryOf, type Newsletter, type ReactionCodes } from '../network/newsletters.js';
 import { describeMessage, type ReceivedMessage } from '../contacts/content.js';
 import { pushBounded, sendAck } from './messages.js';
-import { HttpError } from './pairing.js';
+import { HttpError } from '../http-error.js';
 
 /** WhatsApp's query ids (WA Web's GraphQL documents) and the data path each answers under. */
 export const MEX = {

@@ -8,6 +8,7 @@ import type { Simnet } from '../server/simnet.js';
 import { bytesOf, child, iqError, iqResult, S_WHATSAPP_NET } from '../server/stanza.js';
 import { LinkedDevice, type Account } from '../network/accounts.js';
 import { curveSign } from '../identity-key.js';
+import { HttpError } from '../http-error.js';
 import { digitsOf, lidJid, pnJid } from '../network/jid.js';
 
 /** Real lifetimes of QR refs: the first lives 60 s, the others 20 s. */
@@ -274,15 +275,5 @@ function platformName(deviceProps: Uint8Array | null | undefined): string {
     return p.os ?? 'unknown';
   } catch {
     return 'unknown';
-  }
-}
-
-/** An error that carries the HTTP status the admin API should answer with. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
   }
 }
