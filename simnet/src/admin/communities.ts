@@ -3,7 +3,7 @@
 import type { Simnet } from '../server/simnet.js';
 import { HttpError } from '../http-error.js';
 import { CommunityRefusal, communityOf, communityView, deactivateCommunity, linkToCommunity, setNonAdminSubGroupCreation, unlinkFromCommunity, type CommunityView } from '../handlers/communities.js';
-import type { GroupNotified } from '../handlers/groups.js';
+import type { GroupNotified } from '../handlers/group-notify.js';
 import { digitsOf } from '../network/jid.js';
 import type { CommunityActionRequest, CommunityActionResult } from './types.js';
 

@@ -10,7 +10,7 @@ import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';
 import { announcementOf, createCommunity, joinCommunity, leaveCommunity, linkGroup, subGroupsOf, unlinkGroup } from '../network/communities.js';
-import { groupNode, notifyGroup, notifyGroupTo, type GroupNotified } from './groups.js';
+import { groupNode, notifyGroup, notifyGroupTo, type GroupNotified } from './group-notify.js';
 
 /** A refusal with the code the real server answers (the admin API turns it into an HTTP status). */
 export class CommunityRefusal extends Error {
@@ -26,18 +26,6 @@ export class CommunityRefusal extends Error {
 const refuse = (code: number, text: string, message: string): never => {
   throw new CommunityRefusal(code, text, message);
 };
-
-/** The community children of a <group> node (<parent>, <linked_parent>, <default_sub_group>, …). */
-export function communityNodes(g: Group): BinaryNode[] {
-  const out: BinaryNode[] = [];
-  if (g.community) {
-    out.push({ tag: 'parent', attrs: { default_membership_approval_mode: 'request_required' } });
-    if (g.community.allowNonAdminSubGroupCreation) out.push({ tag: 'allow_non_admin_sub_group_creation', attrs: {} });
-  }
-  if (g.linkedParent) out.push({ tag: 'linked_parent', attrs: { jid: g.linkedParent } });
-  if (g.defaultSubGroup) out.push({ tag: 'default_sub_group', attrs: {} });
-  return out;
-}
 
 const participantNode = (a: Account): BinaryNode => ({ tag: 'participant', attrs: { jid: lidJid(a.lid), phone_number: pnJid(a.phone) } });
 const groupRef = (g: Group): BinaryNode => ({ tag: 'group', attrs: { jid: g.jid, subject: g.subject } });

@@ -9,7 +9,7 @@ import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';
 import { HttpError } from '../http-error.js';
-import { notifyGroup, notifyGroupTo, type GroupNotified } from './groups.js';
+import { notifyGroup, notifyGroupTo, type GroupNotified } from './group-notify.js';
 
 export type GroupActionKind =
   | 'add'

@@ -6,7 +6,7 @@ import { child, childNodes } from '../server/stanza.js';
 import { lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { describeMessage } from '../contacts/content.js';
-import { phoneDecrypt, pushBounded, rememberPoll, sendAck } from './messages.js';
+import { phoneDecrypt, pushBounded, rememberPoll, sendAck } from './message-helpers.js';
 import { scheduleContactReceipts } from './receipts.js';
 
 export async function handleGroupMessage(net: Simnet, conn: ClientConnection, dev: LinkedDevice, node: BinaryNode): Promise<void> {

@@ -7,7 +7,7 @@ import type { ClientConnection } from '../server/connection.js';
 import type { Simnet } from '../server/simnet.js';
 import { bytesOf, child, iqError, iqResult } from '../server/stanza.js';
 import { lidJid, pnJid } from '../network/jid.js';
-import { notifyGroupTo } from './groups.js';
+import { notifyGroupTo } from './group-notify.js';
 
 /** Handles a set on a group target; false when the iq is not that. */
 export function handleGroupPictureSet(net: Simnet, conn: ClientConnection, node: BinaryNode): boolean {

@@ -11,7 +11,7 @@ import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { ADMIN_INVITE_SECONDS, countryOf, type Newsletter, type ReactionCodes } from '../network/newsletters.js';
 import { describeMessage, type ReceivedMessage } from '../contacts/content.js';
-import { pushBounded, sendAck } from './messages.js';
+import { pushBounded, sendAck } from './message-helpers.js';
 import { HttpError } from '../http-error.js';
 
 /** WhatsApp's query ids (WA Web's GraphQL documents) and the data path each answers under. */

@@ -4,7 +4,7 @@ import type { BinaryNode } from 'baileys';
 import type { Simnet } from '../server/simnet.js';
 import type { Account, ReceiptRecord } from '../network/accounts.js';
 import { digitsOf, isGroupJid, lidJid, pnJid } from '../network/jid.js';
-import { pushBounded } from './messages.js';
+import { pushBounded } from './message-helpers.js';
 
 export interface OwnerReadOutcome {
   /** Linked devices that got (or will get, when back online) a read-self receipt. */

@@ -7,7 +7,7 @@ import { childNodes } from '../server/stanza.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Group } from '../network/groups.js';
-import { pushBounded } from './messages.js';
+import { pushBounded } from './message-helpers.js';
 
 export type PresenceState = 'composing' | 'recording' | 'paused' | 'available' | 'unavailable';
 

@@ -6,7 +6,7 @@ import type { Simnet } from '../server/simnet.js';
 import { child, childNodes } from '../server/stanza.js';
 import type { Account, ReceiptRecord } from '../network/accounts.js';
 import { lidJid, parseJid, pnJid } from '../network/jid.js';
-import { pushBounded } from './messages.js';
+import { pushBounded } from './message-helpers.js';
 import { handleRetryReceipt } from './retry.js';
 
 export type ReceiptKind = 'delivered' | 'read' | 'played';

@@ -9,7 +9,7 @@ import type { Account, LinkedDevice } from '../network/accounts.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { RetryRecord } from '../network/recent-sent.js';
 import { phoneAnswerRetry } from '../contacts/resend.js';
-import { pushBounded, sendAck } from './messages.js';
+import { pushBounded, sendAck } from './message-helpers.js';
 
 /** Per sending phone: retries are answered one at a time, in the order they came. */
 const chains = new WeakMap<Account, Promise<void>>();

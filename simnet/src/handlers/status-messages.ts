@@ -10,7 +10,7 @@ import { parseJid } from '../network/jid.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { describeMessage } from '../contacts/content.js';
 import { hasBlocked } from '../network/profiles.js';
-import { phoneDecrypt, pushBounded, sendAck } from './messages.js';
+import { phoneDecrypt, pushBounded, sendAck } from './message-helpers.js';
 
 export const STATUS_JID = 'status@broadcast';
 
