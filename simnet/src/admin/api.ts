@@ -1,5 +1,5 @@
 // Admin operations on a running simnet (the HTTP layer and in-process callers share these).
-import type { Simnet } from '../server/simnet.js';
+import type { AdminContext } from '../server/context.js';
 import type { ClientConnection } from '../server/connection.js';
 import { HttpError } from '../http-error.js';
 import { removeDevice } from '../handlers/devices.js';
@@ -43,7 +43,7 @@ import type {
 } from './types.js';
 
 export class AdminApi {
-  constructor(private readonly net: Simnet) {}
+  constructor(private readonly net: AdminContext) {}
 
   account(phone: string): Account {
     const acc = this.net.registry.byNumber(digitsOf(phone));

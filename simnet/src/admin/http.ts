@@ -1,6 +1,6 @@
 // The admin HTTP API (JSON over loopback): maps routes onto AdminApi and pairing operations.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Simnet } from '../server/simnet.js';
+import type { AdminContext } from '../server/context.js';
 import { HttpError } from '../http-error.js';
 import { AdminApi } from './api.js';
 import { NewsletterAdmin } from './newsletters.js';
@@ -37,7 +37,7 @@ const str = (v: unknown, name: string): string => {
   return v;
 };
 
-export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: IncomingMessage, res: ServerResponse) => void {
+export function makeAdminHandler(net: AdminContext, info: () => SimnetInfo): (req: IncomingMessage, res: ServerResponse) => void {
   const api = new AdminApi(net);
   const newsletters = new NewsletterAdmin(net);
   const route = async (method: string, parts: string[], body: Json, query: URLSearchParams): Promise<unknown> => {

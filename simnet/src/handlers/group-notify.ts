@@ -2,13 +2,13 @@
 // notifications of a change. A leaf of handlers/: groups.ts routes w:g2 iqs to group-actions.ts and
 // communities.ts, and those (and the admin API) build nodes and notify through here, not through it.
 import type { BinaryNode } from 'baileys';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { lidJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';
 
 /** The <group> node as the real server shows it (LID addressing, phone_number per participant). */
-export function groupNode(net: Simnet, g: Group, tag = 'group'): BinaryNode {
+export function groupNode(net: SimnetContext, g: Group, tag = 'group'): BinaryNode {
   const creator = net.registry.byNumber(g.creatorPhone);
   const content: BinaryNode[] = g.members().map((m) => {
     const acc = net.registry.byNumber(m.phone);
@@ -43,7 +43,7 @@ export function groupNode(net: Simnet, g: Group, tag = 'group'): BinaryNode {
 }
 
 /** Sends a w:gp2 notification about `change` by `actor` to every member's linked devices. */
-export function notifyGroup(net: Simnet, g: Group, actor: Account, change: BinaryNode, extraRecipients: Account[] = []): GroupNotified {
+export function notifyGroup(net: SimnetContext, g: Group, actor: Account, change: BinaryNode, extraRecipients: Account[] = []): GroupNotified {
   const members = g.members().map((m) => net.registry.byNumber(m.phone));
   return notifyGroupTo(net, g, actor, change, [...members, ...extraRecipients]);
 }
@@ -56,7 +56,7 @@ export interface GroupNotified {
 }
 
 /** A group notification (w:gp2 unless `type` says otherwise) to the linked devices of exactly these accounts. */
-export function notifyGroupTo(net: Simnet, g: Group, actor: Account, change: BinaryNode, recipients: (Account | undefined)[], type = 'w:gp2'): GroupNotified {
+export function notifyGroupTo(net: SimnetContext, g: Group, actor: Account, change: BinaryNode, recipients: (Account | undefined)[], type = 'w:gp2'): GroupNotified {
   const attrs = { from: g.jid, type, id: net.newId(), t: net.nowSec(), participant: lidJid(actor.lid), participant_pn: pnJid(actor.phone), notify: actor.pushName };
   const seen = new Set<Account>();
   let devices = 0;

@@ -1,7 +1,7 @@
 // xmlns=w:g2: create (some participants addable, some not; deduplicated by creator and key), metadata, invite code/info/accept, settings with their w:gp2 notifications.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
@@ -9,12 +9,12 @@ import { handleJoinRequestIq } from './group-actions.js';
 import { handleCommunityIq } from './communities.js';
 import { groupNode, notifyGroup } from './group-notify.js';
 
-function resolveParticipant(net: Simnet, jid: string | undefined): Account | undefined {
+function resolveParticipant(net: SimnetContext, jid: string | undefined): Account | undefined {
   const p = parseJid(jid);
   return p ? net.registry.byUser(p.user, p.server) : undefined;
 }
 
-export function handleGroupIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleGroupIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const me = conn.device?.account;
   if (!me) return void conn.sendNode(iqError(node, 401, 'not-authorized'));
   const to = node.attrs.to ?? '';
@@ -119,7 +119,7 @@ export function handleGroupIq(net: Simnet, conn: ClientConnection, node: BinaryN
   conn.sendNode(iqResult(node));
 }
 
-function topLevel(net: Simnet, conn: ClientConnection, node: BinaryNode, me: Account, op: BinaryNode): void {
+function topLevel(net: SimnetContext, conn: ClientConnection, node: BinaryNode, me: Account, op: BinaryNode): void {
   if (op.tag === 'create' && node.attrs.type === 'set') {
     const key = op.attrs.key;
     const made = key ? net.groups.createdWithKey(me.phone, key) : undefined;

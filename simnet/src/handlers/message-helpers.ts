@@ -3,11 +3,11 @@
 // the group, status, newsletter, receipt and retry handlers, and they take these from here, not from it.
 import { proto, unpadRandomMax16, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 
 /** The server's ack of a client's <message>, with an error code when it refuses it. */
-export function sendAck(net: Simnet, conn: ClientConnection, node: BinaryNode, error?: string): void {
+export function sendAck(net: SimnetContext, conn: ClientConnection, node: BinaryNode, error?: string): void {
   const attrs: Record<string, string> = { class: 'message', id: node.attrs.id ?? '', from: node.attrs.to ?? '', t: net.nowSec() };
   if (error) attrs.error = error;
   if (node.attrs.participant) attrs.participant = node.attrs.participant;
@@ -41,7 +41,7 @@ export function pushBounded<T>(list: T[], item: T, max = 5000): void {
 }
 
 /** The network bans an account: every live device hears failure 403 and later logins fail the same way. */
-export function banAccount(net: Simnet, acc: Account): void {
+export function banAccount(net: SimnetContext, acc: Account): void {
   acc.banned = true;
   for (const d of acc.companions.values()) {
     const link = d.link as ClientConnection | null;

@@ -1,7 +1,7 @@
 // Client <message> stanzas: nack faults and spam policy, server ack, decryption by the recipient's and own phone, fan-out to linked devices.
 import { proto, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { child, childNodes } from '../server/stanza.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { LinkedDevice } from '../network/accounts.js';
@@ -21,7 +21,7 @@ export function contentKey(msg: proto.IMessage): Uint8Array {
   return proto.Message.encode(copy).finish();
 }
 
-export async function handleClientMessage(net: Simnet, conn: ClientConnection, node: BinaryNode): Promise<void> {
+export async function handleClientMessage(net: SimnetContext, conn: ClientConnection, node: BinaryNode): Promise<void> {
   const dev = conn.device;
   if (!dev) return;
   const sender = dev.account;

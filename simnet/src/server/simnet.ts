@@ -23,12 +23,13 @@ import { CatalogStore } from '../network/catalogs.js';
 import { Faults } from '../network/faults.js';
 import { MessageIndex } from '../network/message-index.js';
 import type { ReceivedMessage } from '../contacts/content.js';
+import type { AdminContext } from './context.js';
 import { EventEmitter } from 'node:events';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 export type AdminHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export class Simnet {
+export class Simnet implements AdminContext {
   readonly config: ResolvedConfig;
   readonly registry: Registry;
   readonly counters = new Counters();
@@ -63,7 +64,7 @@ export class Simnet {
     this.serverStatic = genKeyPair();
     this.certChain = buildCertChain(this.root, this.serverStatic.public).chain;
     this.pairing = new PairingManager(this);
-    this.spam = new SpamDetector(this);
+    this.spam = new SpamDetector(this.config, this.counters);
   }
 
   setAdminHandler(h: AdminHandler): void {
