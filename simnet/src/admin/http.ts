@@ -89,7 +89,7 @@ export function makeAdminHandler(net: AdminContext, info: () => SimnetInfo): (re
       if (method === 'PUT' && c === 'policy') return api.setPolicy(b, body);
       if (method === 'PUT' && c === 'privacy') return api.setGroupAddable(b, body.groupAddable !== false);
       if (method === 'POST' && c === 'fault') return api.injectFault(b, body as unknown as FaultRequest);
-      // simnet-rx: media download faults of the contact's uploads ({fault: null} clears).
+      // Media download faults of the contact's uploads ({fault: null} clears).
       if (method === 'PUT' && c === 'media-fault') return api.setMediaFault(b, (body.fault ?? null) as MediaFault | null);
     }
     if (method === 'POST' && a === 'send') return api.sendAsContact(body as unknown as SendAsContactRequest);
@@ -128,7 +128,7 @@ export function makeAdminHandler(net: AdminContext, info: () => SimnetInfo): (re
   };
 }
 
-// ---- Network and contact events towards linked devices (branch simnet-net) ----
+// Network and contact events towards linked devices: group changes by others, calls, presence, read-self, retries.
 const NO_ROUTE = Symbol('no route');
 
 function netEventRoute(api: AdminApi, method: string, parts: string[], body: Json): unknown {
