@@ -1,9 +1,7 @@
 // Admin operations on a running simnet (the HTTP layer and in-process callers share these).
-import type { Simnet } from '../server/simnet.js';
-import type { ClientConnection } from '../server/connection.js';
-import { HttpError } from '../handlers/pairing.js';
+import type { AdminContext } from '../server/context.js';
+import { HttpError } from '../http-error.js';
 import { removeDevice } from '../handlers/devices.js';
-import { banAccount } from '../handlers/messages.js';
 import { contactReceipt, type ReceiptKind } from '../handlers/receipts.js';
 import { composeContactMessage, contactStanzaAttrs } from '../contacts/compose.js';
 import { defaultBroadcastListId, phoneSendBroadcastList } from '../contacts/broadcast.js';
@@ -12,11 +10,10 @@ import { phoneSendViewOnceUnavailable } from '../contacts/unavailable.js';
 import { phoneSendDirect, phoneSendGroup } from '../contacts/outbound.js';
 import { digitsOf, isGroupJid, lidJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
-import { groupNode, notifyGroup } from '../handlers/groups.js';
+import { groupNode, notifyGroup } from '../handlers/group-notify.js';
 import type { FaultRequest, GroupInfo, ProfileInfo, SendAsContactRequest, SimnetStats, UserInfo } from './types.js';
 import { hasBlocked, profileOf } from '../network/profiles.js';
 import type { ReceiptPolicy } from '../config.js';
-// simnet-net: events towards linked devices
 import { applyGroupAction, groupExtras } from '../handlers/group-actions.js';
 import { callStore, placeCall } from '../handlers/calls.js';
 import { contactPresence } from '../handlers/presence.js';
@@ -27,7 +24,10 @@ import { chatNotes, type ChatNote } from '../handlers/chat-notes.js';
 import { phoneEditsLabel, phoneLabels, phoneLabelsChat, seedPredefinedLabels, type PhoneLabelEdit, type PhoneLabels } from '../handlers/labels.js';
 import { businessProfileOf, categoryById, MAX_CATEGORIES, MAX_WEBSITES, type BusinessProfile } from '../network/business.js';
 import type { Group } from '../network/groups.js';
-import { generateHistory, MAX_HISTORY_CHATS, MAX_HISTORY_MESSAGES, phoneHistory, setPhoneHistory, summarize, type HistorySeedRequest, type HistorySummary } from '../network/phone-history.js';
+import type { HistorySeedRequest, HistorySummary } from '../network/phone-history.js';
+import { applyAckLoss, applyFault, applyMediaFault } from './faults.js';
+import { historyOf, seedPhoneHistory } from './history.js';
+import { simnetStats } from './stats.js';
 import type {
   CallOutcome,
   CallRecord,
@@ -43,7 +43,7 @@ import type {
 } from './types.js';
 
 export class AdminApi {
-  constructor(private readonly net: Simnet) {}
+  constructor(private readonly net: AdminContext) {}
 
   account(phone: string): Account {
     const acc = this.net.registry.byNumber(digitsOf(phone));
@@ -220,22 +220,9 @@ export class AdminApi {
     return { messageId: await phoneSendDirect(this.net, from, to, msg, opts(msg)) };
   }
 
-  // --- media faults (simnet-rx) ---
-
   /** Downloads of media `contactPhone` uploaded get `fault` (null clears it). */
   setMediaFault(contactPhone: string, fault: MediaFault | null): { phone: string; fault: MediaFault | null } {
-    const acc = this.account(contactPhone);
-    const media = this.net.media;
-    if (!media) throw new HttpError(503, 'media host not running');
-    if (fault) {
-      if (fault.kind === 'delay') {
-        if (!Number.isFinite(fault.ms) || fault.ms < 0 || fault.ms > 600_000) throw new HttpError(400, 'delay ms must be 0..600000');
-      } else if (fault.kind === 'status') {
-        if (!Number.isInteger(fault.code) || fault.code < 200 || fault.code > 599) throw new HttpError(400, 'status code must be 200..599');
-      } else if (fault.kind !== 'expired') throw new HttpError(400, `unknown media fault ${(fault as { kind?: unknown }).kind}`);
-    }
-    media.setFault(acc.phone, fault);
-    return { phone: acc.phone, fault };
+    return applyMediaFault(this.net, this.account(contactPhone), fault);
   }
 
   receipt(contactPhone: string, messageIds: string[], kind: ReceiptKind): { sent: string[]; unknown: string[] } {
@@ -253,36 +240,7 @@ export class AdminApi {
   }
 
   injectFault(phone: string, fault: FaultRequest): { affected: number } {
-    const acc = this.account(phone);
-    if (fault.kind === 'nack') {
-      this.net.faults.addNack(acc.phone, fault.code, fault.count ?? 1);
-      return { affected: 1 };
-    }
-    if (fault.kind === 'ban') {
-      banAccount(this.net, acc);
-      return { affected: 1 };
-    }
-    let affected = 0;
-    for (const d of acc.activeCompanions()) {
-      const link = d.link as ClientConnection | null;
-      if (!link || link.phase === 'closed') continue;
-      affected++;
-      switch (fault.kind) {
-        case 'stream-error':
-          if (fault.code === 401) removeDevice(this.net, d, true);
-          else if (fault.code === 440) link.endWith({ tag: 'stream:error', attrs: {}, content: [{ tag: 'conflict', attrs: { type: 'replaced' } }] });
-          else link.endWith({ tag: 'stream:error', attrs: { code: String(fault.code) } });
-          break;
-        case 'silence':
-          // Keep the socket but say nothing more: the client's keep-alive gives up (408).
-          link.silenced = true;
-          break;
-        case 'close':
-          link.destroy();
-          break;
-      }
-    }
-    return { affected };
+    return applyFault(this.net, this.account(phone), fault);
   }
 
   setGroupAddable(phone: string, addable: boolean): { phone: string; groupAddable: boolean } {
@@ -306,35 +264,7 @@ export class AdminApi {
 
   /** Process memory and population, for the density bench. */
   stats(): SimnetStats {
-    // Only meaningful with --expose-gc (the density bench starts simnet that way).
-    (globalThis as { gc?: () => void }).gc?.();
-    let devices = 0;
-    let online = 0;
-    for (const acc of this.net.registry.all()) {
-      for (const d of acc.companions.values()) {
-        if (d.removed) continue;
-        devices++;
-        if (d.online) online++;
-      }
-    }
-    const m = process.memoryUsage();
-    const h = this.net.loopDelay;
-    const ms = (ns: number) => (Number.isFinite(ns) ? Math.round(ns / 1e4) / 100 : 0);
-    const eventLoopDelayMs = { mean: ms(h.mean), p99: ms(h.percentile(99)), max: ms(h.max) };
-    h.reset();
-    const cpu = process.cpuUsage();
-    return {
-      rss: m.rss,
-      heapUsed: m.heapUsed,
-      external: m.external,
-      arrayBuffers: m.arrayBuffers,
-      accounts: this.net.registry.size,
-      devices,
-      online,
-      connections: this.net.connections.size,
-      eventLoopDelayMs,
-      cpuMs: { user: Math.round(cpu.user / 1000), system: Math.round(cpu.system / 1000) },
-    };
+    return simnetStats(this.net);
   }
 
   /** Groups the account is a member of, oldest first (what its phone's chat list shows). */
@@ -360,7 +290,7 @@ export class AdminApi {
     };
   }
 
-  // ---- Network and contact events towards linked devices (branch simnet-net) ----
+  // Network and contact events towards linked devices: group changes by others, calls, presence, read-self, retries.
 
   /** Someone other than the linked device changes a group: state changes, member devices hear the notification. */
   groupAction(req: GroupActionRequest): GroupActionResult {
@@ -426,34 +356,16 @@ export class AdminApi {
    * receives it as history sync. Replaces any history seeded before.
    */
   seedHistory(phone: string, req: HistorySeedRequest): HistorySummary {
-    const acc = this.account(phone);
-    const int = (v: unknown, name: string, min: number, max: number): number => {
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new HttpError(400, `${name} must be an integer ${min}..${max}`);
-      return v;
-    };
-    const chats = int(req.chats, 'chats', 0, MAX_HISTORY_CHATS);
-    const messagesPerChat = int(req.messagesPerChat, 'messagesPerChat', 1, MAX_HISTORY_MESSAGES);
-    if (chats * messagesPerChat > MAX_HISTORY_MESSAGES) throw new HttpError(400, `at most ${MAX_HISTORY_MESSAGES} messages`);
-    if (typeof req.days !== 'number' || !(req.days >= 0) || req.days > 3650) throw new HttpError(400, 'days must be 0..3650');
-    if (req.groups !== undefined) int(req.groups, 'groups', 0, chats);
-    if (req.chunkChats !== undefined) int(req.chunkChats, 'chunkChats', 1, MAX_HISTORY_CHATS);
-    if (req.messageSpacingSec !== undefined) int(req.messageSpacingSec, 'messageSpacingSec', 1, 86_400);
-    const history = generateHistory({ ...req, chats, messagesPerChat }, Date.now());
-    setPhoneHistory(acc, history);
-    return summarize(history);
+    return seedPhoneHistory(this.account(phone), req);
   }
 
   /** The history the account's phone holds (what a newly linked device gets). */
   history(phone: string): HistorySummary {
-    const h = phoneHistory(this.account(phone));
-    if (!h) throw new HttpError(404, `${phone}'s phone holds no history`);
-    return summarize(h);
+    return historyOf(this.account(phone), phone);
   }
 
   /** Fault: the server loses the acks and receipts of the account's linked devices (everything sent stays held). */
   setAckLoss(phone: string, enabled: boolean): { phone: string; devices: number } {
-    const acc = this.account(phone);
-    for (const d of acc.activeCompanions()) d.dropAcks = enabled;
-    return { phone: acc.phone, devices: acc.activeCompanions().length };
+    return applyAckLoss(this.account(phone), enabled);
   }
 }

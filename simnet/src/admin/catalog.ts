@@ -1,8 +1,8 @@
 // Admin routes for business catalogs: read what a business's catalog holds (so a test checks a
 // product created through a linked device on the network's side), and seed products and
 // collections as the business's phone would make them (to test reading another business's catalog).
-import type { Simnet } from '../server/simnet.js';
-import { HttpError } from '../handlers/pairing.js';
+import type { SimnetContext } from '../server/context.js';
+import { HttpError } from '../http-error.js';
 import { imageUrl } from '../handlers/catalog.js';
 import { digitsOf } from '../network/jid.js';
 import type { Catalog, CatalogProduct } from '../network/catalogs.js';
@@ -49,7 +49,7 @@ function info(phone: string, c: Catalog): CatalogInfo {
 }
 
 /** Answers a catalog admin route, or undefined when the path is not one. */
-export function catalogAdminRoute(net: Simnet, method: string, parts: string[], body: Record<string, unknown>): unknown {
+export function catalogAdminRoute(net: SimnetContext, method: string, parts: string[], body: Record<string, unknown>): unknown {
   const [a, phoneRaw, c, d] = parts;
   if (a !== 'users' || !phoneRaw || c !== 'catalog') return undefined;
   const acc = net.registry.byNumber(digitsOf(phoneRaw));

@@ -95,7 +95,7 @@ export class SimnetClient {
     return this.call('POST', '/send', req);
   }
 
-  // --- media faults (simnet-rx) ---
+  // Media faults.
 
   /**
    * Downloads of media the contact uploaded get `fault`: {kind:'delay', ms} (held, other downloads are not),
@@ -257,7 +257,7 @@ export class SimnetClient {
     return this.call('POST', '/newsletter-actions', req);
   }
 
-  // ---- Network and contact events towards linked devices (branch simnet-net) ----
+  // Network and contact events towards linked devices.
 
   /** Someone other than the linked device changes a group (w:gp2 / picture notification to every member device). */
   groupAction(req: GroupActionRequest): Promise<GroupActionResult> {

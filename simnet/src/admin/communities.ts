@@ -1,9 +1,9 @@
 // Admin operations on communities: read one as the network holds it, and change one as another of
 // its admins (their members' linked devices hear the notifications a real change sends).
-import type { Simnet } from '../server/simnet.js';
-import { HttpError } from '../handlers/pairing.js';
+import type { SimnetContext } from '../server/context.js';
+import { HttpError } from '../http-error.js';
 import { CommunityRefusal, communityOf, communityView, deactivateCommunity, linkToCommunity, setNonAdminSubGroupCreation, unlinkFromCommunity, type CommunityView } from '../handlers/communities.js';
-import type { GroupNotified } from '../handlers/groups.js';
+import type { GroupNotified } from '../handlers/group-notify.js';
 import { digitsOf } from '../network/jid.js';
 import type { CommunityActionRequest, CommunityActionResult } from './types.js';
 
@@ -17,11 +17,11 @@ function asHttp<T>(fn: () => T): T {
   }
 }
 
-export function community(net: Simnet, jid: string): CommunityView {
+export function community(net: SimnetContext, jid: string): CommunityView {
   return asHttp(() => communityView(net, communityOf(net, jid)));
 }
 
-export function communityAction(net: Simnet, req: CommunityActionRequest): CommunityActionResult {
+export function communityAction(net: SimnetContext, req: CommunityActionRequest): CommunityActionResult {
   return asHttp(() => {
     const parent = communityOf(net, req.community);
     const actor = net.registry.byNumber(digitsOf(req.actor ?? ''));

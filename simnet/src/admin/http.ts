@@ -1,7 +1,7 @@
 // The admin HTTP API (JSON over loopback): maps routes onto AdminApi and pairing operations.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Simnet } from '../server/simnet.js';
-import { HttpError } from '../handlers/pairing.js';
+import type { AdminContext } from '../server/context.js';
+import { HttpError } from '../http-error.js';
 import { AdminApi } from './api.js';
 import { NewsletterAdmin } from './newsletters.js';
 import { catalogAdminRoute } from './catalog.js';
@@ -37,7 +37,7 @@ const str = (v: unknown, name: string): string => {
   return v;
 };
 
-export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: IncomingMessage, res: ServerResponse) => void {
+export function makeAdminHandler(net: AdminContext, info: () => SimnetInfo): (req: IncomingMessage, res: ServerResponse) => void {
   const api = new AdminApi(net);
   const newsletters = new NewsletterAdmin(net);
   const route = async (method: string, parts: string[], body: Json, query: URLSearchParams): Promise<unknown> => {
@@ -89,7 +89,7 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
       if (method === 'PUT' && c === 'policy') return api.setPolicy(b, body);
       if (method === 'PUT' && c === 'privacy') return api.setGroupAddable(b, body.groupAddable !== false);
       if (method === 'POST' && c === 'fault') return api.injectFault(b, body as unknown as FaultRequest);
-      // simnet-rx: media download faults of the contact's uploads ({fault: null} clears).
+      // Media download faults of the contact's uploads ({fault: null} clears).
       if (method === 'PUT' && c === 'media-fault') return api.setMediaFault(b, (body.fault ?? null) as MediaFault | null);
     }
     if (method === 'POST' && a === 'send') return api.sendAsContact(body as unknown as SendAsContactRequest);
@@ -128,7 +128,7 @@ export function makeAdminHandler(net: Simnet, info: () => SimnetInfo): (req: Inc
   };
 }
 
-// ---- Network and contact events towards linked devices (branch simnet-net) ----
+// Network and contact events towards linked devices: group changes by others, calls, presence, read-self, retries.
 const NO_ROUTE = Symbol('no route');
 
 function netEventRoute(api: AdminApi, method: string, parts: string[], body: Json): unknown {

@@ -1,14 +1,14 @@
 // Admin operations on channels: read a channel as the network keeps it, create one for a contact,
 // and act on it as someone other than the linked device (post, follow, invite, accept, demote, rename).
 import { proto } from 'baileys';
-import type { Simnet } from '../server/simnet.js';
-import { HttpError } from '../handlers/pairing.js';
+import type { SimnetContext } from '../server/context.js';
+import { HttpError } from '../http-error.js';
 import { ADMIN_INVITE_SECONDS, type Newsletter } from '../network/newsletters.js';
 import { accountOf, acceptInvite, demote, MexError, post } from '../handlers/newsletters.js';
 import type { NewsletterActionRequest, NewsletterActionResult, NewsletterInfo } from './types.js';
 
 export class NewsletterAdmin {
-  constructor(private readonly net: Simnet) {}
+  constructor(private readonly net: SimnetContext) {}
 
   info(jid: string): NewsletterInfo {
     const n = this.net.newsletters.any(jid);

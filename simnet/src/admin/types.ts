@@ -6,7 +6,7 @@ import type { ReceiptPolicy } from '../config.js';
 import type { MediaFault } from '../media/host.js';
 
 export type { ReceivedMessage, ReceiptRecord, ContactSend, ReceiptPolicy };
-// simnet-rx: what downloads of a contact's media get (setMediaFault); the parts of ContactSend.
+// What downloads of a contact's media get (setMediaFault); the parts of ContactSend.
 export type { MediaFault };
 export type { ContactSendCommon, ContactSendKind, VcardContact } from '../contacts/compose.js';
 
@@ -81,8 +81,8 @@ export interface SimnetStats {
   cpuMs: { user: number; system: number };
 }
 
-// ---- Network and contact events towards linked devices (branch simnet-net): group changes by others, calls, presence,
-// ---- read-self, retry receipts, ack loss.
+// Network and contact events towards linked devices: group changes by others, calls, presence, read-self, retry
+// receipts, ack loss.
 import type { GroupActionKind } from '../handlers/group-actions.js';
 import type { CallOutcome, CallRecord, CallStatus } from '../network/calls.js';
 import type { PresenceState } from '../handlers/presence.js';

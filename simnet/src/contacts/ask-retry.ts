@@ -6,7 +6,7 @@
 import type { BinaryNode } from 'baileys';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { lidJid, pnJid } from '../network/jid.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 
 /** Retries asked per (message, device) before the phone gives up (Baileys answers up to 5). */
 export const MAX_RETRY_ASKS = 5;
@@ -28,7 +28,7 @@ const u24 = (n: number): Buffer => u32(n).subarray(1);
  * `phone` failed to decrypt message `id` that `dev` sent it: ask `dev` to send it again. Returns
  * the retry count asked, or 0 when the phone has given up on this message.
  */
-export function phoneAsksRetry(net: Simnet, phone: Account, dev: LinkedDevice, id: string, viaLid: boolean): number {
+export function phoneAsksRetry(net: SimnetContext, phone: Account, dev: LinkedDevice, id: string, viaLid: boolean): number {
   let counts = asked.get(phone);
   if (!counts) asked.set(phone, (counts = new Map()));
   const key = `${id}:${dev.account.phone}.${dev.id}`;

@@ -3,7 +3,7 @@
 // the chat as the list and the sender as the participant; Baileys' getChatId files it under the participant's chat).
 import { createHash } from 'node:crypto';
 import { encodeWAMessage, type proto } from 'baileys';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import type { Account } from '../network/accounts.js';
 import { lidJid, pnJid } from '../network/jid.js';
 import { encNode, encryptFromPhone, messageTypeOf, type PhoneSendOptions } from './outbound.js';
@@ -15,7 +15,7 @@ export function defaultBroadcastListId(sender: Account): string {
 }
 
 export async function phoneSendBroadcastList(
-  net: Simnet,
+  net: SimnetContext,
   sender: Account,
   recipient: Account,
   message: proto.IMessage,

@@ -3,10 +3,10 @@
 // status reply; plus the fields any send may carry (forwarded, disappearing-message expiration).
 import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { getContentType, normalizeMessageContent, proto } from 'baileys';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import type { Account } from '../network/accounts.js';
 import { pnJid } from '../network/jid.js';
-import { HttpError } from '../handlers/pairing.js';
+import { HttpError } from '../http-error.js';
 import { uploadContactMedia, type ContactMediaKind, type MediaFields } from './media-send.js';
 
 /** Fields any send may carry. */
@@ -86,14 +86,7 @@ export type ContactSendKind =
 
 export type ContactSend = ContactSendKind & ContactSendCommon;
 
-/** What a contact remembers of polls it received, to vote later (the vote is encrypted with the poll's secret). */
-export interface PollMemory {
-  secret: Buffer;
-  creatorJid: string;
-  options: string[];
-}
-
-function quoteContext(net: Simnet, chatOwner: string, quotedId: string | undefined, quotedText?: string): proto.IContextInfo | undefined {
+function quoteContext(net: SimnetContext, chatOwner: string, quotedId: string | undefined, quotedText?: string): proto.IContextInfo | undefined {
   if (!quotedId) return undefined;
   const idx = net.messages.get(quotedId);
   return {
@@ -110,7 +103,7 @@ export interface ComposeContext {
 
 /** `to` is the chat from the contact's side: the other account's phone or a group jid. */
 export async function composeContactMessage(
-  net: Simnet,
+  net: SimnetContext,
   from: Account,
   toJid: string,
   chatOwner: string,
@@ -173,19 +166,19 @@ async function imageInfo(buf: Buffer): Promise<{ width?: number; height?: number
   }
 }
 
-async function upload(net: Simnet, from: Account, ctx: ComposeContext, plain: Buffer, kind: ContactMediaKind): Promise<MediaFields> {
+async function upload(net: SimnetContext, from: Account, ctx: ComposeContext, plain: Buffer, kind: ContactMediaKind): Promise<MediaFields> {
   return uploadContactMedia(net, from.phone, ctx.id, plain, kind);
 }
 
 /** The id must name a message this contact sent (to this chat). */
-function ownMessage(net: Simnet, from: Account, targetId: string): void {
+function ownMessage(net: SimnetContext, from: Account, targetId: string): void {
   if (typeof targetId !== 'string' || !targetId) throw new HttpError(400, 'targetId required');
   const idx = net.messages.get(targetId);
   if (!idx) throw new HttpError(404, `unknown message ${targetId}`);
   if (idx.senderPhone !== from.phone) throw new HttpError(400, `${targetId} was not sent by ${from.phone}`);
 }
 
-async function composeKind(net: Simnet, from: Account, toJid: string, chatOwner: string, req: ContactSend, ctx: ComposeContext): Promise<proto.IMessage> {
+async function composeKind(net: SimnetContext, from: Account, toJid: string, chatOwner: string, req: ContactSend, ctx: ComposeContext): Promise<proto.IMessage> {
   switch (req.type) {
     case 'text':
       return req.mentions?.length ? { extendedTextMessage: { text: req.text, contextInfo: { mentionedJid: req.mentions } } } : { conversation: req.text };

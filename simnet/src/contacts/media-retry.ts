@@ -6,7 +6,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { proto, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child } from '../server/stanza.js';
 import { pnJid } from '../network/jid.js';
 import { rememberedMediaKey, reuploadContactMedia } from './media-send.js';
@@ -31,7 +31,7 @@ function ungcm(key: Buffer, iv: Buffer, aad: Buffer, data: Buffer): Buffer {
 }
 
 /** Handles a client's <receipt type="server-error"> (its ack was already sent). */
-export function handleMediaRetryReceipt(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleMediaRetryReceipt(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const dev = conn.device;
   const id = node.attrs.id;
   if (!dev || !id) return;

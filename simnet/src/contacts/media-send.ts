@@ -3,8 +3,8 @@
 // when a linked device asks (media retry).
 import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { getMediaKeys, type proto } from 'baileys';
-import type { Simnet } from '../server/simnet.js';
-import { HttpError } from '../handlers/pairing.js';
+import type { SimnetContext } from '../server/context.js';
+import { HttpError } from '../http-error.js';
 
 /** The HKDF "kind" of the media keys (ptv and gifs use the video keys; stickers the image keys, under their own name). */
 export type ContactMediaKind = 'image' | 'video' | 'audio' | 'document' | 'sticker';
@@ -82,9 +82,9 @@ export class SentMediaMemory {
   }
 }
 
-const memories = new WeakMap<Simnet, SentMediaMemory>();
+const memories = new WeakMap<SimnetContext, SentMediaMemory>();
 
-export function sentMedia(net: Simnet): SentMediaMemory {
+export function sentMedia(net: SimnetContext): SentMediaMemory {
   let m = memories.get(net);
   if (!m) {
     m = new SentMediaMemory();
@@ -94,7 +94,7 @@ export function sentMedia(net: Simnet): SentMediaMemory {
 }
 
 /** Encrypts and uploads `plain` as `sender`'s blob; remembers it under `messageId` for media retry. */
-export async function uploadContactMedia(net: Simnet, sender: string, messageId: string, plain: Buffer, kind: ContactMediaKind): Promise<MediaFields> {
+export async function uploadContactMedia(net: SimnetContext, sender: string, messageId: string, plain: Buffer, kind: ContactMediaKind): Promise<MediaFields> {
   const media = net.media;
   if (!media) throw new HttpError(503, 'media host not running');
   if (!plain.length) throw new HttpError(400, 'empty media');
@@ -113,13 +113,13 @@ export async function uploadContactMedia(net: Simnet, sender: string, messageId:
 }
 
 /** The phone uploads remembered media again (same key and bytes, new direct path), exempt from an 'expired' fault. */
-export function reuploadContactMedia(net: Simnet, messageId: string): { directPath: string; mediaKey: Buffer } | undefined {
+export function reuploadContactMedia(net: SimnetContext, messageId: string): { directPath: string; mediaKey: Buffer } | undefined {
   const m = sentMedia(net).get(messageId);
   if (!m || !net.media) return undefined;
   return { directPath: net.media.put(m.enc, PATH_TYPE[m.kind], { uploader: m.sender, reupload: true }), mediaKey: m.mediaKey };
 }
 
-export function rememberedMediaKey(net: Simnet, messageId: string): { sender: string; mediaKey: Buffer } | undefined {
+export function rememberedMediaKey(net: SimnetContext, messageId: string): { sender: string; mediaKey: Buffer } | undefined {
   const m = sentMedia(net).get(messageId);
   return m && { sender: m.sender, mediaKey: m.mediaKey };
 }

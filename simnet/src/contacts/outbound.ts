@@ -1,6 +1,6 @@
 // What a phone (a virtual contact or the account's own phone) sends to linked devices: libsignal-encrypted <message> stanzas.
 import { encodeWAMessage, proto, type BinaryNode } from 'baileys';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { lidJid, pnJid } from '../network/jid.js';
 import type { Group } from '../network/groups.js';
@@ -38,7 +38,7 @@ export interface PhoneSendOptions {
 }
 
 /** A contact's phone writes a 1:1 message: the recipient's linked devices get it, the sender's own linked devices get a device-sent copy. */
-export async function phoneSendDirect(net: Simnet, sender: Account, recipient: Account, message: proto.IMessage, opts: PhoneSendOptions = {}): Promise<string> {
+export async function phoneSendDirect(net: SimnetContext, sender: Account, recipient: Account, message: proto.IMessage, opts: PhoneSendOptions = {}): Promise<string> {
   const id = opts.id ?? net.newId();
   const t = net.nowSec();
   const type = messageTypeOf(message);
@@ -74,7 +74,7 @@ export function groupAttrs(sender: Account, groupJid: string, base: Record<strin
 }
 
 /** The account's own phone talks to one of its linked devices (app-state key share, history notice). */
-export async function phoneSendToOwnDevice(net: Simnet, dev: LinkedDevice, message: proto.IMessage): Promise<string> {
+export async function phoneSendToOwnDevice(net: SimnetContext, dev: LinkedDevice, message: proto.IMessage): Promise<string> {
   const acc = dev.account;
   const id = net.newId();
   const enc = await encryptFromPhone(acc, dev, encodeWAMessage(message));
@@ -87,7 +87,7 @@ export async function phoneSendToOwnDevice(net: Simnet, dev: LinkedDevice, messa
 }
 
 /** A contact's phone writes to a group: sender-key message, with the SKDM pairwise-encrypted for devices that lack it. */
-export async function phoneSendGroup(net: Simnet, sender: Account, group: Group, message: proto.IMessage, opts: PhoneSendOptions = {}): Promise<string> {
+export async function phoneSendGroup(net: SimnetContext, sender: Account, group: Group, message: proto.IMessage, opts: PhoneSendOptions = {}): Promise<string> {
   const id = opts.id ?? net.newId();
   const t = net.nowSec();
   const { skdm, ciphertext } = await sender.phoneSignal.encryptGroup(group.jid, sender.lid, encodeWAMessage(message));

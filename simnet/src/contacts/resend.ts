@@ -1,7 +1,7 @@
 // A phone answers a retry receipt as WhatsApp phones do: it re-encrypts the same message (same id) for the one device that
 // could not decrypt it: over the session it has on a first retry, over a new one from the receipt's keys or the device's bundle after.
 import { encodeWAMessage, proto, type BinaryNode } from 'baileys';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child } from '../server/stanza.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import type { RetryRecord } from '../network/recent-sent.js';
@@ -37,7 +37,7 @@ export function bundleFromRetry(node: BinaryNode): RemoteBundle | null {
 }
 
 /** `sender`'s phone got a retry receipt from `dev` for a message it sent: re-encrypt and deliver, bounded. */
-export async function phoneAnswerRetry(net: Simnet, sender: Account, dev: LinkedDevice, node: BinaryNode): Promise<RetryRecord> {
+export async function phoneAnswerRetry(net: SimnetContext, sender: Account, dev: LinkedDevice, node: BinaryNode): Promise<RetryRecord> {
   const id = node.attrs.id ?? '';
   const count = Number(child(node, 'retry')?.attrs.count ?? 1) || 1;
   const bundle = bundleFromRetry(node);

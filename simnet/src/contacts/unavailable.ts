@@ -1,10 +1,10 @@
 // What the real server fans out to a recipient's linked devices for view-once media: no <enc>, only
 // <unavailable type="view_once"/> (the media opens on the phone only). Baileys upserts it with key.isViewOnce and no message.
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import type { Account } from '../network/accounts.js';
 import { lidJid, pnJid } from '../network/jid.js';
 
-export function phoneSendViewOnceUnavailable(net: Simnet, sender: Account, recipient: Account, id: string, isAudio = false): string {
+export function phoneSendViewOnceUnavailable(net: SimnetContext, sender: Account, recipient: Account, id: string, isAudio = false): string {
   const t = net.nowSec();
   for (const dev of recipient.activeCompanions()) {
     net.deliver(dev, {

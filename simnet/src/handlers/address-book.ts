@@ -5,7 +5,7 @@
 import { decodeSyncdMutations, newLTHashState, proto } from 'baileys';
 import type { Account } from '../network/accounts.js';
 import { digitsOf } from '../network/jid.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 
 export interface AddressBookEntry {
   /** The contact's jid, as the mutation's index names it. */
@@ -31,7 +31,7 @@ export function addressBook(acc: Account): AddressBookEntry[] {
 }
 
 /** Applies a linked device's contact mutations (set saves, remove deletes) to the phone's address book. */
-export async function applyContactPatch(net: Simnet, acc: Account, collection: string, data: Uint8Array): Promise<void> {
+export async function applyContactPatch(net: SimnetContext, acc: Account, collection: string, data: Uint8Array): Promise<void> {
   if (collection !== COLLECTION) return;
   const patch = proto.SyncdPatch.decode(data);
   const keyId = acc.appStateKey.id.toString('base64');

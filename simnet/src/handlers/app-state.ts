@@ -1,7 +1,7 @@
 // xmlns=w:sync:app:state: keeps each account's uploaded patches per collection and replays those newer than the client's version.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqResult } from '../server/stanza.js';
 import { applyOwnPatch } from './push-name.js';
 import { applyChatPatch } from './chat-state.js';
@@ -13,7 +13,7 @@ import { proto } from 'baileys';
 /** Patches kept per collection; older ones are dropped (clients beyond that get a fresh start). */
 const MAX_PATCHES = 1000;
 
-export function handleAppStateIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleAppStateIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const acc = conn.device?.account;
   const out: BinaryNode[] = [];
   for (const col of childNodes(child(node, 'sync'))) {

@@ -1,11 +1,11 @@
 // Right after pairing the phone shares the app-state sync key, then sends its history (handlers/history-sync.ts).
 import { proto } from 'baileys';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import type { LinkedDevice } from '../network/accounts.js';
 import { phoneSendToOwnDevice } from '../contacts/outbound.js';
 import { sendHistory } from './history-sync.js';
 
-export async function sendBootstrap(net: Simnet, dev: LinkedDevice): Promise<void> {
+export async function sendBootstrap(net: SimnetContext, dev: LinkedDevice): Promise<void> {
   const acc = dev.account;
   const now = Date.now();
   await phoneSendToOwnDevice(net, dev, {

@@ -6,7 +6,7 @@
 // (simnet's model of the directory the Business app offers).
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { businessProfileOf, categoryById, MAX_CATEGORIES, MAX_WEBSITES, searchCategories, type BusinessHoursDay, type BusinessProfile } from '../network/business.js';
 import { digitsOf, parseJid } from '../network/jid.js';
@@ -16,7 +16,7 @@ const DAYS = new Set(['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat']);
 const MODES = new Set(['specific_hours', 'open_24h', 'appointment_only']);
 
 /** Handles a w:biz iq; false when it is not one this module models (the caller answers it). */
-export function handleBusinessIq(net: Simnet, conn: ClientConnection, node: BinaryNode): boolean {
+export function handleBusinessIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): boolean {
   const query = child(node, 'business_profile');
   if (node.attrs.type === 'get' && query) {
     const profiles = childNodes(query)
@@ -52,7 +52,7 @@ export function handleBusinessIq(net: Simnet, conn: ClientConnection, node: Bina
   return false;
 }
 
-function accountOf(net: Simnet, jid: string | undefined): Account | undefined {
+function accountOf(net: SimnetContext, jid: string | undefined): Account | undefined {
   const parsed = parseJid(jid);
   if (!parsed) return undefined;
   return parsed.server === 'lid' ? net.registry.byLidUser(parsed.user) : net.registry.byNumber(digitsOf(parsed.user));

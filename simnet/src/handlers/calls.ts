@@ -2,15 +2,15 @@
 // rejected on the account's phone); a linked device may reject it itself (Baileys' rejectCall), which is recorded.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { childNodes } from '../server/stanza.js';
 import type { Account } from '../network/accounts.js';
 import { CallStore, type CallOutcome, type CallRecord } from '../network/calls.js';
 import { lidJid, parseJid, pnJid } from '../network/jid.js';
 
-const stores = new WeakMap<Simnet, CallStore>();
+const stores = new WeakMap<SimnetContext, CallStore>();
 
-export function callStore(net: Simnet): CallStore {
+export function callStore(net: SimnetContext): CallStore {
   let s = stores.get(net);
   if (!s) stores.set(net, (s = new CallStore()));
   return s;
@@ -27,14 +27,14 @@ export interface PlaceCallOptions {
   viaLid?: boolean;
 }
 
-function callNode(net: Simnet, fromJid: string, notify: string | undefined, inner: BinaryNode): BinaryNode {
+function callNode(net: SimnetContext, fromJid: string, notify: string | undefined, inner: BinaryNode): BinaryNode {
   const attrs: Record<string, string> = { from: fromJid, id: net.newId(), t: net.nowSec() };
   if (notify) Object.assign(attrs, { notify, platform: 'android', version: '2.24.20.89' });
   return { tag: 'call', attrs, content: [inner] };
 }
 
 /** `caller`'s phone calls `callee`: every linked device of the callee gets the offer, then what `outcome` says. */
-export function placeCall(net: Simnet, caller: Account, callee: Account, opts: PlaceCallOptions): CallRecord {
+export function placeCall(net: SimnetContext, caller: Account, callee: Account, opts: PlaceCallOptions): CallRecord {
   const store = callStore(net);
   const callId = net.newId().padEnd(32, '0').slice(0, 32);
   const video = !!opts.video;
@@ -99,7 +99,7 @@ export function placeCall(net: Simnet, caller: Account, callee: Account, opts: P
 }
 
 /** `<call>` from a linked device: Baileys' rejectCall sends `<reject call-id call-creator count=0/>` and waits for the ack. */
-export function handleClientCall(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleClientCall(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const dev = conn.device;
   const inner = childNodes(node)[0];
   const ackAttrs: Record<string, string> = { class: 'call', id: node.attrs.id ?? '', from: node.attrs.to ?? '' };

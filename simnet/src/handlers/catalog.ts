@@ -6,7 +6,7 @@
 // tested end to end; a network that does not know them answers an error, never a fake success.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { digitsOf } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
@@ -46,7 +46,7 @@ export function imageUrl(stored: string): string {
 }
 
 /** An image URL from a product node: uploads (WhatsApp's CDN or the media host) are kept by path. */
-function storedImage(url: string, net: Simnet): string {
+function storedImage(url: string, net: SimnetContext): string {
   try {
     const u = new URL(url);
     if (u.hostname.endsWith('.whatsapp.net') || u.host === net.media?.hostname) return u.pathname;
@@ -79,12 +79,12 @@ function limitOf(node: BinaryNode | undefined, tag: string, fallback: number): n
 }
 
 /** The business a read names (`jid` / `biz_jid`), if it is one. */
-function businessOf(net: Simnet, jid: string | undefined): Account | undefined {
+function businessOf(net: SimnetContext, jid: string | undefined): Account | undefined {
   const acc = jid ? net.registry.byNumber(digitsOf(jid)) : undefined;
   return acc?.business ? acc : undefined;
 }
 
-export function handleCatalogIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleCatalogIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const me = conn.device?.account;
   if (!me) return void conn.sendNode(iqError(node, 401, 'not-authorized'));
   const first = childNodes(node)[0];
@@ -122,7 +122,7 @@ export function handleCatalogIq(net: Simnet, conn: ClientConnection, node: Binar
   }
 }
 
-function readCatalog(net: Simnet, conn: ClientConnection, node: BinaryNode, me: Account, q: BinaryNode): void {
+function readCatalog(net: SimnetContext, conn: ClientConnection, node: BinaryNode, me: Account, q: BinaryNode): void {
   const owner = businessOf(net, q.attrs.jid);
   if (!owner) return void conn.sendNode(iqError(node, 404, 'item-not-found'));
   net.counters.inc('catalog.read');
@@ -140,7 +140,7 @@ function readCatalog(net: Simnet, conn: ClientConnection, node: BinaryNode, me: 
   conn.sendNode(iqResult(node, [{ tag: 'product_catalog', attrs: { cart_enabled: String(catalog?.cartEnabled ?? true) }, content }]));
 }
 
-function readCollections(net: Simnet, conn: ClientConnection, node: BinaryNode, me: Account, q: BinaryNode): void {
+function readCollections(net: SimnetContext, conn: ClientConnection, node: BinaryNode, me: Account, q: BinaryNode): void {
   const owner = businessOf(net, q.attrs.biz_jid);
   if (!owner) return void conn.sendNode(iqError(node, 404, 'item-not-found'));
   net.counters.inc('catalog.collections');
@@ -151,7 +151,7 @@ function readCollections(net: Simnet, conn: ClientConnection, node: BinaryNode, 
 }
 
 /** The fields of a product node (what is present), images kept by path when uploaded. */
-function fieldsOf(net: Simnet, p: BinaryNode): Partial<Omit<CatalogProduct, 'id'>> {
+function fieldsOf(net: SimnetContext, p: BinaryNode): Partial<Omit<CatalogProduct, 'id'>> {
   const out: Partial<Omit<CatalogProduct, 'id'>> = {};
   const name = text(p, 'name');
   if (name !== undefined) out.name = name;
@@ -179,7 +179,7 @@ function invalid(p: Partial<Omit<CatalogProduct, 'id'>>): string | undefined {
   return undefined;
 }
 
-function addProduct(net: Simnet, conn: ClientConnection, node: BinaryNode, catalog: Catalog, op: BinaryNode): void {
+function addProduct(net: SimnetContext, conn: ClientConnection, node: BinaryNode, catalog: Catalog, op: BinaryNode): void {
   const fields = fieldsOf(net, child(op, 'product') ?? { tag: 'product', attrs: {} });
   if (!fields.name || invalid(fields) || !fields.images?.length) return void conn.sendNode(iqError(node, 400, 'bad-request'));
   let product: CatalogProduct;
@@ -191,7 +191,7 @@ function addProduct(net: Simnet, conn: ClientConnection, node: BinaryNode, catal
   conn.sendNode(iqResult(node, [{ tag: 'product_catalog_add', attrs: {}, content: [productNode(product)] }]));
 }
 
-function editProduct(net: Simnet, conn: ClientConnection, node: BinaryNode, catalog: Catalog, op: BinaryNode): void {
+function editProduct(net: SimnetContext, conn: ClientConnection, node: BinaryNode, catalog: Catalog, op: BinaryNode): void {
   const p = child(op, 'product');
   const product = catalog.products.get(text(p, 'id') ?? '');
   if (!p || !product) return void conn.sendNode(iqError(node, 404, 'item-not-found'));

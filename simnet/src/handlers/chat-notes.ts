@@ -5,7 +5,7 @@
 // devices' patches with the app-state key it shared and keeps the notes, so tests can see them.
 import { decodeSyncdMutations, newLTHashState, proto } from 'baileys';
 import type { Account } from '../network/accounts.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 
 export interface ChatNote {
   id: string;
@@ -31,7 +31,7 @@ export function chatNotes(acc: Account): ChatNote[] {
 }
 
 /** Applies a linked device's note mutations (set creates or edits, `deleted` removes). */
-export async function applyNotePatch(net: Simnet, acc: Account, collection: string, data: Uint8Array): Promise<void> {
+export async function applyNotePatch(net: SimnetContext, acc: Account, collection: string, data: Uint8Array): Promise<void> {
   if (collection !== COLLECTION) return;
   const patch = proto.SyncdPatch.decode(data);
   const keyId = acc.appStateKey.id.toString('base64');

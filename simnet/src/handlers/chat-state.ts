@@ -6,7 +6,7 @@
 import { decodeSyncdMutations, encodeSyncdPatch, newLTHashState, proto } from 'baileys';
 import type { Account } from '../network/accounts.js';
 import { digitsOf, isGroupJid, pnJid } from '../network/jid.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 
 export interface ChatSettings {
   archived: boolean;
@@ -55,7 +55,7 @@ function keyLookup(acc: Account) {
 }
 
 /** Reads a chat patch a linked device uploaded and applies it to the phone's chat list. */
-export async function applyChatPatch(net: Simnet, acc: Account, collection: string, data: Uint8Array): Promise<void> {
+export async function applyChatPatch(net: SimnetContext, acc: Account, collection: string, data: Uint8Array): Promise<void> {
   if (!CHAT_COLLECTIONS.has(collection)) return;
   const patch = proto.SyncdPatch.decode(data);
   await decodeSyncdMutations(
@@ -85,7 +85,7 @@ export async function applyChatPatch(net: Simnet, acc: Account, collection: stri
  * The phone changes a chat: one patch per field, as WhatsApp's phone sends them, appended to the
  * collection; linked devices are told with a server_sync notification and fetch the patches.
  */
-export async function phoneChangesChat(net: Simnet, acc: Account, chat: string, change: PhoneChatChange): Promise<{ patches: number; devices: number }> {
+export async function phoneChangesChat(net: SimnetContext, acc: Account, chat: string, change: PhoneChatChange): Promise<{ patches: number; devices: number }> {
   const jid = chatJidOf(chat);
   if (!isGroupJid(jid) && !jid.endsWith('@s.whatsapp.net') && !jid.endsWith('@lid')) throw new Error(`not a chat: ${chat}`);
   const now = Date.now();

@@ -4,13 +4,13 @@
 // real server does: link/unlink from both the community and the group, delete reason=delete_parent.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';
 import { announcementOf, createCommunity, joinCommunity, leaveCommunity, linkGroup, subGroupsOf, unlinkGroup } from '../network/communities.js';
-import { groupNode, notifyGroup, notifyGroupTo, type GroupNotified } from './groups.js';
+import { groupNode, notifyGroup, notifyGroupTo, type GroupNotified } from './group-notify.js';
 
 /** A refusal with the code the real server answers (the admin API turns it into an HTTP status). */
 export class CommunityRefusal extends Error {
@@ -27,22 +27,10 @@ const refuse = (code: number, text: string, message: string): never => {
   throw new CommunityRefusal(code, text, message);
 };
 
-/** The community children of a <group> node (<parent>, <linked_parent>, <default_sub_group>, …). */
-export function communityNodes(g: Group): BinaryNode[] {
-  const out: BinaryNode[] = [];
-  if (g.community) {
-    out.push({ tag: 'parent', attrs: { default_membership_approval_mode: 'request_required' } });
-    if (g.community.allowNonAdminSubGroupCreation) out.push({ tag: 'allow_non_admin_sub_group_creation', attrs: {} });
-  }
-  if (g.linkedParent) out.push({ tag: 'linked_parent', attrs: { jid: g.linkedParent } });
-  if (g.defaultSubGroup) out.push({ tag: 'default_sub_group', attrs: {} });
-  return out;
-}
-
 const participantNode = (a: Account): BinaryNode => ({ tag: 'participant', attrs: { jid: lidJid(a.lid), phone_number: pnJid(a.phone) } });
 const groupRef = (g: Group): BinaryNode => ({ tag: 'group', attrs: { jid: g.jid, subject: g.subject } });
 
-function accounts(net: Simnet, phones: readonly string[]): Account[] {
+function accounts(net: SimnetContext, phones: readonly string[]): Account[] {
   return phones.map((p) => net.registry.byNumber(p)).filter((a): a is Account => !!a);
 }
 
@@ -52,7 +40,7 @@ function requireAdmin(parent: Group, actor: Account): void {
 }
 
 /** The community `jid` names, or a refusal (404 unknown, 400 a group that is not a community). */
-export function communityOf(net: Simnet, jid: string): Group {
+export function communityOf(net: SimnetContext, jid: string): Group {
   const g = net.groups.get(jid);
   if (!g) return refuse(404, 'item-not-found', `no such community ${jid}`);
   if (!g.community) return refuse(400, 'bad-request', `${jid} is not a community`);
@@ -60,7 +48,7 @@ export function communityOf(net: Simnet, jid: string): Group {
 }
 
 /** Links `g` to `parent` by `actor`: community admins, or members when the community lets them; the actor must run `g`. */
-export function linkToCommunity(net: Simnet, parent: Group, actor: Account, g: Group): GroupNotified {
+export function linkToCommunity(net: SimnetContext, parent: Group, actor: Account, g: Group): GroupNotified {
   const mayLink = parent.isAdmin(actor.phone) || (parent.community?.allowNonAdminSubGroupCreation && parent.participants.has(actor.phone));
   if (!mayLink) refuse(401, 'not-authorized', `${actor.phone} may not add groups to ${parent.jid}`);
   if (!g.isAdmin(actor.phone)) refuse(401, 'not-authorized', `${actor.phone} is not an admin of ${g.jid}`);
@@ -75,7 +63,7 @@ export function linkToCommunity(net: Simnet, parent: Group, actor: Account, g: G
 }
 
 /** Unlinks `g` from `parent` (community admins); its members who nothing else keeps leave the community. */
-export function unlinkFromCommunity(net: Simnet, parent: Group, actor: Account, g: Group, reason = 'unlink_group'): GroupNotified {
+export function unlinkFromCommunity(net: SimnetContext, parent: Group, actor: Account, g: Group, reason = 'unlink_group'): GroupNotified {
   requireAdmin(parent, actor);
   if (g.defaultSubGroup) refuse(400, 'bad-request', `${g.jid} is the community's announcement group`);
   if (g.linkedParent !== parent.jid) refuse(404, 'item-not-found', `${g.jid} is not linked to ${parent.jid}`);
@@ -90,7 +78,7 @@ export function unlinkFromCommunity(net: Simnet, parent: Group, actor: Account, 
 }
 
 /** Deactivates the community (its creator or a superadmin): groups are unlinked, not deleted; the community and its announcement group are gone. */
-export function deactivateCommunity(net: Simnet, parent: Group, actor: Account): GroupNotified {
+export function deactivateCommunity(net: SimnetContext, parent: Group, actor: Account): GroupNotified {
   if (parent.participants.get(actor.phone)?.role !== 'superadmin') refuse(401, 'not-authorized', `only the community's owner deactivates ${parent.jid}`);
   for (const g of subGroupsOf(net.groups, parent)) {
     if (g.defaultSubGroup) continue;
@@ -106,7 +94,7 @@ export function deactivateCommunity(net: Simnet, parent: Group, actor: Account):
 }
 
 /** Who may add groups: everyone (true) or admins only. */
-export function setNonAdminSubGroupCreation(net: Simnet, parent: Group, actor: Account, allow: boolean): GroupNotified {
+export function setNonAdminSubGroupCreation(net: SimnetContext, parent: Group, actor: Account, allow: boolean): GroupNotified {
   requireAdmin(parent, actor);
   parent.community!.allowNonAdminSubGroupCreation = allow;
   return notifyGroup(net, parent, actor, { tag: allow ? 'allow_non_admin_sub_group_creation' : 'not_allow_non_admin_sub_group_creation', attrs: {} });
@@ -115,7 +103,7 @@ export function setNonAdminSubGroupCreation(net: Simnet, parent: Group, actor: A
 type ParticipantOp = 'add' | 'remove' | 'promote' | 'demote';
 
 /** Participants of the whole community: add joins it and its announcement group; remove takes them out of every linked group too. */
-function communityParticipants(net: Simnet, parent: Group, actor: Account, op: ParticipantOp, jids: readonly string[]): BinaryNode[] {
+function communityParticipants(net: SimnetContext, parent: Group, actor: Account, op: ParticipantOp, jids: readonly string[]): BinaryNode[] {
   requireAdmin(parent, actor);
   const announcement = announcementOf(net.groups, parent);
   const results: BinaryNode[] = [];
@@ -154,7 +142,7 @@ function communityParticipants(net: Simnet, parent: Group, actor: Account, op: P
   return results;
 }
 
-function create(net: Simnet, conn: ClientConnection, node: BinaryNode, me: Account, op: BinaryNode): void {
+function create(net: SimnetContext, conn: ClientConnection, node: BinaryNode, me: Account, op: BinaryNode): void {
   const description = bytesOf(child(child(op, 'description'), 'body'))?.toString('utf8') ?? '';
   const { parent, announcement } = createCommunity(net.groups, op.attrs.subject ?? '', description, me.phone, net.newId());
   if (child(op, 'allow_non_admin_sub_group_creation')) parent.community!.allowNonAdminSubGroupCreation = true;
@@ -164,7 +152,7 @@ function create(net: Simnet, conn: ClientConnection, node: BinaryNode, me: Accou
 }
 
 /** Handles the community iqs; false when `op` is not one (the group handler goes on). */
-export function handleCommunityIq(net: Simnet, conn: ClientConnection, node: BinaryNode, me: Account, op: BinaryNode): boolean {
+export function handleCommunityIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode, me: Account, op: BinaryNode): boolean {
   const to = node.attrs.to ?? '';
   const type = node.attrs.type;
   if (to === '@g.us') {
@@ -244,7 +232,7 @@ export interface CommunityView {
   subGroups: { jid: string; subject: string; defaultSubGroup: boolean; participants: string[] }[];
 }
 
-export function communityView(net: Simnet, parent: Group): CommunityView {
+export function communityView(net: SimnetContext, parent: Group): CommunityView {
   return {
     jid: parent.jid,
     subject: parent.subject,

@@ -1,11 +1,11 @@
 // xmlns=md: code-pairing stages and companion removal (client logout); plus the phone unlinking a device (admin).
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { child, iqResult } from '../server/stanza.js';
 import type { LinkedDevice } from '../network/accounts.js';
 
-export function handleMdIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleMdIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const reg = child(node, 'link_code_companion_reg');
   if (reg) return net.pairing.handleLinkCode(conn, node, reg);
   if (child(node, 'remove-companion-device') && conn.device) {
@@ -18,7 +18,7 @@ export function handleMdIq(net: Simnet, conn: ClientConnection, node: BinaryNode
 }
 
 /** The phone removes a linked device: it is gone for good; a live connection hears 401 device_removed. */
-export function removeDevice(net: Simnet, dev: LinkedDevice, notify: boolean): void {
+export function removeDevice(net: SimnetContext, dev: LinkedDevice, notify: boolean): void {
   dev.removed = true;
   dev.offline = [];
   dev.preKeys.clear();

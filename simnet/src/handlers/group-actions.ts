@@ -3,13 +3,13 @@
 import { randomInt } from 'node:crypto';
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { childNodes, iqError, iqResult } from '../server/stanza.js';
 import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';
-import { HttpError } from './pairing.js';
-import { notifyGroup, notifyGroupTo, type GroupNotified } from './groups.js';
+import { HttpError } from '../http-error.js';
+import { notifyGroup, notifyGroupTo, type GroupNotified } from './group-notify.js';
 
 export type GroupActionKind =
   | 'add'
@@ -58,22 +58,22 @@ const participantNode = (a: Account, extra: Record<string, string> = {}): Binary
   attrs: { jid: lidJid(a.lid), phone_number: pnJid(a.phone), ...extra },
 });
 
-function members(net: Simnet, g: Group): (Account | undefined)[] {
+function members(net: SimnetContext, g: Group): (Account | undefined)[] {
   return g.members().map((m) => net.registry.byNumber(m.phone));
 }
 
-function admins(net: Simnet, g: Group): (Account | undefined)[] {
+function admins(net: SimnetContext, g: Group): (Account | undefined)[] {
   return g.members().filter((m) => m.role).map((m) => net.registry.byNumber(m.phone));
 }
 
-function resolve(net: Simnet, who: string): Account | undefined {
+function resolve(net: SimnetContext, who: string): Account | undefined {
   const p = who.includes('@') ? parseJid(who) : null;
   if (p) return net.registry.byUser(p.user, p.server);
   return net.registry.byNumber(digitsOf(who));
 }
 
 /** Applies `input` by `actor` to `g`: permission checks as the server makes them, state change, notification. */
-export function applyGroupAction(net: Simnet, g: Group, actor: Account, input: GroupActionInput): GroupActionOutcome {
+export function applyGroupAction(net: SimnetContext, g: Group, actor: Account, input: GroupActionInput): GroupActionOutcome {
   const out: GroupActionOutcome = { notificationId: '', devices: 0, applied: [], failed: [] };
   const sent = (n: GroupNotified): GroupActionOutcome => {
     out.notificationId = n.id;
@@ -248,7 +248,7 @@ export function applyGroupAction(net: Simnet, g: Group, actor: Account, input: G
 }
 
 /** Admin-side iqs on join requests: list them (membership_approval_requests), approve/reject them (membership_requests_action). */
-export function handleJoinRequestIq(net: Simnet, conn: ClientConnection, node: BinaryNode, g: Group, me: Account, op: BinaryNode): boolean {
+export function handleJoinRequestIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode, g: Group, me: Account, op: BinaryNode): boolean {
   if (op.tag !== 'membership_approval_requests' && op.tag !== 'membership_requests_action') return false;
   if (!g.isAdmin(me.phone)) {
     conn.sendNode(iqError(node, 401, 'not-authorized'));

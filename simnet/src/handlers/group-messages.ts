@@ -1,15 +1,15 @@
 // Group sends from a linked device: SKDMs to member devices, the sender-key message decrypted by member phones, fan-out, receipts.
 import { proto, unpadRandomMax16, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { child, childNodes } from '../server/stanza.js';
 import { lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { describeMessage } from '../contacts/content.js';
-import { phoneDecrypt, pushBounded, rememberPoll, sendAck } from './messages.js';
+import { phoneDecrypt, pushBounded, rememberPoll, sendAck } from './message-helpers.js';
 import { scheduleContactReceipts } from './receipts.js';
 
-export async function handleGroupMessage(net: Simnet, conn: ClientConnection, dev: LinkedDevice, node: BinaryNode): Promise<void> {
+export async function handleGroupMessage(net: SimnetContext, conn: ClientConnection, dev: LinkedDevice, node: BinaryNode): Promise<void> {
   const sender = dev.account;
   const id = node.attrs.id ?? '';
   const group = net.groups.get(node.attrs.to ?? '');

@@ -4,13 +4,13 @@
 import { randomInt } from 'node:crypto';
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, iqError, iqResult } from '../server/stanza.js';
 import { lidJid, pnJid } from '../network/jid.js';
-import { notifyGroupTo } from './groups.js';
+import { notifyGroupTo } from './group-notify.js';
 
 /** Handles a set on a group target; false when the iq is not that. */
-export function handleGroupPictureSet(net: Simnet, conn: ClientConnection, node: BinaryNode): boolean {
+export function handleGroupPictureSet(net: SimnetContext, conn: ClientConnection, node: BinaryNode): boolean {
   const target = node.attrs.target ?? '';
   if (node.attrs.type !== 'set' || !target.endsWith('@g.us')) return false;
   const me = conn.device?.account;

@@ -1,85 +1,20 @@
 // xmlns=w:g2: create (some participants addable, some not; deduplicated by creator and key), metadata, invite code/info/accept, settings with their w:gp2 notifications.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
-import type { Group } from '../network/groups.js';
 import { handleJoinRequestIq } from './group-actions.js';
-import { communityNodes, handleCommunityIq } from './communities.js';
+import { handleCommunityIq } from './communities.js';
+import { groupNode, notifyGroup } from './group-notify.js';
 
-/** The <group> node as the real server shows it (LID addressing, phone_number per participant). */
-export function groupNode(net: Simnet, g: Group, tag = 'group'): BinaryNode {
-  const creator = net.registry.byNumber(g.creatorPhone);
-  const content: BinaryNode[] = g.members().map((m) => {
-    const acc = net.registry.byNumber(m.phone);
-    const attrs: Record<string, string> = { jid: lidJid(acc?.lid ?? m.phone), phone_number: pnJid(m.phone) };
-    if (m.role) attrs.type = m.role;
-    return { tag: 'participant', attrs };
-  });
-  if (g.announce) content.push({ tag: 'announcement', attrs: {} });
-  if (g.locked) content.push({ tag: 'locked', attrs: {} });
-  content.push({ tag: 'member_add_mode', attrs: {}, content: Buffer.from(g.memberAddMode) });
-  if (g.joinApproval) content.push({ tag: 'membership_approval_mode', attrs: {}, content: [{ tag: 'group_join', attrs: { state: 'on' } }] });
-  if (g.description) {
-    content.push({ tag: 'description', attrs: { id: g.descriptionId || 'simnet', t: String(g.subjectTime) }, content: [{ tag: 'body', attrs: {}, content: Buffer.from(g.description) }] });
-  }
-  content.push(...communityNodes(g));
-  return {
-    tag,
-    attrs: {
-      id: g.jid.split('@')[0]!,
-      subject: g.subject,
-      s_t: String(g.subjectTime),
-      s_o: lidJid(creator?.lid ?? ''),
-      s_o_pn: pnJid(g.creatorPhone),
-      creation: String(g.creation),
-      creator: lidJid(creator?.lid ?? ''),
-      creator_pn: pnJid(g.creatorPhone),
-      addressing_mode: 'lid',
-      size: String(g.participants.size),
-    },
-    content,
-  };
-}
-
-/** Sends a w:gp2 notification about `change` by `actor` to every member's linked devices. */
-export function notifyGroup(net: Simnet, g: Group, actor: Account, change: BinaryNode, extraRecipients: Account[] = []): GroupNotified {
-  const members = g.members().map((m) => net.registry.byNumber(m.phone));
-  return notifyGroupTo(net, g, actor, change, [...members, ...extraRecipients]);
-}
-
-export interface GroupNotified {
-  /** Stanza id of the notification (the device's stub message key id). */
-  id: string;
-  /** Linked devices it was delivered (or held) for. */
-  devices: number;
-}
-
-/** A group notification (w:gp2 unless `type` says otherwise) to the linked devices of exactly these accounts. */
-export function notifyGroupTo(net: Simnet, g: Group, actor: Account, change: BinaryNode, recipients: (Account | undefined)[], type = 'w:gp2'): GroupNotified {
-  const attrs = { from: g.jid, type, id: net.newId(), t: net.nowSec(), participant: lidJid(actor.lid), participant_pn: pnJid(actor.phone), notify: actor.pushName };
-  const seen = new Set<Account>();
-  let devices = 0;
-  for (const acc of recipients) {
-    if (!acc || seen.has(acc)) continue;
-    seen.add(acc);
-    for (const d of acc.activeCompanions()) {
-      net.deliver(d, { tag: 'notification', attrs, content: [change] });
-      devices++;
-    }
-  }
-  net.counters.inc(`groups.notify.${change.tag}`);
-  return { id: attrs.id, devices };
-}
-
-function resolveParticipant(net: Simnet, jid: string | undefined): Account | undefined {
+function resolveParticipant(net: SimnetContext, jid: string | undefined): Account | undefined {
   const p = parseJid(jid);
   return p ? net.registry.byUser(p.user, p.server) : undefined;
 }
 
-export function handleGroupIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleGroupIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const me = conn.device?.account;
   if (!me) return void conn.sendNode(iqError(node, 401, 'not-authorized'));
   const to = node.attrs.to ?? '';
@@ -184,7 +119,7 @@ export function handleGroupIq(net: Simnet, conn: ClientConnection, node: BinaryN
   conn.sendNode(iqResult(node));
 }
 
-function topLevel(net: Simnet, conn: ClientConnection, node: BinaryNode, me: Account, op: BinaryNode): void {
+function topLevel(net: SimnetContext, conn: ClientConnection, node: BinaryNode, me: Account, op: BinaryNode): void {
   if (op.tag === 'create' && node.attrs.type === 'set') {
     const key = op.attrs.key;
     const made = key ? net.groups.createdWithKey(me.phone, key) : undefined;

@@ -9,7 +9,7 @@
 // - PUSH_NAME: the push names the phone has seen, also as a blob.
 import { deflateSync } from 'node:zlib';
 import { proto } from 'baileys';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import type { LinkedDevice } from '../network/accounts.js';
 import { phoneSendToOwnDevice } from '../contacts/outbound.js';
 import { encryptMedia } from '../contacts/media-send.js';
@@ -22,7 +22,7 @@ const BOOTSTRAP_CHATS = 20;
 const Type = proto.HistorySync.HistorySyncType;
 
 /** Sends the device the phone's history; with none, the empty bootstrap every pairing gets. */
-export async function sendHistory(net: Simnet, dev: LinkedDevice): Promise<void> {
+export async function sendHistory(net: SimnetContext, dev: LinkedDevice): Promise<void> {
   const history = phoneHistory(dev.account);
   const newestFirst = history ? [...history.chats].sort((a, b) => lastT(b) - lastT(a)) : [];
   const bootstrap = proto.HistorySync.encode({
@@ -41,7 +41,7 @@ export async function sendHistory(net: Simnet, dev: LinkedDevice): Promise<void>
   net.counters.inc('history.pushnames');
 }
 
-async function sendRecent(net: Simnet, dev: LinkedDevice, history: PhoneHistory, chats: readonly PhoneHistoryChat[]): Promise<void> {
+async function sendRecent(net: SimnetContext, dev: LinkedDevice, history: PhoneHistory, chats: readonly PhoneHistoryChat[]): Promise<void> {
   const chunks = Math.max(1, Math.ceil(chats.length / history.chunkChats));
   for (let k = 0; k < chunks; k++) {
     const slice = chats.slice(k * history.chunkChats, (k + 1) * history.chunkChats);
@@ -95,7 +95,7 @@ function conversation(dev: LinkedDevice, c: PhoneHistoryChat, messages: readonly
 }
 
 /** Deflates, encrypts ('md-msg-hist' keys) and stores a HistorySync blob; returns the notification's media fields. */
-async function upload(net: Simnet, plain: Uint8Array): Promise<proto.Message.IHistorySyncNotification> {
+async function upload(net: SimnetContext, plain: Uint8Array): Promise<proto.Message.IHistorySyncNotification> {
   const media = net.media;
   if (!media) throw new Error('media host not running: history chunks need it');
   const deflated = deflateSync(plain);
@@ -104,6 +104,6 @@ async function upload(net: Simnet, plain: Uint8Array): Promise<proto.Message.IHi
   return { directPath, mediaKey: e.mediaKey, fileSha256: e.fileSha256, fileEncSha256: e.fileEncSha256, fileLength: deflated.length };
 }
 
-async function notify(net: Simnet, dev: LinkedDevice, n: proto.Message.IHistorySyncNotification): Promise<void> {
+async function notify(net: SimnetContext, dev: LinkedDevice, n: proto.Message.IHistorySyncNotification): Promise<void> {
   await phoneSendToOwnDevice(net, dev, { protocolMessage: { type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION, historySyncNotification: n } });
 }

@@ -1,7 +1,7 @@
 // Routes client <iq> stanzas by xmlns to their families; anything simnet does not model gets an empty result (never silence).
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { child, childNodes, iqResult } from '../server/stanza.js';
 import { handleEncryptIq } from './keys.js';
 import { handleUsync } from './usync.js';
@@ -17,7 +17,7 @@ import { handleBlocklistIq, handleDisappearingIq, handlePrivacyIq, handleProfile
 
 const PRIVACY = { readreceipts: 'all', last: 'all', online: 'all', profile: 'all', status: 'all', groupadd: 'all', calladd: 'all', messages: 'all' };
 
-export function handleIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const type = node.attrs.type;
   if (type === 'result' || type === 'error') {
     // Answers to our own iqs: only pair-device-sign matters.

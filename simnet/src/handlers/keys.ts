@@ -1,7 +1,7 @@
 // xmlns=encrypt: pre-key count, pre-key upload, digest, signed pre-key rotation and pre-key bundle fetches.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { parseJid } from '../network/jid.js';
 
@@ -14,7 +14,7 @@ const be = (n: number, bytes: number): Buffer => {
 /** A device is asked to top up when fewer pre-keys than this remain on the server. */
 const LOW_PREKEYS = 5;
 
-export function handleEncryptIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleEncryptIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const dev = conn.device;
   const first = childNodes(node)[0];
   if (node.attrs.type === 'get' && first?.tag === 'count') {
@@ -67,7 +67,7 @@ function parseSkey(skey: BinaryNode): { id: number; pub: Buffer; sig: Buffer } |
 }
 
 /** One <user> of a key fetch: the phone's bundle (device 0) or a linked device's uploaded bundle with a never-reused pre-key. */
-function bundleFor(net: Simnet, jid: string): BinaryNode {
+function bundleFor(net: SimnetContext, jid: string): BinaryNode {
   const p = parseJid(jid);
   const acc = p ? net.registry.byUser(p.user, p.server) : undefined;
   const notFound: BinaryNode = { tag: 'user', attrs: { jid }, content: [{ tag: 'error', attrs: { code: '404', text: 'item-not-found' } }] };

@@ -7,7 +7,7 @@
 import { decodeSyncdMutations, encodeSyncdPatch, newLTHashState, proto } from 'baileys';
 import type { Account } from '../network/accounts.js';
 import { digitsOf, isGroupJid, pnJid } from '../network/jid.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 
 export interface PhoneLabel {
   id: string;
@@ -67,7 +67,7 @@ function keyLookup(acc: Account) {
   return async (id: string) => (id === keyId ? { keyData: acc.appStateKey.data } : undefined) as never;
 }
 
-function apply(net: Simnet, acc: Account, index: string[], value: proto.ISyncActionValue | null | undefined): void {
+function apply(net: SimnetContext, acc: Account, index: string[], value: proto.ISyncActionValue | null | undefined): void {
   const s = stateOf(acc);
   const [type, id, jid] = index;
   if (!id || !value) return;
@@ -95,7 +95,7 @@ function apply(net: Simnet, acc: Account, index: string[], value: proto.ISyncAct
 }
 
 /** Reads a label patch a linked device uploaded and applies it to the phone's labels. */
-export async function applyLabelPatch(net: Simnet, acc: Account, collection: string, data: Uint8Array): Promise<void> {
+export async function applyLabelPatch(net: SimnetContext, acc: Account, collection: string, data: Uint8Array): Promise<void> {
   if (collection !== COLLECTION) return;
   const patch = proto.SyncdPatch.decode(data);
   await decodeSyncdMutations(
@@ -119,7 +119,7 @@ export const PREDEFINED_LABELS: readonly (PhoneLabel & { predefinedId: number })
 const seeded = new WeakSet<Account>();
 
 /** A new business's phone sets up the predefined labels once, as the Business app does (patches kept for later devices). */
-export async function seedPredefinedLabels(net: Simnet, acc: Account): Promise<void> {
+export async function seedPredefinedLabels(net: SimnetContext, acc: Account): Promise<void> {
   if (!acc.business || seeded.has(acc)) return;
   seeded.add(acc);
   for (const l of PREDEFINED_LABELS) {
@@ -129,7 +129,7 @@ export async function seedPredefinedLabels(net: Simnet, acc: Account): Promise<v
 }
 
 /** The phone creates, edits or deletes a label; linked devices get the patch. */
-export function phoneEditsLabel(net: Simnet, acc: Account, edit: PhoneLabelEdit): Promise<{ devices: number }> {
+export function phoneEditsLabel(net: SimnetContext, acc: Account, edit: PhoneLabelEdit): Promise<{ devices: number }> {
   if (!acc.business) throw new Error(`${acc.phone} is not a business account: it has no labels`);
   if (!edit.id) throw new Error('id required');
   const before = stateOf(acc).labels.get(edit.id);
@@ -139,7 +139,7 @@ export function phoneEditsLabel(net: Simnet, acc: Account, edit: PhoneLabelEdit)
 }
 
 /** The phone puts a label on a chat (`chat`: a number or a jid), or takes it off. */
-export function phoneLabelsChat(net: Simnet, acc: Account, labelId: string, chat: string, labeled: boolean): Promise<{ devices: number }> {
+export function phoneLabelsChat(net: SimnetContext, acc: Account, labelId: string, chat: string, labeled: boolean): Promise<{ devices: number }> {
   if (!acc.business) throw new Error(`${acc.phone} is not a business account: it has no labels`);
   if (!stateOf(acc).labels.has(labelId)) throw new Error(`no label ${labelId}`);
   const jid = chat.includes('@') ? chat : pnJid(digitsOf(chat));
@@ -147,7 +147,7 @@ export function phoneLabelsChat(net: Simnet, acc: Account, labelId: string, chat
   return phonePatch(net, acc, ['label_jid', labelId, jid], { labelAssociationAction: { labeled } });
 }
 
-async function phonePatch(net: Simnet, acc: Account, index: string[], value: proto.ISyncActionValue): Promise<{ devices: number }> {
+async function phonePatch(net: SimnetContext, acc: Account, index: string[], value: proto.ISyncActionValue): Promise<{ devices: number }> {
   let state = acc.appState.get(COLLECTION);
   if (!state) acc.appState.set(COLLECTION, (state = { version: 0, patches: [] }));
   const { patch } = await encodeSyncdPatch(

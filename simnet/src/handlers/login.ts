@@ -1,11 +1,11 @@
 // Login of a paired companion: checks the device and its Noise key, replaces an older connection, answers <success>.
 import type { proto } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { lidJid } from '../network/jid.js';
 import { sendBootstrap } from './bootstrap.js';
 
-export function handleLogin(net: Simnet, conn: ClientConnection, clientStatic: Buffer, payload: proto.ClientPayload): void {
+export function handleLogin(net: SimnetContext, conn: ClientConnection, clientStatic: Buffer, payload: proto.ClientPayload): void {
   const phone = String(payload.username ?? '');
   const deviceId = Number(payload.device ?? 0);
   const account = net.registry.byNumber(phone);
@@ -51,7 +51,7 @@ export function handleLogin(net: Simnet, conn: ClientConnection, clientStatic: B
 }
 
 /** `<iq xmlns=passive><active/>`: the client is ready; push what was held, mark the end, then the phone's post-pairing messages. */
-export function onActive(net: Simnet, conn: ClientConnection): void {
+export function onActive(net: SimnetContext, conn: ClientConnection): void {
   const dev = conn.device;
   if (!dev || conn.active) return;
   conn.active = true;

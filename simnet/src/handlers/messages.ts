@@ -1,10 +1,10 @@
 // Client <message> stanzas: nack faults and spam policy, server ack, decryption by the recipient's and own phone, fan-out to linked devices.
-import { proto, unpadRandomMax16, type BinaryNode } from 'baileys';
+import { proto, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { child, childNodes } from '../server/stanza.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
-import type { Account, LinkedDevice } from '../network/accounts.js';
+import type { LinkedDevice } from '../network/accounts.js';
 import { describeMessage, type ReceivedMessage } from '../contacts/content.js';
 import { scheduleContactReceipts } from './receipts.js';
 import { handleGroupMessage } from './group-messages.js';
@@ -12,21 +12,7 @@ import { handleStatusMessage, STATUS_JID } from './status-messages.js';
 import { handleNewsletterMessage } from './newsletters.js';
 import { forwardTargetedResend } from './retry.js';
 import { phoneAsksRetry, retryAnswered } from '../contacts/ask-retry.js';
-
-export function sendAck(net: Simnet, conn: ClientConnection, node: BinaryNode, error?: string): void {
-  const attrs: Record<string, string> = { class: 'message', id: node.attrs.id ?? '', from: node.attrs.to ?? '', t: net.nowSec() };
-  if (error) attrs.error = error;
-  if (node.attrs.participant) attrs.participant = node.attrs.participant;
-  conn.sendNode({ tag: 'ack', attrs });
-}
-
-/** Decrypts a pairwise <enc> addressed to an account's phone (device 0). */
-export async function phoneDecrypt(phoneAcc: Account, from: LinkedDevice, enc: BinaryNode): Promise<proto.IMessage> {
-  const ct = enc.content;
-  if (!(ct instanceof Uint8Array)) throw new Error('enc without content');
-  const plain = await phoneAcc.phoneSignal.decrypt(from.account.lid, from.id, enc.attrs.type ?? 'msg', ct);
-  return proto.Message.decode(unpadRandomMax16(plain));
-}
+import { banAccount, phoneDecrypt, pushBounded, rememberPoll, sendAck } from './message-helpers.js';
 
 /** What the spam detector compares for "identical content": the message minus per-send context (secrets, ids). */
 export function contentKey(msg: proto.IMessage): Uint8Array {
@@ -35,7 +21,7 @@ export function contentKey(msg: proto.IMessage): Uint8Array {
   return proto.Message.encode(copy).finish();
 }
 
-export async function handleClientMessage(net: Simnet, conn: ClientConnection, node: BinaryNode): Promise<void> {
+export async function handleClientMessage(net: SimnetContext, conn: ClientConnection, node: BinaryNode): Promise<void> {
   const dev = conn.device;
   if (!dev) return;
   const sender = dev.account;
@@ -135,32 +121,5 @@ export async function handleClientMessage(net: Simnet, conn: ClientConnection, n
     const content: BinaryNode[] = [enc];
     if (deviceIdentity && enc.attrs.type === 'pkmsg') content.push(deviceIdentity);
     net.deliver(target, { tag: 'message', attrs, content });
-  }
-}
-
-/** A contact remembers polls it got (secret and options) so it can vote through the admin API. */
-export function rememberPoll(contact: Account, id: string, msg: proto.IMessage, creatorJid: string): void {
-  const poll = msg.pollCreationMessage ?? msg.pollCreationMessageV2 ?? msg.pollCreationMessageV3;
-  const secret = msg.messageContextInfo?.messageSecret;
-  if (!poll || !secret) return;
-  contact.polls.set(id, { secret: Buffer.from(secret), creatorJid, options: (poll.options ?? []).map((o) => o.optionName ?? '') });
-  if (contact.polls.size > 1000) {
-    const first = contact.polls.keys().next().value;
-    if (first !== undefined) contact.polls.delete(first);
-  }
-}
-
-/** Keeps inspection lists bounded so long runs do not grow without limit. */
-export function pushBounded<T>(list: T[], item: T, max = 5000): void {
-  list.push(item);
-  if (list.length > max) list.splice(0, list.length - max);
-}
-
-/** The network bans an account: every live device hears failure 403 and later logins fail the same way. */
-export function banAccount(net: Simnet, acc: Account): void {
-  acc.banned = true;
-  for (const d of acc.companions.values()) {
-    const link = d.link as ClientConnection | null;
-    if (link && link.phase !== 'closed') link.endWith({ tag: 'failure', attrs: { reason: '403', location: 'simnet' } });
   }
 }

@@ -5,14 +5,14 @@
 // the admin-change notifications.
 import { proto, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, iqResult } from '../server/stanza.js';
 import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { ADMIN_INVITE_SECONDS, countryOf, type Newsletter, type ReactionCodes } from '../network/newsletters.js';
 import { describeMessage, type ReceivedMessage } from '../contacts/content.js';
-import { pushBounded, sendAck } from './messages.js';
-import { HttpError } from './pairing.js';
+import { pushBounded, sendAck } from './message-helpers.js';
+import { HttpError } from '../http-error.js';
 
 /** WhatsApp's query ids (WA Web's GraphQL documents) and the data path each answers under. */
 export const MEX = {
@@ -53,7 +53,7 @@ function mexAnswer(node: BinaryNode, body: unknown): BinaryNode {
 }
 
 /** xmlns=w:mex: the newsletter queries; any other query id keeps simnet's empty answer. */
-export function handleMexIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleMexIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const q = child(node, 'query');
   const me = conn.device?.account;
   const op = Object.values(MEX).find((m) => m.id === q?.attrs.query_id);
@@ -76,12 +76,12 @@ export function handleMexIq(net: Simnet, conn: ClientConnection, node: BinaryNod
 }
 
 /** xmlns=newsletter: live updates (a subscription window) and message updates (none kept apart). */
-export function handleNewsletterIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleNewsletterIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   if (child(node, 'live_updates')) return void conn.sendNode(iqResult(node, [{ tag: 'live_updates', attrs: { duration: '300' } }]));
   conn.sendNode(iqResult(node, [{ tag: 'message_updates', attrs: {}, content: [] }]));
 }
 
-function channel(net: Simnet, v: Vars): Newsletter {
+function channel(net: SimnetContext, v: Vars): Newsletter {
   const key = typeof v.newsletter_id === 'string' ? v.newsletter_id : '';
   const n = net.newsletters.get(key);
   if (!n) throw new MexError(404, `no such channel ${key}`);
@@ -96,14 +96,14 @@ function owner(n: Newsletter, me: Account): void {
   if (n.ownerPhone !== me.phone) throw new MexError(403, `${me.phone} is not the owner of ${n.jid}`);
 }
 
-function userOf(net: Simnet, v: Vars): Account {
+function userOf(net: SimnetContext, v: Vars): Account {
   const p = parseJid(typeof v.user_id === 'string' ? v.user_id : '');
   const acc = p && (p.server === 's.whatsapp.net' || p.server === 'lid') ? net.registry.byUser(p.user, p.server) : undefined;
   if (!acc) throw new MexError(404, `no such user ${String(v.user_id)}`);
   return acc;
 }
 
-function runMex(net: Simnet, me: Account, id: string, v: Vars): unknown {
+function runMex(net: SimnetContext, me: Account, id: string, v: Vars): unknown {
   switch (id) {
     case MEX.create.id: {
       const input = (v.input ?? {}) as { name?: unknown; description?: unknown };
@@ -207,7 +207,7 @@ function runMex(net: Simnet, me: Account, id: string, v: Vars): unknown {
   }
 }
 
-function applyUpdates(net: Simnet, n: Newsletter, updates: Vars): void {
+function applyUpdates(net: SimnetContext, n: Newsletter, updates: Vars): void {
   const now = Math.floor(Date.now() / 1000);
   if (typeof updates.name === 'string') {
     if (!updates.name.trim()) throw new MexError(400, 'a channel needs a name');
@@ -235,7 +235,7 @@ function applyUpdates(net: Simnet, n: Newsletter, updates: Vars): void {
 }
 
 /** The channel as the network describes it to `viewer` (the NewsletterMetadata Baileys parses). */
-export function metadataOf(net: Simnet, n: Newsletter, viewer: Account, pictureObjects = false): Record<string, unknown> {
+export function metadataOf(net: SimnetContext, n: Newsletter, viewer: Account, pictureObjects = false): Record<string, unknown> {
   const picture = n.picture ? { id: n.picture.id, type: 'IMAGE', direct_path: n.picture.directPath } : pictureObjects ? { id: '', type: '', direct_path: '' } : null;
   return {
     id: n.jid,
@@ -256,7 +256,7 @@ export function metadataOf(net: Simnet, n: Newsletter, viewer: Account, pictureO
   };
 }
 
-function directory(net: Simnet, viewer: Account, input: Vars, search: boolean): Record<string, unknown>[] {
+function directory(net: SimnetContext, viewer: Account, input: Vars, search: boolean): Record<string, unknown>[] {
   const limit = Math.max(1, Math.min(DIRECTORY_MAX, Number(input.limit ?? 50) || 50));
   const text = typeof input.search_text === 'string' ? input.search_text.trim().toLowerCase() : '';
   const countries = ((input.filters as { country_codes?: unknown } | undefined)?.country_codes ?? []) as unknown[];
@@ -272,7 +272,7 @@ function directory(net: Simnet, viewer: Account, input: Vars, search: boolean): 
 // ---- admin changes ------------------------------------------------------------------------
 
 /** `who` accepts its pending admin invite: it becomes an admin; its devices and the owner's hear the promotion. */
-export function acceptInvite(net: Simnet, n: Newsletter, who: Account): void {
+export function acceptInvite(net: SimnetContext, n: Newsletter, who: Account): void {
   const expires = n.adminInvites.get(who.phone);
   if (expires === undefined || expires < Date.now() / 1000) throw new MexError(404, `no pending admin invite for ${who.phone}`);
   n.adminInvites.delete(who.phone);
@@ -285,7 +285,7 @@ export function acceptInvite(net: Simnet, n: Newsletter, who: Account): void {
 }
 
 /** `by` demotes `who` (or `who` steps down): a subscriber again; its devices and the owner's hear it. */
-export function demote(net: Simnet, n: Newsletter, by: Account, who: Account): void {
+export function demote(net: SimnetContext, n: Newsletter, by: Account, who: Account): void {
   n.admins.delete(who.phone);
   n.followers.set(who.phone, n.staffMuted.delete(who.phone));
   net.counters.inc('newsletters.demoted');
@@ -293,7 +293,7 @@ export function demote(net: Simnet, n: Newsletter, by: Account, who: Account): v
   notify(net, [who, net.registry.byNumber(n.ownerPhone)], { from: n.jid, type: 'newsletter', participant: lidJid(by.lid), participant_pn: pnJid(by.phone) }, change);
 }
 
-function notify(net: Simnet, to: (Account | undefined)[], attrs: Record<string, string>, content: BinaryNode): number {
+function notify(net: SimnetContext, to: (Account | undefined)[], attrs: Record<string, string>, content: BinaryNode): number {
   let devices = 0;
   const seen = new Set<Account>();
   for (const acc of to) {
@@ -318,7 +318,7 @@ export interface PostOutcome {
 }
 
 /** A linked device posts to a channel: only its owner and admins may; acked with the post's server id. */
-export async function handleNewsletterMessage(net: Simnet, conn: ClientConnection, dev: LinkedDevice, node: BinaryNode): Promise<void> {
+export async function handleNewsletterMessage(net: SimnetContext, conn: ClientConnection, dev: LinkedDevice, node: BinaryNode): Promise<void> {
   const n = net.newsletters.get(node.attrs.to ?? '');
   const bytes = bytesOf(child(node, 'plaintext'));
   if (!n) return sendAck(net, conn, node, '404');
@@ -332,7 +332,7 @@ export async function handleNewsletterMessage(net: Simnet, conn: ClientConnectio
  * Keeps the post and fans it out as WhatsApp does for channels: a plaintext <message> from the
  * channel to every linked device of its followers, owner and admins (but the sending device).
  */
-export async function post(net: Simnet, n: Newsletter, author: Account, id: string, bytes: Buffer, fromDevice?: LinkedDevice): Promise<PostOutcome> {
+export async function post(net: SimnetContext, n: Newsletter, author: Account, id: string, bytes: Buffer, fromDevice?: LinkedDevice): Promise<PostOutcome> {
   const p = n.addPost(id, author.phone, bytes);
   net.counters.inc('newsletters.posts');
   let devices = 0;
@@ -365,7 +365,7 @@ function mediaOf(bytes: Buffer): boolean {
 }
 
 /** The post as a follower's phone records it; channel media is not encrypted, so its bytes are read as stored. */
-async function describePost(net: Simnet, n: Newsletter, id: string, author: Account, bytes: Buffer): Promise<ReceivedMessage> {
+async function describePost(net: SimnetContext, n: Newsletter, id: string, author: Account, bytes: Buffer): Promise<ReceivedMessage> {
   const message = proto.Message.decode(bytes);
   const rec = await describeMessage({ id, from: author.phone, to: '', fromDevice: 0, message, fetchMedia: () => undefined });
   rec.newsletter = n.jid;
@@ -381,7 +381,7 @@ async function describePost(net: Simnet, n: Newsletter, id: string, author: Acco
 }
 
 /** Resolves a phone or jid for the admin API. */
-export function accountOf(net: Simnet, who: string): Account {
+export function accountOf(net: SimnetContext, who: string): Account {
   const p = who.includes('@') ? parseJid(who) : null;
   const acc = p ? net.registry.byUser(p.user, p.server) : net.registry.byNumber(digitsOf(who));
   if (!acc) throw new HttpError(404, `no such user ${who}`);

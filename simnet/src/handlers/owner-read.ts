@@ -1,10 +1,10 @@
 // The account's own phone reads messages it received: its linked devices get <receipt type="read-self"> (READ_BY_ME), and
 // the senders get the read receipt as from the account.
 import type { BinaryNode } from 'baileys';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import type { Account, ReceiptRecord } from '../network/accounts.js';
 import { digitsOf, isGroupJid, lidJid, pnJid } from '../network/jid.js';
-import { pushBounded } from './messages.js';
+import { pushBounded } from './message-helpers.js';
 
 export interface OwnerReadOutcome {
   /** Linked devices that got (or will get, when back online) a read-self receipt. */
@@ -16,7 +16,7 @@ export interface OwnerReadOutcome {
 }
 
 /** `chat`: the contact's phone or jid, or a group jid; when absent each id's chat comes from the network's message index. */
-export function ownerRead(net: Simnet, acc: Account, ids: string[], chat?: string): OwnerReadOutcome {
+export function ownerRead(net: SimnetContext, acc: Account, ids: string[], chat?: string): OwnerReadOutcome {
   const out: OwnerReadOutcome = { devices: 0, receipts: 0, unknown: [] };
   // (chat jid, group sender jid or '') → ids, in first-seen order.
   const batches = new Map<string, { chat: string; sender?: string; ids: string[] }>();
@@ -64,7 +64,7 @@ export function ownerRead(net: Simnet, acc: Account, ids: string[], chat?: strin
 }
 
 /** The sender of a message the account's phone read hears a read receipt (a linked-device sender gets it as a stanza). */
-function readReceiptToSender(net: Simnet, reader: Account, id: string): void {
+function readReceiptToSender(net: SimnetContext, reader: Account, id: string): void {
   const idx = net.messages.get(id);
   if (!idx || idx.senderPhone === reader.phone) return;
   const sender = net.registry.byNumber(idx.senderPhone);

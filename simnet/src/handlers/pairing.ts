@@ -4,10 +4,11 @@ import { genKeyPair } from '../cert.js';
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { Curve, proto, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { Pairing, PairedDevice, SimnetContext } from '../server/context.js';
 import { bytesOf, child, iqError, iqResult, S_WHATSAPP_NET } from '../server/stanza.js';
 import { LinkedDevice, type Account } from '../network/accounts.js';
 import { curveSign } from '../identity-key.js';
+import { HttpError } from '../http-error.js';
 import { digitsOf, lidJid, pnJid } from '../network/jid.js';
 
 /** Real lifetimes of QR refs: the first lives 60 s, the others 20 s. */
@@ -46,11 +47,11 @@ interface Pending {
   pairSuccessId?: string;
 }
 
-export class PairingManager {
+export class PairingManager implements Pairing {
   private readonly byConn = new Map<ClientConnection, Pending>();
   private readonly byRef = new Map<string, Pending>();
 
-  constructor(private readonly net: Simnet) {}
+  constructor(private readonly net: SimnetContext) {}
 
   /** A client without credentials connected: remember its keys and send the QR refs. */
   startRegistration(conn: ClientConnection, payload: proto.ClientPayload): void {
@@ -95,7 +96,7 @@ export class PairingManager {
   }
 
   /** The phone scans a QR string shown by a companion. */
-  scanQr(phone: string, qr: string): { jid: string; lid: string; deviceId: number } {
+  scanQr(phone: string, qr: string): PairedDevice {
     const account = this.net.registry.byNumber(digitsOf(phone));
     if (!account) throw new HttpError(404, `no such user ${phone}`);
     if (account.banned) throw new HttpError(403, 'account banned');
@@ -162,7 +163,7 @@ export class PairingManager {
   }
 
   /** The phone enters the code the companion displays; resolves once the companion finished its side. */
-  async enterPairingCode(phone: string, codeText: string): Promise<{ jid: string; lid: string; deviceId: number }> {
+  async enterPairingCode(phone: string, codeText: string): Promise<PairedDevice> {
     const digits = digitsOf(phone);
     const account = this.net.registry.byNumber(digits);
     if (!account) throw new HttpError(404, `no such user ${phone}`);
@@ -234,7 +235,7 @@ export class PairingManager {
    * now but joins the account's linked devices only with the companion's pair-device-sign
    * (handlePairDeviceSign): a companion that goes away before answering leaves nothing linked.
    */
-  private link(account: Account, pending: Pending, advSecret: Buffer): { jid: string; lid: string; deviceId: number } {
+  private link(account: Account, pending: Pending, advSecret: Buffer): PairedDevice {
     if (pending.pairedDevice) throw new HttpError(409, 'already paired');
     const deviceId = account.nextDeviceId++;
     const keyIndex = account.nextKeyIndex++;
@@ -274,15 +275,5 @@ function platformName(deviceProps: Uint8Array | null | undefined): string {
     return p.os ?? 'unknown';
   } catch {
     return 'unknown';
-  }
-}
-
-/** An error that carries the HTTP status the admin API should answer with. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
   }
 }

@@ -2,12 +2,12 @@
 // devices' own presence, subscriptions and chat states. Presence is live only: never held for an offline device.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { childNodes } from '../server/stanza.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Group } from '../network/groups.js';
-import { pushBounded } from './messages.js';
+import { pushBounded } from './message-helpers.js';
 
 export type PresenceState = 'composing' | 'recording' | 'paused' | 'available' | 'unavailable';
 
@@ -43,7 +43,7 @@ export interface ContactPresenceOptions {
 }
 
 /** A contact's phone types / records / pauses in a chat, or goes online / offline. Returns the devices that got it. */
-export function contactPresence(net: Simnet, from: Account, opts: ContactPresenceOptions): number {
+export function contactPresence(net: SimnetContext, from: Account, opts: ContactPresenceOptions): number {
   let delivered = 0;
   const { state, to } = opts;
   if (state === 'available' || state === 'unavailable') {
@@ -75,7 +75,7 @@ export function contactPresence(net: Simnet, from: Account, opts: ContactPresenc
 }
 
 /** `<presence>` from a linked device: its own availability, or a subscription to a contact's presence. */
-export function handleClientPresence(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleClientPresence(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const dev = conn.device;
   if (!dev) return;
   const type = node.attrs.type;
@@ -98,7 +98,7 @@ export function handleClientPresence(net: Simnet, conn: ClientConnection, node: 
 }
 
 /** `<chatstate to=..>` from a linked device: the contact's phone notes it; other linked devices of the recipient see it live. */
-export function handleClientChatstate(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleClientChatstate(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const dev = conn.device;
   const first = childNodes(node)[0];
   if (!dev || !first || !node.attrs.to) return;

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { digitsOf, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
@@ -15,13 +15,13 @@ const CATEGORIES = new Set(['readreceipts', 'last', 'online', 'profile', 'status
 const VALUES = new Set(['all', 'contacts', 'contact_blacklist', 'none', 'match_last_seen', 'known']);
 
 /** The account a jid names (phone or LID), if it exists. */
-function accountOf(net: Simnet, jid: string | undefined): Account | undefined {
+function accountOf(net: SimnetContext, jid: string | undefined): Account | undefined {
   const p = parseJid(jid);
   return p ? net.registry.byUser(p.user, p.server) : undefined;
 }
 
 /** xmlns=status, type=set: `<status>about</status>`. */
-export function handleStatusIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleStatusIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const acc = conn.device?.account;
   if (!acc || node.attrs.type !== 'set') return void conn.sendNode(iqResult(node));
   const p = profileOf(acc);
@@ -39,7 +39,7 @@ export function aboutFor(owner: Account, viewer: Account | undefined): { text: s
 }
 
 /** w:profile:picture for accounts (group pictures stay with the group handlers). Returns false when not ours. */
-export function handleProfilePictureIq(net: Simnet, conn: ClientConnection, node: BinaryNode): boolean {
+export function handleProfilePictureIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): boolean {
   const acc = conn.device?.account;
   const target = node.attrs.target;
   if (target?.endsWith('@g.us')) return false;
@@ -81,7 +81,7 @@ export function handleProfilePictureIq(net: Simnet, conn: ClientConnection, node
 }
 
 /** xmlns=privacy: read all categories, set one (with its list changes), read a category's list. */
-export function handlePrivacyIq(net: Simnet, conn: ClientConnection, node: BinaryNode): boolean {
+export function handlePrivacyIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): boolean {
   const acc = conn.device?.account;
   const privacy = child(node, 'privacy');
   if (!acc || !privacy) return false;
@@ -123,7 +123,7 @@ export function handlePrivacyIq(net: Simnet, conn: ClientConnection, node: Binar
 }
 
 /** xmlns=blocklist: get the list, or block/unblock one contact (named by LID, with pn_jid on block). */
-export function handleBlocklistIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleBlocklistIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const acc = conn.device?.account;
   if (!acc) return void conn.sendNode(iqResult(node, [{ tag: 'list', attrs: {}, content: [] }]));
   const p = profileOf(acc);
@@ -143,7 +143,7 @@ export function handleBlocklistIq(net: Simnet, conn: ClientConnection, node: Bin
 }
 
 /** xmlns=disappearing_mode, set: the default timer of new chats. */
-export function handleDisappearingIq(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleDisappearingIq(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const acc = conn.device?.account;
   const duration = Number(child(node, 'disappearing_mode')?.attrs.duration);
   if (!acc || !Number.isInteger(duration) || duration < 0) return void conn.sendNode(iqError(node, 400, 'bad-request'));

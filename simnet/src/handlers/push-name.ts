@@ -3,10 +3,10 @@
 // that key, so it reads the patch as WhatsApp's phone would, and contacts see the new name.
 import { decodeSyncdMutations, newLTHashState, proto } from 'baileys';
 import type { Account } from '../network/accounts.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 
 /** Reads a patch a linked device uploaded; applies a push-name change (other patches are opaque here). */
-export async function applyOwnPatch(net: Simnet, acc: Account, collection: string, data: Uint8Array): Promise<void> {
+export async function applyOwnPatch(net: SimnetContext, acc: Account, collection: string, data: Uint8Array): Promise<void> {
   if (collection !== 'critical_block') return;
   const patch = proto.SyncdPatch.decode(data);
   const keyId = acc.appStateKey.id.toString('base64');

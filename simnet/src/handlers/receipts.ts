@@ -2,17 +2,17 @@
 import type { BinaryNode } from 'baileys';
 import { handleMediaRetryReceipt } from '../contacts/media-retry.js';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { child, childNodes } from '../server/stanza.js';
 import type { Account, ReceiptRecord } from '../network/accounts.js';
 import { lidJid, parseJid, pnJid } from '../network/jid.js';
-import { pushBounded } from './messages.js';
+import { pushBounded } from './message-helpers.js';
 import { handleRetryReceipt } from './retry.js';
 
 export type ReceiptKind = 'delivered' | 'read' | 'played';
 
 /** After a contact's phone got a message: delivered/read (and played for audio) per the contact's policy. */
-export function scheduleContactReceipts(net: Simnet, contact: Account, messageId: string): void {
+export function scheduleContactReceipts(net: SimnetContext, contact: Account, messageId: string): void {
   const pol = contact.policy;
   if (pol.delivered === 'auto') net.after(pol.deliveredDelayMs, () => contactReceipt(net, contact, messageId, 'delivered'));
   if (pol.read === 'auto') {
@@ -24,7 +24,7 @@ export function scheduleContactReceipts(net: Simnet, contact: Account, messageId
 }
 
 /** The contact's phone sends a receipt for a message a linked device sent it. Returns false if the message is unknown. */
-export function contactReceipt(net: Simnet, contact: Account, messageId: string, kind: ReceiptKind): boolean {
+export function contactReceipt(net: SimnetContext, contact: Account, messageId: string, kind: ReceiptKind): boolean {
   const idx = net.messages.get(messageId);
   if (!idx || idx.senderDevice === 0) return false;
   const sender = net.registry.byNumber(idx.senderPhone);
@@ -47,7 +47,7 @@ export function contactReceipt(net: Simnet, contact: Account, messageId: string,
 }
 
 /** A client's <receipt> for stanzas we delivered: release them, record or forward the receipt, and ack it. */
-export function handleClientReceipt(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleClientReceipt(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const dev = conn.device;
   conn.sendNode({ tag: 'ack', attrs: { class: 'receipt', id: node.attrs.id ?? '', from: node.attrs.to ?? '', ...(node.attrs.type ? { type: node.attrs.type } : {}) } });
   // A media-retry request: the phone that sent the media answers (contacts/media-retry.ts).
@@ -82,7 +82,7 @@ export function handleClientReceipt(net: Simnet, conn: ClientConnection, node: B
   }
 }
 
-export function handleClientAck(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleClientAck(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const dev = conn.device;
   if (!dev || !node.attrs.id || dev.dropAcks) return;
   net.acknowledged(dev, node.attrs.class ?? '', node.attrs.id);

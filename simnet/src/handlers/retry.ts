@@ -3,18 +3,18 @@
 // The linked device's targeted re-send (a <message> with one <enc count=..>) is forwarded to the asking device.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { child, childNodes } from '../server/stanza.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { RetryRecord } from '../network/recent-sent.js';
 import { phoneAnswerRetry } from '../contacts/resend.js';
-import { pushBounded, sendAck } from './messages.js';
+import { pushBounded, sendAck } from './message-helpers.js';
 
 /** Per sending phone: retries are answered one at a time, in the order they came. */
 const chains = new WeakMap<Account, Promise<void>>();
 
-export function handleRetryReceipt(net: Simnet, dev: LinkedDevice, node: BinaryNode): void {
+export function handleRetryReceipt(net: SimnetContext, dev: LinkedDevice, node: BinaryNode): void {
   const id = node.attrs.id ?? '';
   net.counters.inc('retry.received');
   const idx = net.messages.get(id);
@@ -37,7 +37,7 @@ export function handleRetryReceipt(net: Simnet, dev: LinkedDevice, node: BinaryN
 }
 
 /** The message came from another linked device: it gets the receipt from the asking device, as from the real server. */
-function relayRetry(net: Simnet, asking: LinkedDevice, sender: Account, senderDevice: number, chatJid: string, groupId: string | undefined, node: BinaryNode): void {
+function relayRetry(net: SimnetContext, asking: LinkedDevice, sender: Account, senderDevice: number, chatJid: string, groupId: string | undefined, node: BinaryNode): void {
   const target = sender.companions.get(senderDevice);
   const rec: RetryRecord = {
     messageId: node.attrs.id ?? '',
@@ -73,7 +73,7 @@ function relayRetry(net: Simnet, asking: LinkedDevice, sender: Account, senderDe
  * A linked device's re-send after a retry receipt: an <enc> (with count) straight under <message>, addressed to the asking
  * device (1:1: to=device jid; group: to=group, participant=device jid). Returns false if the stanza is not one.
  */
-export function forwardTargetedResend(net: Simnet, conn: ClientConnection, dev: LinkedDevice, node: BinaryNode): boolean {
+export function forwardTargetedResend(net: SimnetContext, conn: ClientConnection, dev: LinkedDevice, node: BinaryNode): boolean {
   const enc = child(node, 'enc');
   // rc14's re-send also carries a <participants><to jid=device> with a second encryption for the same device; the direct
   // <enc count=..> is the re-send proper, and the only one forwarded.

@@ -4,17 +4,17 @@
 // decrypt the post records it as received from the poster in chat `status@broadcast`.
 import { proto, unpadRandomMax16, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { child, childNodes } from '../server/stanza.js';
 import { parseJid } from '../network/jid.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { describeMessage } from '../contacts/content.js';
 import { hasBlocked } from '../network/profiles.js';
-import { phoneDecrypt, pushBounded, sendAck } from './messages.js';
+import { phoneDecrypt, pushBounded, sendAck } from './message-helpers.js';
 
 export const STATUS_JID = 'status@broadcast';
 
-export async function handleStatusMessage(net: Simnet, conn: ClientConnection, dev: LinkedDevice, node: BinaryNode): Promise<void> {
+export async function handleStatusMessage(net: SimnetContext, conn: ClientConnection, dev: LinkedDevice, node: BinaryNode): Promise<void> {
   const sender = dev.account;
   const id = node.attrs.id ?? '';
   const skmsg = childNodes(node).find((c) => c.tag === 'enc' && c.attrs.type === 'skmsg');

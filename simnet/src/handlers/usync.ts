@@ -1,13 +1,13 @@
 // xmlns=usync: contact (exists?), devices (phone + linked devices with key-index) and LID of each queried user.
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
-import type { Simnet } from '../server/simnet.js';
+import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqResult } from '../server/stanza.js';
 import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import { aboutFor } from './profile.js';
 
-export function handleUsync(net: Simnet, conn: ClientConnection, node: BinaryNode): void {
+export function handleUsync(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const usync = child(node, 'usync');
   const protocols = new Set(childNodes(child(usync, 'query')).map((q) => q.tag));
   const out: BinaryNode[] = [];

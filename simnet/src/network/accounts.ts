@@ -5,7 +5,6 @@ import type { ReceiptPolicy } from '../config.js';
 import { SignalDevice } from '../contacts/signal-device.js';
 import { PreKeyPool } from './prekey-pool.js';
 import type { ReceivedMessage } from '../contacts/content.js';
-import type { PollMemory } from '../contacts/compose.js';
 import type { KeyPair } from '../cert.js';
 import type { IdentityKeyPair } from '../identity-key.js';
 import { RecentSent, type RetryRecord } from './recent-sent.js';
@@ -24,6 +23,13 @@ export interface ChatstateRecord {
 export interface DeviceLink {
   sendNode(node: BinaryNode): void;
   readonly isOnline: boolean;
+}
+
+/** What a contact remembers of polls it received, to vote later (the vote is encrypted with the poll's secret). */
+export interface PollMemory {
+  secret: Buffer;
+  creatorJid: string;
+  options: string[];
 }
 
 /** A Baileys client that was paired to an account (device id ≥ 1). */

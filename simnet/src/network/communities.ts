@@ -3,14 +3,6 @@
 // community and of its announcement group; unlinking takes out those no other linked group keeps.
 import type { Group, GroupStore } from './groups.js';
 
-/** What makes a group a community. */
-export interface CommunityState {
-  /** Jid of its announcement group. */
-  announcementJid: string;
-  /** Members (not only admins) may add groups: <allow_non_admin_sub_group_creation>. */
-  allowNonAdminSubGroupCreation: boolean;
-}
-
 /** Creates a community with its announcement group; `creatorPhone` is superadmin of both. */
 export function createCommunity(store: GroupStore, subject: string, description: string, creatorPhone: string, descriptionId: string): { parent: Group; announcement: Group } {
   const parent = store.create(subject, creatorPhone);

@@ -1,6 +1,13 @@
 // Group state: participants and roles, settings, invite codes; addressed by <digits>@g.us.
 import { randomBytes, randomInt } from 'node:crypto';
-import type { CommunityState } from './communities.js';
+
+/** What makes a group a community. */
+export interface CommunityState {
+  /** Jid of its announcement group. */
+  announcementJid: string;
+  /** Members (not only admins) may add groups: <allow_non_admin_sub_group_creation>. */
+  allowNonAdminSubGroupCreation: boolean;
+}
 
 export type Role = 'superadmin' | 'admin' | null;
 

@@ -1,6 +1,7 @@
 // Network policy: a spam detector (first messages to strangers per window; identical content to many recipients) → 463 nacks, then a ban.
 import { createHash } from 'node:crypto';
-import type { Simnet } from '../server/simnet.js';
+import type { ResolvedConfig } from '../config.js';
+import type { Counters } from './counters.js';
 import type { Account } from './accounts.js';
 
 interface Window {
@@ -15,11 +16,14 @@ export type SpamVerdict = 'ok' | 'restricted' | 'banned';
 export class SpamDetector {
   private readonly windows = new Map<string, Window>();
 
-  constructor(private readonly net: Simnet) {}
+  constructor(
+    private readonly config: Pick<ResolvedConfig, 'spam' | 'timeScale'>,
+    private readonly counters: Counters,
+  ) {}
 
   /** Judges one 1:1 send; records it when allowed. */
   check(sender: Account, recipientPhone: string, contentKey: Uint8Array | null): SpamVerdict {
-    const cfg = this.net.config.spam;
+    const cfg = this.config.spam;
     if (sender.banned) return 'banned';
     if (!cfg.enabled) {
       sender.knownPeers.add(recipientPhone);
@@ -27,7 +31,7 @@ export class SpamDetector {
     }
     const now = Date.now();
     let w = this.windows.get(sender.phone);
-    if (!w || now - w.start > this.net.scaled(cfg.windowMs)) {
+    if (!w || now - w.start > cfg.windowMs * this.config.timeScale) {
       w = { start: now, newChats: 0, contents: new Map() };
       this.windows.set(sender.phone, w);
     }
@@ -41,10 +45,10 @@ export class SpamDetector {
     }
     if (violation) {
       sender.violations++;
-      this.net.counters.inc('spam.restricted');
+      this.counters.inc('spam.restricted');
       if (sender.violations >= cfg.banAfterViolations) {
         sender.banned = true;
-        this.net.counters.inc('spam.banned');
+        this.counters.inc('spam.banned');
         return 'banned';
       }
       return 'restricted';

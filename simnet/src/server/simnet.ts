@@ -1,11 +1,10 @@
 // The simnet core: owns the registry, connections, timers and counters, and routes stanzas to the handler families.
-import { genKeyPair } from '../cert.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { BinaryNode, proto } from 'baileys';
 import { resolveConfig, type ResolvedConfig, type SimnetOptions } from '../config.js';
-import { buildCertChain, keyPairFromSeed, type KeyPair } from '../cert.js';
+import { buildCertChain, genKeyPair, keyPairFromSeed, type KeyPair } from '../cert.js';
 import { acceptWebSocket } from '../transport/websocket.js';
 import { ClientConnection } from './connection.js';
 import { Registry, type LinkedDevice } from '../network/accounts.js';
@@ -24,13 +23,13 @@ import { CatalogStore } from '../network/catalogs.js';
 import { Faults } from '../network/faults.js';
 import { MessageIndex } from '../network/message-index.js';
 import type { ReceivedMessage } from '../contacts/content.js';
+import type { AdminContext } from './context.js';
 import { EventEmitter } from 'node:events';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
-
 export type AdminHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export class Simnet {
+export class Simnet implements AdminContext {
   readonly config: ResolvedConfig;
   readonly registry: Registry;
   readonly counters = new Counters();
@@ -65,7 +64,7 @@ export class Simnet {
     this.serverStatic = genKeyPair();
     this.certChain = buildCertChain(this.root, this.serverStatic.public).chain;
     this.pairing = new PairingManager(this);
-    this.spam = new SpamDetector(this);
+    this.spam = new SpamDetector(this.config, this.counters);
   }
 
   setAdminHandler(h: AdminHandler): void {
