@@ -18,59 +18,6 @@ const SCANNED = ['src', 'simnet/src', 'simnet/test'];
  * so does an entry here that no longer exists (delete it when you break the circle).
  */
 const KNOWN_CYCLES: readonly (readonly string[])[] = [
-  // simnet: most files take the whole Simnet class as a service locator; inside it, handlers/messages.ts ↔
-  // receipts/retry/newsletters/group-messages/status-messages and handlers/groups.ts ↔
-  // group-actions/communities also import each other at run time.
-  [
-    'simnet/src/contacts/ask-retry.ts',
-    'simnet/src/contacts/compose.ts',
-    'simnet/src/contacts/media-retry.ts',
-    'simnet/src/contacts/media-send.ts',
-    'simnet/src/contacts/outbound.ts',
-    'simnet/src/contacts/resend.ts',
-    'simnet/src/handlers/address-book.ts',
-    'simnet/src/handlers/app-state.ts',
-    'simnet/src/handlers/bootstrap.ts',
-    'simnet/src/handlers/business-profile.ts',
-    'simnet/src/handlers/calls.ts',
-    'simnet/src/handlers/catalog.ts',
-    'simnet/src/handlers/chat-notes.ts',
-    'simnet/src/handlers/chat-state.ts',
-    'simnet/src/handlers/communities.ts',
-    'simnet/src/handlers/devices.ts',
-    'simnet/src/handlers/group-actions.ts',
-    'simnet/src/handlers/group-messages.ts',
-    'simnet/src/handlers/group-picture.ts',
-    'simnet/src/handlers/groups.ts',
-    'simnet/src/handlers/history-sync.ts',
-    'simnet/src/handlers/iq.ts',
-    'simnet/src/handlers/keys.ts',
-    'simnet/src/handlers/labels.ts',
-    'simnet/src/handlers/live.ts',
-    'simnet/src/handlers/login.ts',
-    'simnet/src/handlers/messages.ts',
-    'simnet/src/handlers/newsletters.ts',
-    'simnet/src/handlers/pairing.ts',
-    'simnet/src/handlers/presence.ts',
-    'simnet/src/handlers/profile.ts',
-    'simnet/src/handlers/push-name.ts',
-    'simnet/src/handlers/receipts.ts',
-    'simnet/src/handlers/retry.ts',
-    'simnet/src/handlers/status-messages.ts',
-    'simnet/src/handlers/usync.ts',
-    'simnet/src/network/accounts.ts',
-    'simnet/src/network/business.ts',
-    'simnet/src/network/phone-history.ts',
-    'simnet/src/network/profiles.ts',
-    'simnet/src/network/spam.ts',
-    'simnet/src/server/connection.ts',
-    'simnet/src/server/simnet.ts',
-  ],
-  // simnet: the group and community stores import each other's types.
-  [
-    'simnet/src/network/communities.ts',
-    'simnet/src/network/groups.ts',
-  ],
   // cluster: node ↔ routing ↔ metrics.
   [
     'src/cluster/metrics.ts',
