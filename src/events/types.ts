@@ -2,8 +2,9 @@
 // The engine emits them (phones, never @lid; statuses monotonic); the outbox stores and delivers them.
 // `instanceId` and `connectedPhone` are filled in by the outbox, so emitters leave them out.
 
-/** How far a message the instance sent has got (monotonic). */
-export type MessageStatus = 'SENT' | 'RECEIVED' | 'READ' | 'PLAYED';
+import type { MessageStatus } from './vocabulary.js';
+
+export { MESSAGE_STATUSES, WEBHOOK_KINDS, type MessageStatus, type WebhookKind } from './vocabulary.js';
 
 /**
  * Media fields shared by every media content: the file's signed URL on this gateway (valid before

@@ -1,13 +1,10 @@
 // The per-instance message queue and the record of sent messages (one table: a message moves
 // queued → in_flight → sent | failed, keeping its seq, zaapId and WhatsApp messageId).
 import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { MESSAGE_STATUSES, type MessageStatus } from '../events/vocabulary.js';
 import type { Database } from './database.js';
 import { WriteBatcher } from './write-batcher.js';
 import type { DB, MessageRow, MessageState, NewMessageRow } from './schema.js';
-
-/** The network's view of a sent message, in the only order it may move. */
-const WA_STATUS_ORDER = ['SENT', 'RECEIVED', 'READ', 'PLAYED'] as const;
-export type WaStatus = (typeof WA_STATUS_ORDER)[number];
 
 /**
  * The head of an instance's queue without its payload (which may hold a 16 MiB data URI), and the
@@ -42,7 +39,7 @@ export interface QueuePage {
 interface StatusAdvance {
   instanceId: string;
   messageIds: readonly string[];
-  status: WaStatus;
+  status: MessageStatus;
   at: number;
 }
 
@@ -288,7 +285,7 @@ export class MessagesRepo {
    * Moves the network status of sent messages forward (SENT → RECEIVED → READ → PLAYED), never back.
    * Returns the messages that actually moved (id and queued phone), so each change is reported once.
    */
-  advanceWaStatus(instanceId: string, messageIds: readonly string[], status: WaStatus, at: number): Promise<{ message_id: string; phone: string }[]> {
+  advanceWaStatus(instanceId: string, messageIds: readonly string[], status: MessageStatus, at: number): Promise<{ message_id: string; phone: string }[]> {
     if (messageIds.length === 0) return Promise.resolve([]);
     return this.statusAdvances.submit({ instanceId, messageIds, status, at });
   }
@@ -302,7 +299,7 @@ export class MessagesRepo {
     this.db.transaction().execute(async (trx) => {
       const out: { message_id: string; phone: string }[][] = [];
       for (const { instanceId, messageIds, status, at } of items) {
-        const lower = WA_STATUS_ORDER.slice(0, WA_STATUS_ORDER.indexOf(status));
+        const lower = MESSAGE_STATUSES.slice(0, MESSAGE_STATUSES.indexOf(status));
         out.push(
           await trx
             .updateTable('messages')
