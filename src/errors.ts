@@ -53,6 +53,12 @@ const CATEGORY_OF = {
 } as const satisfies Record<string, DomainErrorCode>;
 
 export type DomainErrorWireCode = keyof typeof CATEGORY_OF;
+export const DOMAIN_ERROR_CODES = Object.keys(CATEGORY_OF) as readonly DomainErrorWireCode[];
+
+/** The category of a domain error code (so its status: src/http/error-handler.ts `statusOf`). */
+export function categoryOf(code: DomainErrorWireCode): DomainErrorCode {
+  return CATEGORY_OF[code];
+}
 
 /** Codes of the errors the HTTP layer answers itself, for requests that never reach a use case. */
 export const REQUEST_ERROR_CODES = [
@@ -70,7 +76,7 @@ export type RequestErrorCode = (typeof REQUEST_ERROR_CODES)[number];
 
 /** Every code an error response can carry (the `code` enum of the OpenAPI ErrorBody). */
 export type ErrorCode = DomainErrorWireCode | RequestErrorCode;
-export const ERROR_CODES: readonly ErrorCode[] = [...(Object.keys(CATEGORY_OF) as DomainErrorWireCode[]), ...REQUEST_ERROR_CODES];
+export const ERROR_CODES: readonly ErrorCode[] = [...DOMAIN_ERROR_CODES, ...REQUEST_ERROR_CODES];
 
 export class DomainError extends Error {
   /** The category, which picks the HTTP status; `wireCode` is the finer code the client sees. */

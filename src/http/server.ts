@@ -146,9 +146,9 @@ export async function buildHttpServer(deps: HttpDeps) {
   app.setNotFoundHandler((request, reply) => {
     const allowed = methods.allowed(request.url.split('?')[0] ?? '');
     if (allowed.length > 0) {
-      return reply.code(405).header('allow', allowed.join(', ')).send({ error: 'Method Not Allowed' });
+      return reply.code(405).header('allow', allowed.join(', ')).send({ error: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED' });
     }
-    return reply.code(404).send({ error: 'Not found' });
+    return reply.code(404).send({ error: 'Not found', code: 'ROUTE_NOT_FOUND' });
   });
 
   // Callback-style hooks and a level check before building the debug line: these run on every
