@@ -42,7 +42,7 @@ import type { MediaService } from '../services/media-service.js';
 
 const INSTANCE_PREFIX = '/instances/:instanceId/token/:instanceToken';
 
-/** Tags in Z-API's order (its docs' sidebar, ZAPI-SURFACE.md §1), then zapgate's own. */
+/** Tags in Z-API's order (its docs' sidebar, docs/zapi-surface.md §1), then zapgate's own. */
 export const TAGS = [
   { name: 'instance', description: 'Create, pair, restart, disconnect and configure an instance (one WhatsApp number).' },
   { name: 'messages', description: 'Send every kind of message (queued durably: a 200 means it is on disk), react, forward, pin, delete.' },

@@ -12,7 +12,7 @@ interface Route {
  * The webhook an event goes to, or null when it is not delivered: no URL (or a disabled one) for
  * its kind, or a message this instance sent itself while notifySentByMe is off. Group and system
  * notifications are delivered even when fromMe: GROUP_CREATE is how an API-created group's id
- * arrives (CONTRACT §8), and it is "from me" by nature.
+ * arrives (docs/contract.md §8), and it is "from me" by nature.
  */
 export function routeOf(event: GatewayEvent, ctx: InstanceDeliveryContext): Route | null {
   const kind = WEBHOOK_KIND_OF[event.type];

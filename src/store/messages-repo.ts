@@ -229,7 +229,7 @@ export class MessagesRepo {
     };
   }
 
-  // ─── Outgoing media by reference and queued bytes (hardening #1) ─────────────────────────────
+  // Outgoing media by reference, and the bytes an account has queued (its quota).
   /** Payloads of the waiting messages that reference stored media (of one account, or of all). */
   async waitingMediaPayloads(accountId?: string): Promise<string[]> {
     let q = this.db.selectFrom('messages').select('payload').where('state', 'in', ['queued', 'in_flight']).where('media_bytes', '>', 0);
@@ -249,7 +249,6 @@ export class MessagesRepo {
       .executeTakeFirst();
     return Number(r?.n ?? 0);
   }
-  // ─── end of outgoing media by reference ──────────────────────────────────────────────────────
 
   /** Removes every message that has not started sending; returns how many. */
   async clearWaiting(instanceId: string): Promise<number> {
@@ -334,7 +333,7 @@ export class MessagesRepo {
       .executeTakeFirst();
   }
 
-  // ─── Sender (issue #5): claiming and settling queued messages ─────────────────────────────────
+  // The sender: claiming and settling queued messages.
   // Each instance has exactly one sender lane, so these moves never race each other; the only
   // concurrent writer is the queue API deleting `queued` rows, which the guarded updates tolerate.
 

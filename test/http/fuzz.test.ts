@@ -10,7 +10,7 @@ import { startGateway, type TestGateway, type TestInstance } from '../helpers/ga
 import { ERROR_CODES } from '../../src/errors.js';
 import { malformedRequests, operationsOf, type FuzzRequest, type OpenApiDocument } from '../helpers/openapi-fuzz.js';
 
-// DESIGN.md's reliability list asks for 10,000; ZAPGATE_FUZZ_REQUESTS scales it for longer hunts.
+// docs/design.md's reliability list asks for 10,000; ZAPGATE_FUZZ_REQUESTS scales it for longer hunts.
 const TOTAL_REQUESTS = Number(process.env.ZAPGATE_FUZZ_REQUESTS ?? 10_000);
 const SEED = Number(process.env.ZAPGATE_FUZZ_SEED ?? Date.now() % 2 ** 31);
 
