@@ -1,5 +1,9 @@
-// The closed set of domain errors. Only src/http/error-handler.ts knows their HTTP statuses.
+// Every error a client can be answered with, in one module: the domain errors and their factories
+// (the only place a DomainError is made), and the stable codes the HTTP layer puts on the wire
+// beside `error` and `message` (docs/errors.md lists each code with its status and meaning).
+// Only src/http/error-handler.ts knows the HTTP statuses.
 
+/** The category of a domain error: what src/http/error-handler.ts turns into an HTTP status. */
 export type DomainErrorCode =
   | 'invalid_input'
   | 'unauthorized_client'
@@ -19,69 +23,130 @@ export type DomainErrorCode =
   | 'not_business'
   | 'no_owner';
 
+/**
+ * The code each factory below puts on the wire (UPPER_SNAKE, never renamed once released: clients
+ * branch on it where the Z-API `error` strings are shared, e.g. three different 429s), with its
+ * category.
+ */
+const CATEGORY_OF = {
+  INVALID_INPUT: 'invalid_input',
+  INVALID_CLIENT_TOKEN: 'unauthorized_client',
+  INVALID_INSTANCE_TOKEN: 'unauthorized_instance',
+  INSTANCE_NOT_FOUND: 'instance_not_found',
+  NOT_FOUND: 'not_found',
+  QR_CODE_UNAVAILABLE: 'qr_unavailable',
+  INSTANCE_NOT_CONNECTED: 'not_connected',
+  INSTANCE_UNAVAILABLE: 'no_owner',
+  NETWORK_REFUSED: 'network_refused',
+  RATE_LIMITED: 'rate_limited',
+  QUEUE_FULL: 'queue_full',
+  COMMAND_TIMEOUT: 'command_timeout',
+  CONFLICT: 'conflict',
+  MEDIA_LINK_INVALID: 'forbidden',
+  MEDIA_UNAVAILABLE: 'upstream_unavailable',
+  DISK_FULL: 'disk_full',
+  BUSINESS_ACCOUNT_REQUIRED: 'not_business',
+  INSTANCE_LIMIT_REACHED: 'forbidden',
+  ACCOUNT_QUEUE_FULL: 'queue_full',
+  EVENT_STREAM_LIMIT_REACHED: 'rate_limited',
+  PHONE_CHECK_JOB_LIMIT_REACHED: 'rate_limited',
+} as const satisfies Record<string, DomainErrorCode>;
+
+export type DomainErrorWireCode = keyof typeof CATEGORY_OF;
+export const DOMAIN_ERROR_CODES = Object.keys(CATEGORY_OF) as readonly DomainErrorWireCode[];
+
+/** The category of a domain error code (so its status: src/http/error-handler.ts `statusOf`). */
+export function categoryOf(code: DomainErrorWireCode): DomainErrorCode {
+  return CATEGORY_OF[code];
+}
+
+/** Codes of the errors the HTTP layer answers itself, for requests that never reach a use case. */
+export const REQUEST_ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'MALFORMED_REQUEST',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'PAYLOAD_TOO_LARGE',
+  'REQUEST_REFUSED',
+  'ROUTE_NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'REQUEST_TIMEOUT',
+  'INTERNAL_ERROR',
+] as const;
+export type RequestErrorCode = (typeof REQUEST_ERROR_CODES)[number];
+
+/** Every code an error response can carry (the `code` enum of the OpenAPI ErrorBody). */
+export type ErrorCode = DomainErrorWireCode | RequestErrorCode;
+export const ERROR_CODES: readonly ErrorCode[] = [...DOMAIN_ERROR_CODES, ...REQUEST_ERROR_CODES];
+
 export class DomainError extends Error {
+  /** The category, which picks the HTTP status; `wireCode` is the finer code the client sees. */
+  readonly code: DomainErrorCode;
+  readonly retryAfterSeconds: number | undefined;
+
   constructor(
-    readonly code: DomainErrorCode,
+    readonly wireCode: DomainErrorWireCode,
     message: string,
     readonly detail?: string,
     options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DomainError';
+    this.code = CATEGORY_OF[wireCode];
     this.retryAfterSeconds = options?.retryAfterSeconds;
   }
-  readonly retryAfterSeconds: number | undefined;
 }
 
 export const errors = {
-  invalidInput: (detail: string) => new DomainError('invalid_input', 'Invalid request', detail),
-  unauthorizedClient: () => new DomainError('unauthorized_client', 'Unauthorized', 'Invalid Client-Token'),
-  unauthorizedInstance: () => new DomainError('unauthorized_instance', 'Unauthorized', 'Invalid instanceToken'),
-  instanceNotFound: () => new DomainError('instance_not_found', 'Instance not found'),
-  notFound: (what = 'Not found') => new DomainError('not_found', what),
+  invalidInput: (detail: string) => new DomainError('INVALID_INPUT', 'Invalid request', detail),
+  unauthorizedClient: () => new DomainError('INVALID_CLIENT_TOKEN', 'Unauthorized', 'Invalid Client-Token'),
+  unauthorizedInstance: () => new DomainError('INVALID_INSTANCE_TOKEN', 'Unauthorized', 'Invalid instanceToken'),
+  instanceNotFound: () => new DomainError('INSTANCE_NOT_FOUND', 'Instance not found'),
+  notFound: (what = 'Not found') => new DomainError('NOT_FOUND', what),
   qrUnavailable: () =>
-    new DomainError('qr_unavailable', 'QR code not available. Instance may already be connected or QR expired.'),
-  notConnected: () => new DomainError('not_connected', 'Instance not connected'),
+    new DomainError('QR_CODE_UNAVAILABLE', 'QR code not available. Instance may already be connected or QR expired.'),
+  notConnected: () => new DomainError('INSTANCE_NOT_CONNECTED', 'Instance not connected'),
   /** Cluster mode: no live node runs the instance's session right now (a failover or handover). */
   noOwner: (retryAfterSeconds: number) =>
-    new DomainError('no_owner', 'Instance unavailable', 'no node of the cluster runs this instance right now (a failover or handover is under way); try again', { retryAfterSeconds }),
+    new DomainError('INSTANCE_UNAVAILABLE', 'Instance unavailable', 'no node of the cluster runs this instance right now (a failover or handover is under way); try again', { retryAfterSeconds }),
   networkRefused: (reason: string, cause?: unknown) =>
-    new DomainError('network_refused', 'Unable to process request', reason, { cause }),
+    new DomainError('NETWORK_REFUSED', 'Unable to process request', reason, { cause }),
   rateLimited: (retryAfterSeconds: number) =>
-    new DomainError('rate_limited', 'Too many requests', undefined, { retryAfterSeconds }),
+    new DomainError('RATE_LIMITED', 'Too many requests', undefined, { retryAfterSeconds }),
   queueFull: (retryAfterSeconds: number) =>
-    new DomainError('queue_full', 'Too many requests', 'instance queue is full', { retryAfterSeconds }),
-  commandTimeout: () => new DomainError('command_timeout', 'Worker command timeout'),
-  conflict: (message: string, detail?: string) => new DomainError('conflict', message, detail),
+    new DomainError('QUEUE_FULL', 'Too many requests', 'instance queue is full', { retryAfterSeconds }),
+  commandTimeout: () => new DomainError('COMMAND_TIMEOUT', 'Worker command timeout'),
+  conflict: (message: string, detail?: string) => new DomainError('CONFLICT', message, detail),
   /** A signed link that is wrong or out of date: never the file. */
-  forbidden: (detail: string) => new DomainError('forbidden', 'Forbidden', detail),
+  forbidden: (detail: string) => new DomainError('MEDIA_LINK_INVALID', 'Forbidden', detail),
   /** The network could not give us what was asked now (a media download failed); try again later. */
   upstreamUnavailable: (detail: string, retryAfterSeconds: number) =>
-    new DomainError('upstream_unavailable', 'Media not available', detail, { retryAfterSeconds }),
+    new DomainError('MEDIA_UNAVAILABLE', 'Media not available', detail, { retryAfterSeconds }),
   /** A write failed for want of space (the store's disk, or PostgreSQL's): nothing of it was stored. */
   diskFull: (cause: unknown) =>
-    new DomainError('disk_full', 'Insufficient Storage', 'the disk is full: nothing was stored; try again once space has been freed', { cause }),
+    new DomainError('DISK_FULL', 'Insufficient Storage', 'the disk is full: nothing was stored; try again once space has been freed', { cause }),
   /** A WhatsApp Business endpoint on an instance paired with a personal WhatsApp account. */
   notBusiness: () =>
-    new DomainError('not_business', 'WhatsApp Business account required', 'this works only on an instance paired with a WhatsApp Business account; this one is a personal WhatsApp account'),
+    new DomainError('BUSINESS_ACCOUNT_REQUIRED', 'WhatsApp Business account required', 'this works only on an instance paired with a WhatsApp Business account; this one is a personal WhatsApp account'),
+  /** The account has as many instances as it may (ZAPGATE_MAX_INSTANCES_PER_ACCOUNT). */
+  tooManyInstances: (limit: number) =>
+    new DomainError('INSTANCE_LIMIT_REACHED', 'Forbidden', `instance limit reached: an account may have ${limit} instances (delete one first)`),
+  /** The account's queued messages hold as many bytes as they may (ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT). */
+  queuedBytesFull: (queued: number, adding: number, limit: number, retryAfterSeconds: number) =>
+    new DomainError(
+      'ACCOUNT_QUEUE_FULL',
+      'Too many requests',
+      `the account's queued messages hold ${queued} bytes; ${adding} more would pass the limit of ${limit} bytes (wait for messages to be sent)`,
+      { retryAfterSeconds },
+    ),
+  /** The account holds as many event streams open as it may (each is a long-lived connection). */
+  tooManyEventStreams: (limit: number) =>
+    new DomainError('EVENT_STREAM_LIMIT_REACHED', 'Too many requests', `this account already has ${limit} event streams open (close one, or resume later with Last-Event-ID)`, { retryAfterSeconds: 5 }),
+  /** The instance runs as many phone-exists-batch jobs as it may at once. */
+  tooManyPhoneCheckJobs: (limit: number) =>
+    new DomainError('PHONE_CHECK_JOB_LIMIT_REACHED', 'Too many requests', `this instance already has ${limit} phone-exists-batch jobs running: wait for one to finish`, { retryAfterSeconds: 30 }),
 } as const;
 
 /** Whether `err` is (or wraps) a write that failed for want of space. */
 export function isDiskFull(err: unknown): boolean {
   return err instanceof DomainError && err.code === 'disk_full';
 }
-// ─── Per-account quotas (hardening #1) ───────────────────────────────────────────────────────
-export const quotaErrors = {
-  /** 403: the account has as many instances as it may (ZAPGATE_MAX_INSTANCES_PER_ACCOUNT). */
-  tooManyInstances: (limit: number) =>
-    new DomainError('forbidden', 'Forbidden', `instance limit reached: an account may have ${limit} instances (delete one first)`),
-  /** 429: the account's queued messages hold as many bytes as they may (ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT). */
-  queuedBytesFull: (queued: number, adding: number, limit: number, retryAfterSeconds: number) =>
-    new DomainError(
-      'queue_full',
-      'Too many requests',
-      `the account's queued messages hold ${queued} bytes; ${adding} more would pass the limit of ${limit} bytes (wait for messages to be sent)`,
-      { retryAfterSeconds },
-    ),
-} as const;
-// ─── end of per-account quotas ───────────────────────────────────────────────────────────────

@@ -2,10 +2,8 @@
 // (http/cluster-forwarding.ts), put together from the node, the peer authentication and metrics.
 import { Agent, type Dispatcher } from 'undici';
 import type { ClusterMetrics } from './metrics.js';
-import type { ClusterNode } from './node.js';
+import type { ClusterNode, Placement } from './node.js';
 import { PeerAuth } from './peer-auth.js';
-
-export type Placement = { kind: 'here' } | { kind: 'forward'; nodeId: string; url: string } | { kind: 'nobody' } | { kind: 'unknown' };
 
 export interface ClusterRouting {
   readonly nodeId: string;

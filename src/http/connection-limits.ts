@@ -66,7 +66,7 @@ export function exemptFromDeadline(reply: FastifyReply): void {
   (reply.raw as unknown as Record<symbol, boolean>)[LONG_LIVED] = true;
 }
 
-const TOO_LONG = JSON.stringify({ error: 'Service Unavailable', message: 'the request took too long; try again' });
+const TOO_LONG = JSON.stringify({ error: 'Service Unavailable', message: 'the request took too long; try again', code: 'REQUEST_TIMEOUT' });
 
 /**
  * The total request time: a request not answered `ms` after its headers arrived gets a 503 (the

@@ -1,7 +1,8 @@
 // The one place where errors become HTTP responses: domain codes → statuses, framework errors → 4xx,
-// anything else → 500 with the request id (never a stack trace or a secret).
+// anything else → 500 with the request id (never a stack trace or a secret). Every body carries a
+// stable `code` beside the contract's `error` and `message` (docs/errors.md).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type DomainErrorCode } from '../errors.js';
+import { DomainError, type DomainErrorCode, type ErrorCode } from '../errors.js';
 
 const STATUS: Record<DomainErrorCode, number> = {
   invalid_input: 400,
@@ -26,46 +27,53 @@ const STATUS: Record<DomainErrorCode, number> = {
 export interface ErrorBody {
   error: string;
   message?: string;
+  code: ErrorCode;
+}
+
+/** The HTTP status of a domain error category (docs/errors.md lists it for each code). */
+export function statusOf(category: DomainErrorCode): number {
+  return STATUS[category];
 }
 
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (err instanceof DomainError) {
     if (err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
-    return send(reply, STATUS[err.code], err.message, err.detail);
+    return send(reply, STATUS[err.code], err.wireCode, err.message, err.detail);
   }
   const fe = err as FastifyError;
   if (fe.validation) {
-    return send(reply, 400, 'Invalid request', describeValidation(fe));
+    return send(reply, 400, 'VALIDATION_FAILED', 'Invalid request', describeValidation(fe));
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return send(reply, 415, 'Unsupported Media Type', 'send the body as application/json');
+      return send(reply, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type', 'send the body as application/json');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return send(reply, 413, 'Payload Too Large');
+      return send(reply, 413, 'PAYLOAD_TOO_LARGE', 'Payload Too Large');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return send(reply, 400, 'Invalid request', 'body: must not be empty');
+      return send(reply, 400, 'MALFORMED_REQUEST', 'Invalid request', 'body: must not be empty');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return send(reply, 400, 'Invalid request', 'body: malformed JSON');
+      return send(reply, 400, 'MALFORMED_REQUEST', 'Invalid request', 'body: malformed JSON');
     case 'FST_ERR_BAD_URL':
-      return send(reply, 400, 'Invalid request', 'path: malformed percent-encoding');
+      return send(reply, 400, 'MALFORMED_REQUEST', 'Invalid request', 'path: malformed percent-encoding');
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return send(reply, 400, 'Invalid request', 'path: a segment is longer than 200 characters');
+      return send(reply, 400, 'MALFORMED_REQUEST', 'Invalid request', 'path: a segment is longer than 200 characters');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return send(reply, 400, 'Invalid request', 'content-length does not match the body');
+      return send(reply, 400, 'MALFORMED_REQUEST', 'Invalid request', 'content-length does not match the body');
     default:
       break;
   }
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     // Malformed JSON and other client mistakes detected by the framework.
     const message = fe.code === 'FST_ERR_CTP_INVALID_JSON' || fe instanceof SyntaxError ? 'body: malformed JSON' : undefined;
-    return send(reply, fe.statusCode, fe.statusCode === 400 ? 'Invalid request' : 'Request refused', message);
+    if (fe.statusCode === 400) return send(reply, 400, 'MALFORMED_REQUEST', 'Invalid request', message);
+    return send(reply, fe.statusCode, 'REQUEST_REFUSED', 'Request refused', message);
   }
   request.log.error({ err }, 'unhandled error');
-  return send(reply, 500, 'Unable to process request');
+  return send(reply, 500, 'INTERNAL_ERROR', 'Unable to process request');
 }
 
-function send(reply: FastifyReply, status: number, error: string, message?: string): FastifyReply {
-  const body: ErrorBody = message === undefined ? { error } : { error, message };
+function send(reply: FastifyReply, status: number, code: ErrorCode, error: string, message?: string): FastifyReply {
+  const body: ErrorBody = message === undefined ? { error, code } : { error, message, code };
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 

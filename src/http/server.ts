@@ -42,7 +42,7 @@ import type { MediaService } from '../services/media-service.js';
 
 const INSTANCE_PREFIX = '/instances/:instanceId/token/:instanceToken';
 
-/** Tags in Z-API's order (its docs' sidebar, ZAPI-SURFACE.md §1), then zapgate's own. */
+/** Tags in Z-API's order (its docs' sidebar, docs/zapi-surface.md §1), then zapgate's own. */
 export const TAGS = [
   { name: 'instance', description: 'Create, pair, restart, disconnect and configure an instance (one WhatsApp number).' },
   { name: 'messages', description: 'Send every kind of message (queued durably: a 200 means it is on disk), react, forward, pin, delete.' },
@@ -146,9 +146,9 @@ export async function buildHttpServer(deps: HttpDeps) {
   app.setNotFoundHandler((request, reply) => {
     const allowed = methods.allowed(request.url.split('?')[0] ?? '');
     if (allowed.length > 0) {
-      return reply.code(405).header('allow', allowed.join(', ')).send({ error: 'Method Not Allowed' });
+      return reply.code(405).header('allow', allowed.join(', ')).send({ error: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED' });
     }
-    return reply.code(404).send({ error: 'Not found' });
+    return reply.code(404).send({ error: 'Not found', code: 'ROUTE_NOT_FOUND' });
   });
 
   // Callback-style hooks and a level check before building the debug line: these run on every

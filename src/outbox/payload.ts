@@ -1,7 +1,7 @@
 // Turns an emitted event into what is delivered: which webhook it goes to (if any) and the exact body.
 import { WEBHOOK_KIND_OF, type GatewayEvent } from '../events/types.js';
 import type { InstanceDeliveryContext } from '../store/deliveries-repo.js';
-import type { WebhookKind } from '../store/webhooks-repo.js';
+import type { WebhookKind } from '../events/types.js';
 
 interface Route {
   kind: WebhookKind;

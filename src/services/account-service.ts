@@ -9,7 +9,8 @@ import { reactionSettingsOf } from '../sessions/account-reactions.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstancePatch, InstanceRow } from '../store/schema.js';
-import type { WebhookKind, WebhooksRepo } from '../store/webhooks-repo.js';
+import type { WebhookKind } from '../events/types.js';
+import type { WebhooksRepo } from '../store/webhooks-repo.js';
 
 /** Z-API's instance data (GET /me), with the settings this gateway keeps. */
 export interface InstanceData {

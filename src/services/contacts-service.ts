@@ -1,6 +1,6 @@
 // Phone checks: validate every number first (a bad one fails the whole call), then ask the network,
 // in the request or, for a large batch, as a job the client polls (phone-check-jobs.ts).
-import { DomainError, errors } from '../errors.js';
+import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
 import type { PhoneCheck, SessionsPort } from '../sessions/port.js';
 import type { PhoneCheckJobs, PhoneCheckJobView } from './phone-check-jobs.js';
@@ -47,7 +47,7 @@ export class ContactsService {
       }
     });
     if (bad.length > 0) {
-      throw new DomainError('invalid_input', 'Invalid request', `phones: not phone numbers with country code: ${bad.join(', ')}`);
+      throw errors.invalidInput(`phones: not phone numbers with country code: ${bad.join(', ')}`);
     }
   }
 

@@ -2,7 +2,7 @@
 // cursor (the last event id a consumer saw). The store is the only source: a commit only wakes the
 // streams it concerns, and each stream reads what follows its own cursor, so a slow or reconnecting
 // consumer gets every event once, in order, for as long as the outbox keeps it.
-import { DomainError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { StreamEvent, StreamEventsRepo } from '../store/events-repo.js';
 
 export type { StreamEvent };
@@ -101,11 +101,6 @@ class Stream implements OpenStream {
   }
 }
 
-const streamErrors = {
-  tooMany: (limit: number) =>
-    new DomainError('rate_limited', 'Too many requests', `this account already has ${limit} event streams open (close one, or resume later with Last-Event-ID)`, { retryAfterSeconds: 5 }),
-};
-
 export class EventStreamHub {
   private readonly streams = new Set<Stream>();
   private readonly perAccount = new Map<string, number>();
@@ -136,7 +131,7 @@ export class EventStreamHub {
    */
   async openStream(scope: StreamScope, lastEventId: string | undefined, deliver: Deliver, ended: (err?: unknown) => void): Promise<OpenStream> {
     const count = this.perAccount.get(scope.accountId) ?? 0;
-    if (count >= this.settings.maxPerAccount) throw streamErrors.tooMany(this.settings.maxPerAccount);
+    if (count >= this.settings.maxPerAccount) throw errors.tooManyEventStreams(this.settings.maxPerAccount);
     this.perAccount.set(scope.accountId, count + 1);
     const stream = new Stream(
       scope,

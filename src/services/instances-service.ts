@@ -1,7 +1,7 @@
 // Instances: creation, lookup with the contract's check order, lifecycle commands and settings.
 import QRCode from 'qrcode';
 import type { Clock } from '../clock.js';
-import { errors, quotaErrors } from '../errors.js';
+import { errors } from '../errors.js';
 import { hashToken, newInstanceId, newToken, tokenMatches } from '../ids.js';
 import { generateWebhookSecret } from '../outbox/signing.js';
 import type { SessionsPort } from '../sessions/port.js';
@@ -143,7 +143,7 @@ export class InstancesService {
       if (!(await this.store.accounts.findById(accountId))) throw errors.unauthorizedClient();
       throw err;
     });
-    if (!inserted) throw quotaErrors.tooManyInstances(this.maxPerAccount);
+    if (!inserted) throw errors.tooManyInstances(this.maxPerAccount);
     // Its owner runs its session from the first QR on; a failure here leaves it an orphan, claimed at the next heartbeat.
     await this.cluster?.assignNew(id).catch(() => undefined);
     return { instanceId: id, instanceToken, name, status: 'disconnected' };

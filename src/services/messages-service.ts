@@ -1,6 +1,6 @@
 // Send operations: validate, fix the WhatsApp message id, and durably enqueue.
 import type { Clock } from '../clock.js';
-import { DomainError, errors } from '../errors.js';
+import { errors } from '../errors.js';
 import { newWaMessageId, newZaapId } from '../ids.js';
 import { formatTarget, parseGroupId, parsePhone, parseTarget, STATUS_TARGET, type Target } from '../domain/phone.js';
 import { assertChannelContent } from '../domain/channel-content.js';
@@ -296,7 +296,7 @@ function collectDataUris(content: OutgoingContent, decoded: Map<string, Buffer> 
 
 function buildMessage(target: Target, common: SendCommon, content: OutgoingContent): OutgoingMessage {
   if (common.mentionAll && target.kind !== 'group') {
-    throw new DomainError('invalid_input', 'Invalid request', 'mentionAll can only be used in groups');
+    throw errors.invalidInput('mentionAll can only be used in groups');
   }
   if (target.kind === 'newsletter') assertChannelContent(content.type);
   const message: OutgoingMessage = { content };

@@ -54,7 +54,7 @@ export class PhoneCheckJobs {
   /** Records a job for already validated numbers (the caller's spellings) and starts it. */
   async start(instanceId: string, phones: readonly string[]): Promise<PhoneCheckJobView> {
     if ((await this.repo.countRunning(instanceId)) >= this.settings.maxPerInstance) {
-      throw new DomainError('rate_limited', 'Too many requests', `this instance already has ${this.settings.maxPerInstance} phone-exists-batch jobs running: wait for one to finish`, { retryAfterSeconds: 30 });
+      throw errors.tooManyPhoneCheckJobs(this.settings.maxPerInstance);
     }
     const id = newUuid();
     await this.repo.create({ id, instance_id: instanceId, phones, created_at: this.clock.now() });

@@ -7,7 +7,7 @@
 // no promise at all (bench/enqueue). Sent messages are noticed at the next refresh, so the check
 // errs on the side of refusing, for at most `refreshMs` near the cap.
 import type { Clock } from '../clock.js';
-import { quotaErrors } from '../errors.js';
+import { errors } from '../errors.js';
 import { mediaRefsIn } from '../media/outgoing-store.js';
 import type { MessagesRepo } from '../store/messages-repo.js';
 
@@ -61,7 +61,7 @@ export class QueuedBytesQuota {
   private count(u: Usage, payloadChars: number, media: readonly QueuedMedia[]): void {
     let adding = payloadChars;
     for (const m of media) if (!u.media.has(m.sha256)) adding += m.bytes;
-    if (u.bytes + adding > this.limit) throw quotaErrors.queuedBytesFull(u.bytes, adding, this.limit, RETRY_AFTER_SECONDS);
+    if (u.bytes + adding > this.limit) throw errors.queuedBytesFull(u.bytes, adding, this.limit, RETRY_AFTER_SECONDS);
     u.bytes += adding;
     for (const m of media) u.media.add(m.sha256);
   }

@@ -4,7 +4,8 @@ import { errors } from '../errors.js';
 import type { AddressGuard } from '../net/address-guard.js';
 import { generateWebhookSecret } from '../outbox/signing.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
-import { WEBHOOK_KINDS, type WebhookKind, type WebhooksRepo, type WebhookTarget } from '../store/webhooks-repo.js';
+import { WEBHOOK_KINDS, type WebhookKind } from '../events/types.js';
+import type { WebhooksRepo, WebhookTarget } from '../store/webhooks-repo.js';
 
 /** What WebhooksService needs of the store (the SQL store implements it). */
 interface WebhooksStore {

@@ -3,13 +3,12 @@
 import type { BinaryNode, MessageUserReceiptUpdate, WAMessageUpdate } from 'baileys';
 import { errors } from '../errors.js';
 import type { MessageStatus, MessageStatusCallback } from '../events/types.js';
-import type { WaStatus } from '../store/messages-repo.js';
 
 /** Ack error codes that mean "this account is being restricted": the sender pauses. */
 const RESTRICTION_ACK_CODES = new Set([463, 475, 479, 429]);
 
 interface TrackerDeps {
-  advance(messageIds: readonly string[], status: WaStatus, at: number): Promise<{ message_id: string; phone: string }[]>;
+  advance(messageIds: readonly string[], status: MessageStatus, at: number): Promise<{ message_id: string; phone: string }[]>;
   recordError(messageId: string, reason: string, at: number): Promise<void>;
   emit(events: MessageStatusCallback[]): Promise<void>;
   restriction(reason: string): void;

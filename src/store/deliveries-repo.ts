@@ -2,7 +2,7 @@
 // reads, batched outcome writes, the replay API's listing and requeue, and the retention sweep.
 import { sql, type Kysely } from 'kysely';
 import type { DB, DeliveryStatus } from './schema.js';
-import type { WebhookKind } from './webhooks-repo.js';
+import type { WebhookKind } from '../events/vocabulary.js';
 
 /** What the outbox needs to know about an instance to route and sign its events. */
 export interface InstanceDeliveryContext {

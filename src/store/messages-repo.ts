@@ -1,13 +1,10 @@
 // The per-instance message queue and the record of sent messages (one table: a message moves
 // queued → in_flight → sent | failed, keeping its seq, zaapId and WhatsApp messageId).
 import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { MESSAGE_STATUSES, type MessageStatus } from '../events/vocabulary.js';
 import type { Database } from './database.js';
 import { WriteBatcher } from './write-batcher.js';
 import type { DB, MessageRow, MessageState, NewMessageRow } from './schema.js';
-
-/** The network's view of a sent message, in the only order it may move. */
-const WA_STATUS_ORDER = ['SENT', 'RECEIVED', 'READ', 'PLAYED'] as const;
-export type WaStatus = (typeof WA_STATUS_ORDER)[number];
 
 /**
  * The head of an instance's queue without its payload (which may hold a 16 MiB data URI), and the
@@ -42,7 +39,7 @@ export interface QueuePage {
 interface StatusAdvance {
   instanceId: string;
   messageIds: readonly string[];
-  status: WaStatus;
+  status: MessageStatus;
   at: number;
 }
 
@@ -232,7 +229,7 @@ export class MessagesRepo {
     };
   }
 
-  // ─── Outgoing media by reference and queued bytes (hardening #1) ─────────────────────────────
+  // Outgoing media by reference, and the bytes an account has queued (its quota).
   /** Payloads of the waiting messages that reference stored media (of one account, or of all). */
   async waitingMediaPayloads(accountId?: string): Promise<string[]> {
     let q = this.db.selectFrom('messages').select('payload').where('state', 'in', ['queued', 'in_flight']).where('media_bytes', '>', 0);
@@ -252,7 +249,6 @@ export class MessagesRepo {
       .executeTakeFirst();
     return Number(r?.n ?? 0);
   }
-  // ─── end of outgoing media by reference ──────────────────────────────────────────────────────
 
   /** Removes every message that has not started sending; returns how many. */
   async clearWaiting(instanceId: string): Promise<number> {
@@ -288,7 +284,7 @@ export class MessagesRepo {
    * Moves the network status of sent messages forward (SENT → RECEIVED → READ → PLAYED), never back.
    * Returns the messages that actually moved (id and queued phone), so each change is reported once.
    */
-  advanceWaStatus(instanceId: string, messageIds: readonly string[], status: WaStatus, at: number): Promise<{ message_id: string; phone: string }[]> {
+  advanceWaStatus(instanceId: string, messageIds: readonly string[], status: MessageStatus, at: number): Promise<{ message_id: string; phone: string }[]> {
     if (messageIds.length === 0) return Promise.resolve([]);
     return this.statusAdvances.submit({ instanceId, messageIds, status, at });
   }
@@ -302,7 +298,7 @@ export class MessagesRepo {
     this.db.transaction().execute(async (trx) => {
       const out: { message_id: string; phone: string }[][] = [];
       for (const { instanceId, messageIds, status, at } of items) {
-        const lower = WA_STATUS_ORDER.slice(0, WA_STATUS_ORDER.indexOf(status));
+        const lower = MESSAGE_STATUSES.slice(0, MESSAGE_STATUSES.indexOf(status));
         out.push(
           await trx
             .updateTable('messages')
@@ -337,7 +333,7 @@ export class MessagesRepo {
       .executeTakeFirst();
   }
 
-  // ─── Sender (issue #5): claiming and settling queued messages ─────────────────────────────────
+  // The sender: claiming and settling queued messages.
   // Each instance has exactly one sender lane, so these moves never race each other; the only
   // concurrent writer is the queue API deleting `queued` rows, which the guarded updates tolerate.
 

@@ -1,8 +1,7 @@
 // The database schema as one type: row types everywhere are derived from it, never re-typed.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { OutgoingKind } from '../domain/outgoing.js';
-import type { WaStatus } from './messages-repo.js';
-import type { WebhookKind } from './webhooks-repo.js';
+import type { MessageStatus, WebhookKind } from '../events/vocabulary.js';
 
 /** Booleans are stored as 0/1 in every dialect so one set of queries serves SQLite and PostgreSQL. */
 type Flag = number;
@@ -145,7 +144,7 @@ interface MessagesTable {
   delay_typing: number | null;
   state: MessageState;
   /** The network's view once sent (monotonic). */
-  wa_status: WaStatus | null;
+  wa_status: MessageStatus | null;
   error: string | null;
   attempts: ColumnType<number, number | undefined, number>;
   created_at: number;

@@ -1,9 +1,7 @@
 // Webhook URLs per instance and event kind.
 import type { Kysely } from 'kysely';
+import type { WebhookKind } from '../events/vocabulary.js';
 import type { DB } from './schema.js';
-
-export const WEBHOOK_KINDS = ['received', 'message_status', 'delivery', 'connected', 'disconnected', 'chat_presence'] as const;
-export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
 export interface WebhookTarget {
   kind: WebhookKind;

@@ -149,7 +149,7 @@ describe('secrets in logs', () => {
       await cli(dataDir, 'accounts', 'delete', String(doomed.id));
       const boom = await call('POST', '/instances', { token: tokenDoomed, body: { name: 'orphan' } });
       if (boom.status === 500) {
-        assert.deepEqual(boom.json, { error: 'Unable to process request' });
+        assert.deepEqual(boom.json, { error: 'Unable to process request', code: 'INTERNAL_ERROR' });
       } else {
         t.diagnostic(`no 500 provoked (got ${boom.status}): the auth cache was already refreshed`);
       }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import assert from 'node:assert/strict';
 import { request as undiciRequest, Agent } from 'undici';
+import { ERROR_CODES } from '../../src/errors.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway, type GatewayOverrides } from '../../src/main.js';
 import { createAddressGuard, type ResolvedAddress } from '../../src/net/address-guard.js';
@@ -155,7 +156,8 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
 export const WA_MESSAGE_ID = /^3EB0[0-9A-F]{18}$/;
 
 /**
- * Asserts the contract's error shape: `{error}` or `{error, message}`, nothing else, JSON.
+ * Asserts the contract's error shape: `{error, code}` or `{error, message, code}`, nothing else, JSON,
+ * with `code` one of the documented codes (docs/errors.md).
  * `message` may be a RegExp (e.g. /^phone: /) or an exact string.
  */
 export function expectError(r: HttpResult, status: number, error: string, message?: string | RegExp): void {
@@ -163,7 +165,8 @@ export function expectError(r: HttpResult, status: number, error: string, messag
   assert.equal(r.status, status, where);
   assert.match(String(r.headers['content-type']), /^application\/json/, where);
   assert.equal(r.json.error, error, where);
-  for (const key of Object.keys(r.json)) assert.ok(key === 'error' || key === 'message', `unexpected key ${key} in ${where}`);
+  for (const key of Object.keys(r.json)) assert.ok(key === 'error' || key === 'message' || key === 'code', `unexpected key ${key} in ${where}`);
+  assert.ok((ERROR_CODES as readonly string[]).includes(r.json.code as string), `no documented code in ${where}`);
   if (message instanceof RegExp) assert.match(String(r.json.message), message, where);
   else if (message !== undefined) assert.equal(r.json.message, message, where);
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { startGateway, type TestGateway, type TestInstance } from '../helpers/gateway.js';
+import { ERROR_CODES } from '../../src/errors.js';
 import { malformedRequests, operationsOf, type FuzzRequest, type OpenApiDocument } from '../helpers/openapi-fuzz.js';
 
 // docs/design.md's reliability list asks for 10,000; ZAPGATE_FUZZ_REQUESTS scales it for longer hunts.
@@ -78,7 +79,8 @@ describe('fuzzing every route with malformed requests', () => {
       if (res.status >= 400) {
         assert.match(String(res.headers['content-type']), /^application\/json/, where);
         assert.equal(typeof res.json.error, 'string', where);
-        for (const key of Object.keys(res.json)) assert.ok(key === 'error' || key === 'message', `extra key ${key}: ${where}`);
+        for (const key of Object.keys(res.json)) assert.ok(key === 'error' || key === 'message' || key === 'code', `extra key ${key}: ${where}`);
+        assert.ok((ERROR_CODES as readonly string[]).includes(res.json.code as string), `no documented code: ${where}`);
         if (res.json.message !== undefined) assert.equal(typeof res.json.message, 'string', where);
       }
     }

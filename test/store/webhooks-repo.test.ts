@@ -1,7 +1,7 @@
 // WebhooksRepo on both dialects: set per kind, replace, clear, list, disable.
 import assert from 'node:assert/strict';
 import { seedInstance, storeTest } from '../helpers/store-fixtures.js';
-import { WEBHOOK_KINDS } from '../../src/store/webhooks-repo.js';
+import { WEBHOOK_KINDS } from '../../src/events/types.js';
 
 const URL_A = 'https://hooks.example.com/a';
 const URL_B = 'https://hooks.example.com/b';

@@ -2,7 +2,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { InstancesService } from '../../services/instances-service.js';
 import type { WebhooksService } from '../../services/webhooks-service.js';
-import type { WebhookKind } from '../../store/webhooks-repo.js';
+import type { WebhookKind } from '../../events/types.js';
 import { instanceOf } from '../auth.js';
 import { errorResponses, named, ValueTrue } from '../schemas/common.js';
 

@@ -1,5 +1,6 @@
 // Schemas shared by several routes. Each route's schema drives both validation and /openapi.json.
 import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { ERROR_CODES } from '../../errors.js';
 
 const namedSchemas = new Map<string, TSchema>();
 
@@ -22,8 +23,15 @@ export function allNamedSchemas(): TSchema[] {
 }
 
 export const ErrorBody = Type.Object(
-  { error: Type.String(), message: Type.Optional(Type.String()) },
-  { $id: 'ErrorBody', description: 'Every error: `error` always, `message` when there is more to say.' },
+  {
+    error: Type.String(),
+    message: Type.Optional(Type.String()),
+    code: Type.Union(
+      ERROR_CODES.map((c) => Type.Literal(c)),
+      { description: 'zapgate: what went wrong, stable and finer than `error` (which keeps Z-API\'s wording, shared by several causes): branch on this. Each code, its status and meaning: docs/errors.md.' },
+    ),
+  },
+  { $id: 'ErrorBody', description: 'Every error: `error` always, `message` when there is more to say, `code` always.' },
 );
 
 export const ValueTrue = named('ValueTrue', 'The change was made (`value` is `true`).', Type.Object({ value: Type.Boolean() }, { examples: [{ value: true }] }));
@@ -37,7 +45,7 @@ export const Phone = Type.String({
   description: 'Number with country code (digits; `+`, spaces, `-`, `(`, `)` are stripped), `<digits>-group`, `<digits>@lid`, or a channel `<digits>@newsletter`.',
 });
 
-/** Optional fields every send operation accepts (CONTRACT §6). */
+/** Optional fields every send operation accepts (docs/contract.md §6). */
 export const SendCommonFields = {
   phone: Phone,
   delayMessage: Type.Optional(Type.Integer({ minimum: 1, maximum: 15, description: 'Seconds to wait before sending (default: random 1–3 s gap).' })),

@@ -1,6 +1,6 @@
 // 001: accounts, instances, webhook URLs, engine credentials, the message queue, groups and the outbox.
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration001Core: Migration = {
   name: '001-core',

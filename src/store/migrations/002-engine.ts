@@ -3,7 +3,7 @@
 // each instance sent or received, kept so replies can quote them, retries and poll votes can be
 // decrypted and deletions can build the exact message key.
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration002Engine: Migration = {
   name: '002-engine',

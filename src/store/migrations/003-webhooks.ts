@@ -1,7 +1,7 @@
 // 003: webhook deliveries — one row per (event, webhook URL) tracking attempts, the next due time
 // and the outcome, so the outbox survives restarts and failed deliveries can be replayed.
 import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration003Webhooks: Migration = {
   name: '003-webhooks',

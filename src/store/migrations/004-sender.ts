@@ -2,7 +2,7 @@
 // instance has already talked to (a first message to a stranger is what the network watches, and
 // caps count them per hour and day) and the pause the strategy took after a restriction signal.
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration004Sender: Migration = {
   name: '004-sender',

@@ -4,7 +4,7 @@
 // and what is needed to download them again), and the gateway's own secrets (the key that signs
 // media links lives in the database, so every node of a cluster signs and checks alike).
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration005Receiving: Migration = {
   name: '005-receiving',

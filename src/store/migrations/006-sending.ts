@@ -3,7 +3,7 @@
 // and the machine-readable code of the last failure live on the message row; `attempts` (001)
 // already counts the attempts started.
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration006Sending: Migration = {
   name: '006-sending',

@@ -2,7 +2,7 @@
 // choice.") becomes a per-instance setting (PUT …/update-list-reply-hint), so instances that talk
 // Portuguese or Spanish are not stuck with English. NULL keeps the built-in default.
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration007SendKinds: Migration = {
   name: '007-send-kinds',

@@ -6,7 +6,7 @@
 //   runs in another process); servers poll it by seq, so a rotated or deleted token is refused and
 //   a deleted account's sessions are closed within a poll interval.
 import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration008Quotas: Migration = {
   name: '008-quotas',

@@ -6,7 +6,7 @@
 //   calls are rejected and the caller is sent the message (NULL: no message).
 // Flags are 0/1 integers, as every other flag, so one set of queries serves both dialects.
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration009AccountSettings: Migration = {
   name: '009-account-settings',

@@ -8,7 +8,7 @@
 //   media by the id of its file in media_files), pruned by age and per chat (retention settings).
 // Named chat_messages: `messages` is the send queue.
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration010Chats: Migration = {
   name: '010-chats',

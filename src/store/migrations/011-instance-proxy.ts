@@ -6,7 +6,7 @@
 // - proxy_enabled: Z-API keeps the URL and the switch apart (PUT …/integrator/configure-proxy
 //   {proxyUrl, enable}); the proxy is used when both are set. 0/1 like every other flag.
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration011InstanceProxy: Migration = {
   name: '011-instance-proxy',

@@ -6,7 +6,7 @@
 // - done: how many have been checked, for progress;
 // - results: the Z-API answer (JSON array), written once when the job finishes.
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration012PhoneCheckJobs: Migration = {
   name: '012-phone-check-jobs',

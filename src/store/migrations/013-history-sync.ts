@@ -7,7 +7,7 @@
 // - history_webhook: 0/1, imported messages also go to the received webhook (marked
 //   `fromHistory: true`); off by default so a pairing never floods a client with old messages.
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration013HistorySync: Migration = {
   name: '013-history-sync',

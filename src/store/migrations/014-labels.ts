@@ -8,7 +8,7 @@
 // - label_chats: which chats a label is on; chat_id is the Z-API phone (`<digits>`, `<digits>-group`
 //   or `<digits>@lid`) and jid the one the network named.
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration014Labels: Migration = {
   name: '014-labels',

@@ -7,7 +7,7 @@
 // the function to every table with an instance_id column). Connections without the setting (request
 // handling, the CLI) are not fenced. SQLite runs one node: it gets the columns and nothing else.
 import { sql, type Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration018Cluster: Migration = {
   name: '018-cluster',

@@ -4,7 +4,7 @@
 // addressed like the files; `stored_at` (database clock, ms) protects a blob another node has just
 // written for an enqueue not yet committed from a concurrent sweep.
 import { sql, type Kysely } from 'kysely';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const migration019SharedOutgoingMedia: Migration = {
   name: '019-shared-outgoing-media',

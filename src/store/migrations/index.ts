@@ -1,6 +1,4 @@
 // Numbered migrations, applied in order. Each file says what it changes and why.
-import type { Kysely } from 'kysely';
-import type { DialectCapabilities } from '../dialects/types.js';
 import { migration001Core } from './001-core.js';
 import { migration002Engine } from './002-engine.js';
 import { migration003Webhooks } from './003-webhooks.js';
@@ -17,11 +15,7 @@ import { migration013HistorySync } from './013-history-sync.js';
 import { migration014Labels } from './014-labels.js';
 import { migration018Cluster } from './018-cluster.js';
 import { migration019SharedOutgoingMedia } from './019-shared-outgoing-media.js';
-
-export interface Migration {
-  readonly name: string;
-  up(db: Kysely<unknown>, caps: DialectCapabilities): Promise<void>;
-}
+import type { Migration } from './migration.js';
 
 /** Append new migrations at the end; never reorder or edit a released one. */
 export const migrations: readonly Migration[] = [
