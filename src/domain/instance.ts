@@ -2,10 +2,12 @@
 // 0/1 flags or column names. The store maps its row to this once (store/instances-repo.ts, toInstance).
 
 /** An instance's session as the API reports it (GET /status and its history). */
-export type InstanceStatus = 'disconnected' | 'pairing' | 'connecting' | 'connected' | 'logged_out' | 'banned' | 'replaced';
+export const INSTANCE_STATUSES = ['disconnected', 'pairing', 'connecting', 'connected', 'logged_out', 'banned', 'replaced'] as const;
+export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
 /** How option and button lists are sent (update-list-mode): a poll, numbered text or native. */
-export type ListMode = 'poll' | 'text' | 'native';
+export const LIST_MODES = ['poll', 'text', 'native'] as const;
+export type ListMode = (typeof LIST_MODES)[number];
 
 export interface Instance {
   readonly id: string;
