@@ -8,9 +8,10 @@ import type { SessionsPort } from '../sessions/port.js';
 import type { AccountsRepo } from '../store/accounts-repo.js';
 import type { AntibanRepo } from '../store/antiban-repo.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
+import { HISTORY_DEFAULT_DAYS } from '../domain/history.js';
 import type { Instance, InstanceChanges, InstanceStatus, ListMode } from '../domain/instance.js';
 import { parsePhone } from '../domain/phone.js';
-import { toInstance } from '../store/instances-repo.js';
+import { toInstance, toNewInstanceRow } from '../store/instances-repo.js';
 
 export interface CreatedInstance {
   instanceId: string;
@@ -118,26 +119,36 @@ export class InstancesService {
     const instanceToken = newToken();
     const now = this.clock.now();
     const id = newInstanceId();
-    const created = this.store.instances.create({
+    const instance: Instance = {
       id,
-      account_id: accountId,
+      accountId,
       name,
-      token_hash: hashToken(instanceToken),
+      tokenHash: hashToken(instanceToken),
       status: 'disconnected',
-      status_reason: 'created',
-      status_since: now,
+      statusReason: 'created',
+      statusSince: now,
       phone: null,
       lid: null,
-      antiban: 0,
-      disable_enqueue_when_disconnected: 0,
-      list_mode: 'poll',
-      list_reply_hint: null,
-      notify_sent_by_me: 0,
-      webhook_secret: generateWebhookSecret(),
-      webhook_secret_previous: null,
-      created_at: now,
-      paired_at: null,
-    }, this.maxPerAccount);
+      pairedAt: null,
+      createdAt: now,
+      antiban: false,
+      disableEnqueueWhenDisconnected: false,
+      notifySentByMe: false,
+      listMode: 'poll',
+      listReplyHint: null,
+      webhookSecret: generateWebhookSecret(),
+      webhookSecretPrevious: null,
+      autoReadMessage: false,
+      autoReadStatus: false,
+      callRejectAuto: false,
+      callRejectMessage: null,
+      proxyUrl: null,
+      proxyEnabled: false,
+      historyImport: false,
+      historyDays: HISTORY_DEFAULT_DAYS,
+      historyWebhook: false,
+    };
+    const created = this.store.instances.create(toNewInstanceRow(instance), this.maxPerAccount);
     const inserted = await created.catch(async (err: unknown) => {
       // The account was deleted by another process (`zapgate accounts delete`) while this one still
       // had it cached: its token is no longer valid, and that is a 401, not a failed insert.

@@ -188,6 +188,39 @@ export function toInstance(row: InstanceRow): Instance {
   };
 }
 
+/** A new instance as the row that stores it (the cluster columns start empty). */
+export function toNewInstanceRow(i: Instance): NewInstanceRow {
+  return {
+    id: i.id,
+    account_id: i.accountId,
+    name: i.name,
+    token_hash: i.tokenHash,
+    status: i.status,
+    status_reason: i.statusReason,
+    status_since: i.statusSince,
+    phone: i.phone,
+    lid: i.lid,
+    paired_at: i.pairedAt,
+    created_at: i.createdAt,
+    antiban: flag(i.antiban),
+    disable_enqueue_when_disconnected: flag(i.disableEnqueueWhenDisconnected),
+    notify_sent_by_me: flag(i.notifySentByMe),
+    list_mode: i.listMode,
+    list_reply_hint: i.listReplyHint,
+    webhook_secret: i.webhookSecret,
+    webhook_secret_previous: i.webhookSecretPrevious,
+    auto_read_message: flag(i.autoReadMessage),
+    auto_read_status: flag(i.autoReadStatus),
+    call_reject_auto: flag(i.callRejectAuto),
+    call_reject_message: i.callRejectMessage,
+    proxy_url: i.proxyUrl,
+    proxy_enabled: flag(i.proxyEnabled),
+    history_import: flag(i.historyImport),
+    history_days: i.historyDays,
+    history_webhook: flag(i.historyWebhook),
+  };
+}
+
 /** Domain changes as the columns they set (only the keys given). */
 export function toInstancePatch(c: InstanceChanges): InstancePatch {
   const p: InstancePatch = {};
