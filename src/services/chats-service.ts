@@ -40,7 +40,7 @@ interface ChatView {
   pinned: 'true' | 'false';
   unread: string;
   messagesUnread: number;
-  /** ms since the epoch, as a string (CONTRACT §1: times in ms). */
+  /** ms since the epoch, as a string (docs/contract.md §1: times in ms). */
   lastMessageTime: string;
   lastMessageId: string | null;
   isMuted: '0' | '1';

@@ -71,8 +71,6 @@ export class MessagesService {
     this.listeners.push(listener);
   }
 
-  // ---- send-kinds ---------------------------------------------------------------------------
-
   /**
    * forward-message: the message must be one this instance remembers (sent or received in the last
    * 14 days) and be in the chat `messagePhone` names. Answers the chat as stored in the queue.
@@ -192,7 +190,6 @@ export class MessagesService {
     return { zaapId, messageId, id: messageId };
   }
 
-  // ─── Media sends: data URIs are refused up front ───────────────────────────────────────────
   /**
    * A data URI is already here: what it really is (its bytes, not its label) and, for images, its
    * size (from the header, nothing decoded) are checked before it is queued, so bad media is a
@@ -226,10 +223,9 @@ export class MessagesService {
     }
     return decoded;
   }
-  // ─── end of media sends ───────────────────────────────────────────────────────────────────
 }
 
-// ─── Media sends: which fields of a content hold media, and what each must be ──────────────
+/** A media field of a content, and what it must hold. */
 interface MediaRef {
   field: string;
   ref: string;
@@ -260,9 +256,7 @@ function mediaRefsOf(c: OutgoingContent): MediaRef[] {
       return [];
   }
 }
-// ─── end of media sends ─────────────────────────────────────────────────────────────────────
-
-// ─── Outgoing media by reference (hardening #1) ──────────────────────────────────────────────
+// Outgoing media by reference: a data URI leaves the queued payload for a stored file.
 interface InlineMedia {
   uri: string;
   bytes: Buffer;
@@ -292,7 +286,6 @@ function collectDataUris(content: OutgoingContent, decoded: Map<string, Buffer> 
   visit(content);
   return out;
 }
-// ─── end of outgoing media by reference ──────────────────────────────────────────────────────
 
 function buildMessage(target: Target, common: SendCommon, content: OutgoingContent): OutgoingMessage {
   if (common.mentionAll && target.kind !== 'group') {
@@ -321,8 +314,6 @@ export function parseDegrees(raw: string | number, field: string, limit: number)
   }
   return value;
 }
-
-// ---- send-kinds ----
 
 /** `<digits>` or `<digits>-group` for a stored chat jid; null when it is a LID or anything else. */
 function chatOf(jid: string): string | null {

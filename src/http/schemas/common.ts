@@ -37,7 +37,7 @@ export const Phone = Type.String({
   description: 'Number with country code (digits; `+`, spaces, `-`, `(`, `)` are stripped), `<digits>-group`, `<digits>@lid`, or a channel `<digits>@newsletter`.',
 });
 
-/** Optional fields every send operation accepts (CONTRACT §6). */
+/** Optional fields every send operation accepts (docs/contract.md §6). */
 export const SendCommonFields = {
   phone: Phone,
   delayMessage: Type.Optional(Type.Integer({ minimum: 1, maximum: 15, description: 'Seconds to wait before sending (default: random 1–3 s gap).' })),
