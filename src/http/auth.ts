@@ -1,16 +1,17 @@
 // Authentication hooks, in the contract's order: Client-Token (401) → rate limit (429) →
 // instance of this account (404) → instanceToken (401). Runs before body parsing and validation.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { Account } from '../domain/account.js';
+import type { Instance } from '../domain/instance.js';
 import { errors } from '../errors.js';
 import type { AccountsService } from '../services/accounts-service.js';
 import type { InstancesService } from '../services/instances-service.js';
-import type { AccountRow, InstanceRow } from '../store/schema.js';
 import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    account: AccountRow | null;
-    instance: InstanceRow | null;
+    account: Account | null;
+    instance: Instance | null;
   }
 }
 
@@ -23,7 +24,7 @@ export function clientTokenOf(request: FastifyRequest): string | undefined {
 // the async lookup on a miss: these run on every request of the send-accept path (bench/enqueue).
 
 export function accountHook(accounts: AccountsService, limiter: RateLimiter) {
-  function admit(request: FastifyRequest, reply: FastifyReply, account: AccountRow): void {
+  function admit(request: FastifyRequest, reply: FastifyReply, account: Account): void {
     const wait = limiter.take(account.id);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
@@ -33,7 +34,7 @@ export function accountHook(accounts: AccountsService, limiter: RateLimiter) {
   }
   return function authenticateAccount(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const token = clientTokenOf(request);
-    let account: AccountRow | undefined;
+    let account: Account | undefined;
     try {
       account = accounts.authenticateCached(token);
       if (account) admit(request, reply, account);
@@ -65,20 +66,20 @@ export function instanceHook(instances: InstancesService) {
       return done(err as Error);
     }
     if (request.instance) return done();
-    instances.resolve(account.id, instanceId, instanceToken).then((row) => {
-      request.instance = row;
+    instances.resolve(account.id, instanceId, instanceToken).then((instance) => {
+      request.instance = instance;
       done();
     }, done);
   };
 }
 
 /** The authenticated instance of an instance-scoped request. */
-export function instanceOf(request: FastifyRequest): InstanceRow {
+export function instanceOf(request: FastifyRequest): Instance {
   if (!request.instance) throw errors.instanceNotFound();
   return request.instance;
 }
 
-export function accountOf(request: FastifyRequest): AccountRow {
+export function accountOf(request: FastifyRequest): Account {
   if (!request.account) throw errors.unauthorizedClient();
   return request.account;
 }

@@ -1,14 +1,13 @@
 // The account as the phone sees it: instance data (GET /me), the connected device, the profile
 // (name, about, picture), contacts' pictures, blocking, and the per-instance reactions Z-API keeps
 // as instance settings (auto-read, call rejection). Validation first, then the network.
+import type { Instance, InstanceChanges } from '../domain/instance.js';
 import { errors } from '../errors.js';
 import { formatTarget, parsePhone, parseTarget } from '../domain/phone.js';
 import { maskStoredProxyUrl, proxyInUse } from '../net/proxy.js';
 import type { AccountPort, DeviceInfo } from '../sessions/account-port.js';
-import { reactionSettingsOf } from '../sessions/account-reactions.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
-import type { InstancePatch, InstanceRow } from '../store/schema.js';
 import type { WebhookKind } from '../events/types.js';
 import type { WebhooksRepo } from '../store/webhooks-repo.js';
 
@@ -63,7 +62,7 @@ const CHAT_EXPIRATION_SECONDS: Record<ChatExpiration, number> = { '24_HOURS': 86
 
 /** What AccountService needs of the store (the SQL store implements it): settings and webhook URLs. */
 interface AccountSettingsStore {
-  readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
+  readonly instances: Pick<InstancesRepo, 'find' | 'change'>;
   readonly webhooks: Pick<WebhooksRepo, 'list'>;
 }
 
@@ -78,31 +77,31 @@ export class AccountService {
 
   /** `token` is the one the caller authenticated with (only its hash is stored). */
   async me(instanceId: string, token: string): Promise<InstanceData> {
-    const row = await this.row(instanceId);
+    const instance = await this.instance(instanceId);
     const hooks = await this.store.webhooks.list(instanceId);
     const data: InstanceData = {
-      id: row.id,
+      id: instance.id,
       token,
-      name: row.name,
+      name: instance.name,
       // Self-hosted: an instance never expires and is never billed.
       due: null,
-      connected: row.status === 'connected' && this.sessions.isConnected(instanceId),
+      connected: instance.status === 'connected' && this.sessions.isConnected(instanceId),
       paymentStatus: 'ACTIVE',
-      created: new Date(row.created_at).toISOString(),
+      created: new Date(instance.createdAt).toISOString(),
       connectedCallbackUrl: '',
       deliveryCallbackUrl: '',
       disconnectedCallbackUrl: '',
       messageStatusCallbackUrl: '',
       presenceChatCallbackUrl: '',
       receivedCallbackUrl: '',
-      receiveCallbackSentByMe: row.notify_sent_by_me === 1,
-      callRejectAuto: row.call_reject_auto === 1,
-      callRejectMessage: row.call_reject_message ?? '',
-      autoReadMessage: row.auto_read_message === 1,
-      autoReadStatus: row.auto_read_status === 1,
+      receiveCallbackSentByMe: instance.notifySentByMe,
+      callRejectAuto: instance.callRejectAuto,
+      callRejectMessage: instance.callRejectMessage ?? '',
+      autoReadMessage: instance.autoReadMessage,
+      autoReadStatus: instance.autoReadStatus,
       initialDataCallbackUrl: '',
-      proxyUrl: row.proxy_url ? maskStoredProxyUrl(row.proxy_url) : '',
-      useProxy: proxyInUse(row.proxy_url, row.proxy_enabled === 1) !== null,
+      proxyUrl: instance.proxyUrl ? maskStoredProxyUrl(instance.proxyUrl) : '',
+      useProxy: proxyInUse(instance.proxyUrl, instance.proxyEnabled) !== null,
     };
     for (const hook of hooks) (data as unknown as Record<string, string>)[CALLBACK_FIELDS[hook.kind]] = hook.url;
     return data;
@@ -147,19 +146,16 @@ export class AccountService {
 
   /** Stores one setting and has the running session apply it from the next message or call. */
   async updateReaction(instanceId: string, setting: ReactionSetting): Promise<void> {
-    const patch: InstancePatch = {};
-    if ('autoReadMessage' in setting) patch.auto_read_message = setting.autoReadMessage ? 1 : 0;
-    if ('autoReadStatus' in setting) patch.auto_read_status = setting.autoReadStatus ? 1 : 0;
-    if ('callRejectAuto' in setting) patch.call_reject_auto = setting.callRejectAuto ? 1 : 0;
-    if ('callRejectMessage' in setting) patch.call_reject_message = setting.callRejectMessage.trim() || null;
-    await this.store.instances.update(instanceId, patch);
+    const changes: InstanceChanges = 'callRejectMessage' in setting ? { callRejectMessage: setting.callRejectMessage.trim() || null } : setting;
+    await this.store.instances.change(instanceId, changes);
     this.invalidate(instanceId);
-    this.account.applyReactions(instanceId, reactionSettingsOf(await this.row(instanceId)));
+    const { autoReadMessage, autoReadStatus, callRejectAuto, callRejectMessage } = await this.instance(instanceId);
+    this.account.applyReactions(instanceId, { autoReadMessage, autoReadStatus, callRejectAuto, callRejectMessage });
   }
 
-  private async row(instanceId: string): Promise<InstanceRow> {
-    const row = await this.store.instances.findById(instanceId);
-    if (!row) throw errors.instanceNotFound();
-    return row;
+  private async instance(instanceId: string): Promise<Instance> {
+    const instance = await this.store.instances.find(instanceId);
+    if (!instance) throw errors.instanceNotFound();
+    return instance;
   }
 }

@@ -1,9 +1,9 @@
 // Accounts and Client-Tokens: creation, bootstrap on first start, rotation, authentication.
 import type { Clock } from '../clock.js';
+import type { Account } from '../domain/account.js';
 import { errors } from '../errors.js';
 import { hashToken, newToken, newUuid } from '../ids.js';
 import type { Store } from '../store/index.js';
-import type { AccountRow } from '../store/schema.js';
 
 interface AccountSummary {
   id: string;
@@ -18,7 +18,7 @@ export interface CreatedAccount extends AccountSummary {
 
 export class AccountsService {
   /** Authenticated accounts by token hash: the hot path must not hit the database per request. */
-  private readonly byHash = new Map<string, { account: AccountRow; until: number }>();
+  private readonly byHash = new Map<string, { account: Account; until: number }>();
   /** Bumped whenever the cache is dropped for a change. */
   private epoch = 0;
 
@@ -29,9 +29,10 @@ export class AccountsService {
   ) {}
 
   async create(name: string, clientToken: string = newToken()): Promise<CreatedAccount> {
-    const row: AccountRow = { id: newUuid(), name, token_hash: hashToken(clientToken), created_at: this.clock.now() };
-    await this.store.accounts.create(row);
-    return { id: row.id, name, createdAt: row.created_at, clientToken };
+    const id = newUuid();
+    const createdAt = this.clock.now();
+    await this.store.accounts.create({ id, name, token_hash: hashToken(clientToken), created_at: createdAt });
+    return { id, name, createdAt, clientToken };
   }
 
   /**
@@ -44,11 +45,11 @@ export class AccountsService {
   }
 
   async list(): Promise<AccountSummary[]> {
-    return (await this.store.accounts.list()).map(summary);
+    return (await this.store.accounts.all()).map(summary);
   }
 
   async rotate(id: string): Promise<CreatedAccount> {
-    const account = await this.store.accounts.findById(id);
+    const account = await this.store.accounts.find(id);
     if (!account) throw errors.notFound('Account not found');
     const clientToken = newToken();
     // Recorded with the change, so running servers (this command may run in another process) drop
@@ -64,12 +65,11 @@ export class AccountsService {
     this.byHash.clear();
   }
 
-  // ─── Account changes made elsewhere take effect at once (hardening #8) ───────────────────────
-  // The CLI changes accounts from another process. The authentication cache stays (it is what keeps
-  // the send-accept path free of a database read per request: bench/enqueue); instead the server
-  // polls the account_changes log every `intervalMs` — one indexed read that finds nothing nearly
-  // always — and drops its cache when anything changed, so a rotated or deleted Client-Token is
-  // refused within one interval.
+  // Account changes made elsewhere take effect at once. The CLI changes accounts from another
+  // process. The authentication cache stays (it is what keeps the send-accept path free of a
+  // database read per request: bench/enqueue); instead the server polls the account_changes log
+  // every `intervalMs` — one indexed read that finds nothing nearly always — and drops its cache
+  // when anything changed, so a rotated or deleted Client-Token is refused within one interval.
   private watcher: NodeJS.Timeout | null = null;
   private polling: Promise<void> = Promise.resolve();
   private lastSeq = 0;
@@ -110,20 +110,19 @@ export class AccountsService {
     }
     for (const seq of this.applied) if (seq <= this.lastSeq - WINDOW) this.applied.delete(seq);
   }
-  // ─── end of account changes ──────────────────────────────────────────────────────────────────
 
   /**
    * authenticate() without a promise when the token's account is cached, as it is for nearly every
    * request (bench/enqueue); undefined when the cache cannot answer. Throws 401 without a token.
    */
-  authenticateCached(clientToken: string | undefined): AccountRow | undefined {
+  authenticateCached(clientToken: string | undefined): Account | undefined {
     if (!clientToken) throw errors.unauthorizedClient();
     const cached = this.byHash.get(hashToken(clientToken));
     return cached && cached.until > this.clock.now() ? cached.account : undefined;
   }
 
   /** Resolves a presented Client-Token to its account, or throws 401. */
-  async authenticate(clientToken: string | undefined): Promise<AccountRow> {
+  async authenticate(clientToken: string | undefined): Promise<Account> {
     if (!clientToken) throw errors.unauthorizedClient();
     // Lookup by hash is safe against timing: the attacker cannot steer the hash prefix.
     const tokenHash = hashToken(clientToken);
@@ -131,7 +130,7 @@ export class AccountsService {
     const now = this.clock.now();
     if (cached && cached.until > now) return cached.account;
     const epoch = this.epoch;
-    const account = await this.store.accounts.findByTokenHash(tokenHash);
+    const account = await this.store.accounts.findByToken(tokenHash);
     if (!account) throw errors.unauthorizedClient();
     // A read that raced a change (rotation, deletion) may hold the old row: answer it, never cache it.
     if (epoch !== this.epoch) return account;
@@ -141,6 +140,6 @@ export class AccountsService {
   }
 }
 
-function summary(a: AccountRow): AccountSummary {
-  return { id: a.id, name: a.name, createdAt: a.created_at };
+function summary(a: Account): AccountSummary {
+  return { id: a.id, name: a.name, createdAt: a.createdAt };
 }

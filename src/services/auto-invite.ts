@@ -11,12 +11,12 @@ export function inviteText(groupName: string, link: string): string {
   return `You are invited to join the WhatsApp group "${groupName}": ${link}`;
 }
 
-export function wireAutoInvite(groups: GroupsService, engine: SessionManager, messages: MessagesService, store: { readonly instances: Pick<InstancesRepo, 'findById'> }, log: Logger, metrics: Metrics): void {
+export function wireAutoInvite(groups: GroupsService, engine: SessionManager, messages: MessagesService, store: { readonly instances: Pick<InstancesRepo, 'find'> }, log: Logger, metrics: Metrics): void {
   groups.onCreated(async (instanceId, view, request) => {
     if (view.status !== 'created') return;
     await engine.groupCreated(instanceId, view.groupId, view.phone, view.phonesNotAdded);
     if (!request.autoInvite || !view.inviteLink || view.phonesNotAdded.length === 0) return;
-    const instance = await store.instances.findById(instanceId);
+    const instance = await store.instances.find(instanceId);
     if (!instance) return;
     for (const phone of view.phonesNotAdded) {
       try {

@@ -6,9 +6,9 @@ import type { AccountReactions } from '../sessions/account-reactions.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { MessagesService } from './messages-service.js';
 
-export function wireCallRejectReply(reactions: AccountReactions, messages: MessagesService, store: { readonly instances: Pick<InstancesRepo, 'findById'> }, log: Logger, metrics: Metrics): void {
+export function wireCallRejectReply(reactions: AccountReactions, messages: MessagesService, store: { readonly instances: Pick<InstancesRepo, 'find'> }, log: Logger, metrics: Metrics): void {
   reactions.onCallRejected(async (instanceId, phone, message) => {
-    const instance = await store.instances.findById(instanceId);
+    const instance = await store.instances.find(instanceId);
     if (!instance) return;
     try {
       await messages.send(instance, { phone }, { type: 'text', message });

@@ -5,7 +5,7 @@
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
 import type { CatalogPort, CatalogProduct } from '../sessions/catalog-port.js';
-import type { InstanceRow } from '../store/schema.js';
+import type { Instance } from '../domain/instance.js';
 import type { MessagesService, SendCommon, SendResult } from './messages-service.js';
 
 /** Products per page of a catalog read (WhatsApp's clients ask for fewer; the network caps at 100). */
@@ -246,7 +246,7 @@ export class CatalogService {
   }
 
   /** A product message: the product is read from the network now (409 when not connected), then queued. */
-  async sendProduct(instance: InstanceRow, common: SendCommon, rawCatalogPhone: string, rawProductId: string): Promise<SendResult> {
+  async sendProduct(instance: Instance, common: SendCommon, rawCatalogPhone: string, rawProductId: string): Promise<SendResult> {
     const catalogPhone = parsePhone(rawCatalogPhone, 'catalogPhone');
     const id = productId(rawProductId);
     const { product, image } = await this.port.productSnapshot(instance.id, catalogPhone, id);
@@ -269,7 +269,7 @@ export class CatalogService {
    * A catalog message: WhatsApp shares a catalog as its wa.me/c link with a preview; the preview's
    * picture is the catalog's first product. The catalog is read now (it must have products).
    */
-  async sendCatalog(instance: InstanceRow, common: SendCommon, m: CatalogMessage): Promise<SendResult> {
+  async sendCatalog(instance: Instance, common: SendCommon, m: CatalogMessage): Promise<SendResult> {
     const catalogPhone = parsePhone(m.catalogPhone, 'catalogPhone');
     const page = await this.port.products(instance.id, catalogPhone, null, 1);
     const first = page.products[0];

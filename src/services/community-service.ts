@@ -5,9 +5,10 @@ import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
 import { inviteText } from './auto-invite.js';
 import type { CommunityMetadata, CommunityPort, CommunitySubGroup, CommunitySummary, GroupLinkOutcome, WhoCanAddGroups } from '../sessions/community-port.js';
-import type { GroupAdminPort, ParticipantAction } from '../sessions/group-admin-port.js';
+import type { ParticipantAction } from '../domain/groups.js';
+import type { GroupAdminPort } from '../sessions/group-admin-port.js';
 import type { SessionsPort } from '../sessions/port.js';
-import type { InstanceRow } from '../store/schema.js';
+import type { Instance } from '../domain/instance.js';
 import { answer, MAX_PHONES_PER_CHANGE, type ParticipantsChange } from './group-admin-service.js';
 import type { GroupsService } from './groups-service.js';
 import type { MessagesService } from './messages-service.js';
@@ -87,7 +88,7 @@ export class CommunityService {
    * remove takes them out of every group of the community. With `autoInvite`, phones the network
    * would not add get the community's invitation link as a private message, through the queue.
    */
-  async participants(instance: InstanceRow, rawId: string, rawPhones: readonly string[], action: ParticipantAction, autoInvite = false): Promise<ParticipantsChange & { phonesNotAdded?: string[] }> {
+  async participants(instance: Instance, rawId: string, rawPhones: readonly string[], action: ParticipantAction, autoInvite = false): Promise<ParticipantsChange & { phonesNotAdded?: string[] }> {
     if (rawPhones.length > MAX_PHONES_PER_CHANGE) throw errors.invalidInput(`phones: at most ${MAX_PHONES_PER_CHANGE} per call`);
     const phones = rawPhones.map((p, i) => parsePhone(p, `phones[${i}]`));
     if (new Set(phones).size !== phones.length) throw errors.invalidInput('phones: every phone must be unique');

@@ -4,11 +4,12 @@
 // reported, never hidden behind a bare `true`.
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
-import type { GroupAdminPort, JoinRequestAction, ParticipantAction, ParticipantOutcome } from '../sessions/group-admin-port.js';
+import type { JoinRequestAction, ParticipantAction, ParticipantOutcome } from '../domain/groups.js';
+import type { GroupAdminPort } from '../sessions/group-admin-port.js';
 import { inviteText } from './auto-invite.js';
 import type { GroupInfo, SessionsPort } from '../sessions/port.js';
 import type { ChatReader } from '../store/chats-repo.js';
-import type { InstanceRow } from '../store/schema.js';
+import type { Instance } from '../domain/instance.js';
 import type { GroupsService } from './groups-service.js';
 import type { MessagesService } from './messages-service.js';
 
@@ -118,7 +119,7 @@ export class GroupAdminService {
    * add / remove / promote / demote. With `autoInvite`, phones the network would not add (their
    * privacy settings) get the group's invitation link as a private message, through the queue.
    */
-  async participants(instance: InstanceRow, rawGroupId: string, rawPhones: readonly string[], action: ParticipantAction, autoInvite = false): Promise<ParticipantsChange & { phonesNotAdded?: string[] }> {
+  async participants(instance: Instance, rawGroupId: string, rawPhones: readonly string[], action: ParticipantAction, autoInvite = false): Promise<ParticipantsChange & { phonesNotAdded?: string[] }> {
     const phones = this.phones(rawPhones);
     const groupId = await this.group(instance.id, rawGroupId, 'groupId');
     const outcome = await this.port.participants(instance.id, groupId, phones, action);
@@ -135,7 +136,7 @@ export class GroupAdminService {
     return answer(await this.port.joinRequests(instanceId, groupId, phones, action));
   }
 
-  private async invite(instance: InstanceRow, groupId: string, phones: readonly string[]): Promise<void> {
+  private async invite(instance: Instance, groupId: string, phones: readonly string[]): Promise<void> {
     const [link, meta] = await Promise.all([this.port.inviteLink(instance.id, groupId), this.port.lightMetadata(instance.id, groupId)]);
     // Through the queue like any other message: paced, durable, reported by DeliveryCallback.
     for (const phone of phones) await this.messages.send(instance, { phone }, { type: 'text', message: inviteText(meta.subject, link) });

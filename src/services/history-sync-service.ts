@@ -4,9 +4,9 @@
 // to its pairing. The phone sends its history once per pairing: set after it, the value applies to
 // the next pairing of the instance.
 import { errors } from '../errors.js';
-import { HISTORY_MAX_DAYS, historySettingsOf, type HistorySettings } from '../sessions/history-import.js';
+import { HISTORY_MAX_DAYS, historySettingsOf, type HistorySettings } from '../domain/history.js';
+import type { InstanceChanges } from '../domain/instance.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
-import type { InstancePatch } from '../store/schema.js';
 
 type HistorySyncView = HistorySettings;
 
@@ -18,7 +18,7 @@ interface HistorySyncUpdate {
 
 /** What HistorySyncService needs of the store (the SQL store implements it): the instance's settings. */
 interface HistorySyncStore {
-  readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
+  readonly instances: Pick<InstancesRepo, 'find' | 'change'>;
 }
 
 export class HistorySyncService {
@@ -29,9 +29,9 @@ export class HistorySyncService {
   ) {}
 
   async get(instanceId: string): Promise<HistorySyncView> {
-    const row = await this.store.instances.findById(instanceId);
-    if (!row) throw errors.instanceNotFound();
-    return historySettingsOf(row);
+    const instance = await this.store.instances.find(instanceId);
+    if (!instance) throw errors.instanceNotFound();
+    return historySettingsOf(instance);
   }
 
   /** Omitted `days` and `webhook` keep their stored values. */
@@ -39,10 +39,8 @@ export class HistorySyncService {
     if (u.days !== undefined && (!Number.isInteger(u.days) || u.days < 1 || u.days > HISTORY_MAX_DAYS)) {
       throw errors.invalidInput(`days: must be an integer from 1 to ${HISTORY_MAX_DAYS}`);
     }
-    const patch: InstancePatch = { history_import: u.enabled ? 1 : 0 };
-    if (u.days !== undefined) patch.history_days = u.days;
-    if (u.webhook !== undefined) patch.history_webhook = u.webhook ? 1 : 0;
-    if (!(await this.store.instances.update(instanceId, patch))) throw errors.instanceNotFound();
+    const changes: InstanceChanges = { historyImport: u.enabled, historyDays: u.days, historyWebhook: u.webhook };
+    if (!(await this.store.instances.change(instanceId, changes))) throw errors.instanceNotFound();
     this.changed(instanceId);
     return this.get(instanceId);
   }

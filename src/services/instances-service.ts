@@ -8,8 +8,10 @@ import type { SessionsPort } from '../sessions/port.js';
 import type { AccountsRepo } from '../store/accounts-repo.js';
 import type { AntibanRepo } from '../store/antiban-repo.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
-import type { InstancePatch, InstanceRow, InstanceStatus, ListMode } from '../store/schema.js';
+import { HISTORY_DEFAULT_DAYS } from '../domain/history.js';
+import type { Instance, InstanceChanges, InstanceStatus, ListMode } from '../domain/instance.js';
 import { parsePhone } from '../domain/phone.js';
+import { toInstance, toNewInstanceRow } from '../store/instances-repo.js';
 
 export interface CreatedInstance {
   instanceId: string;
@@ -78,14 +80,14 @@ interface InstancePlacement {
 
 /** What InstancesService needs of the store (the SQL store implements it). */
 interface InstancesStore {
-  readonly instances: Pick<InstancesRepo, 'create' | 'delete' | 'findById' | 'listByAccount' | 'update'>;
+  readonly instances: Pick<InstancesRepo, 'create' | 'delete' | 'findById' | 'listOfAccount' | 'change'>;
   readonly accounts: Pick<AccountsRepo, 'findById'>;
   readonly antiban: Pick<AntibanRepo, 'pause'>;
 }
 
 export class InstancesService {
   /** Instances by id for the authentication hot path; invalidated on every change made here. */
-  private readonly cache = new Map<string, { row: InstanceRow; until: number }>();
+  private readonly cache = new Map<string, { instance: Instance; until: number }>();
   /** Bumped by every invalidation, so a lookup that started before one does not refill the cache. */
   private epoch = 0;
 
@@ -117,26 +119,36 @@ export class InstancesService {
     const instanceToken = newToken();
     const now = this.clock.now();
     const id = newInstanceId();
-    const created = this.store.instances.create({
+    const instance: Instance = {
       id,
-      account_id: accountId,
+      accountId,
       name,
-      token_hash: hashToken(instanceToken),
+      tokenHash: hashToken(instanceToken),
       status: 'disconnected',
-      status_reason: 'created',
-      status_since: now,
+      statusReason: 'created',
+      statusSince: now,
       phone: null,
       lid: null,
-      antiban: 0,
-      disable_enqueue_when_disconnected: 0,
-      list_mode: 'poll',
-      list_reply_hint: null,
-      notify_sent_by_me: 0,
-      webhook_secret: generateWebhookSecret(),
-      webhook_secret_previous: null,
-      created_at: now,
-      paired_at: null,
-    }, this.maxPerAccount);
+      pairedAt: null,
+      createdAt: now,
+      antiban: false,
+      disableEnqueueWhenDisconnected: false,
+      notifySentByMe: false,
+      listMode: 'poll',
+      listReplyHint: null,
+      webhookSecret: generateWebhookSecret(),
+      webhookSecretPrevious: null,
+      autoReadMessage: false,
+      autoReadStatus: false,
+      callRejectAuto: false,
+      callRejectMessage: null,
+      proxyUrl: null,
+      proxyEnabled: false,
+      historyImport: false,
+      historyDays: HISTORY_DEFAULT_DAYS,
+      historyWebhook: false,
+    };
+    const created = this.store.instances.create(toNewInstanceRow(instance), this.maxPerAccount);
     const inserted = await created.catch(async (err: unknown) => {
       // The account was deleted by another process (`zapgate accounts delete`) while this one still
       // had it cached: its token is no longer valid, and that is a 401, not a failed insert.
@@ -150,15 +162,15 @@ export class InstancesService {
   }
 
   async list(accountId: string): Promise<InstanceSummary[]> {
-    const rows = await this.store.instances.listByAccount(accountId);
-    return rows.map((r) => ({ instanceId: r.id, name: r.name, status: r.status, phone: r.phone }));
+    const instances = await this.store.instances.listOfAccount(accountId);
+    return instances.map((i) => ({ instanceId: i.id, name: i.name, status: i.status, phone: i.phone }));
   }
 
   /**
    * Resolves an instance-scoped request: 404 when the instance is not this account's (another
    * account's instance is indistinguishable from a missing one), then 401 on a wrong token.
    */
-  async resolve(accountId: string, instanceId: string, instanceToken: string): Promise<InstanceRow> {
+  async resolve(accountId: string, instanceId: string, instanceToken: string): Promise<Instance> {
     return admit(await this.find(instanceId), accountId, instanceToken);
   }
 
@@ -166,35 +178,37 @@ export class InstancesService {
    * resolve() without a promise when the instance is cached, as it is for nearly every request
    * (bench/enqueue); undefined when the cache cannot answer.
    */
-  resolveCached(accountId: string, instanceId: string, instanceToken: string): InstanceRow | undefined {
+  resolveCached(accountId: string, instanceId: string, instanceToken: string): Instance | undefined {
     const hit = this.cache.get(instanceId);
     if (!hit || hit.until <= this.clock.now()) return undefined;
-    return admit(hit.row, accountId, instanceToken);
+    return admit(hit.instance, accountId, instanceToken);
   }
 
-  /** The current row, bypassing the cache (for reads whose answer must be fresh). */
-  async fresh(instanceId: string): Promise<InstanceRow> {
+  /** The instance as stored now, bypassing the cache (for reads whose answer must be fresh). */
+  async fresh(instanceId: string): Promise<Instance> {
     const row = await this.store.instances.findById(instanceId);
     if (!row) throw errors.instanceNotFound();
-    return row;
+    return toInstance(row);
   }
 
-  private async find(instanceId: string): Promise<InstanceRow | undefined> {
+  private async find(instanceId: string): Promise<Instance | undefined> {
     const now = this.clock.now();
     const hit = this.cache.get(instanceId);
-    if (hit && hit.until > now) return hit.row;
+    if (hit && hit.until > now) return hit.instance;
     const epoch = this.epoch;
+    // findById, not find: test/unit/instances-cache.test.ts holds this very read back to race it.
     const row = await this.store.instances.findById(instanceId);
+    const instance = row && toInstance(row);
     // A read that raced an invalidation (e.g. rotate-token on another pooled connection) may hold
     // the old row; caching it would let the old token in for another TTL.
-    if (epoch !== this.epoch) return row;
-    if (row) {
+    if (epoch !== this.epoch) return instance;
+    if (instance) {
       if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(instanceId, { row, until: now + this.cacheTtlMs });
+      this.cache.set(instanceId, { instance, until: now + this.cacheTtlMs });
     } else {
       this.cache.delete(instanceId);
     }
-    return row;
+    return instance;
   }
 
   invalidate(instanceId: string): void {
@@ -202,35 +216,35 @@ export class InstancesService {
     this.cache.delete(instanceId);
   }
 
-  private async patch(instanceId: string, patch: InstancePatch): Promise<void> {
-    await this.store.instances.update(instanceId, patch);
+  private async patch(instanceId: string, changes: InstanceChanges): Promise<void> {
+    await this.store.instances.change(instanceId, changes);
     this.invalidate(instanceId);
   }
 
   async status(instanceId: string): Promise<InstanceStatusView> {
-    const row = await this.fresh(instanceId);
-    const status = row.status;
+    const instance = await this.fresh(instanceId);
+    const status = instance.status;
     const connected = status === 'connected' && this.sessions.isConnected(instanceId);
     return {
       connected,
       smartphoneConnected: connected,
       error: connected
         ? null
-        : row.paired_at !== null && status !== 'logged_out'
+        : instance.pairedAt !== null && status !== 'logged_out'
           ? 'You need to restore the session.'
           : 'You are not connected.',
       status,
-      statusReason: row.status_reason,
-      since: row.status_since,
-      phone: row.phone,
-      antiban: await this.antibanStatus(row),
+      statusReason: instance.statusReason,
+      since: instance.statusSince,
+      phone: instance.phone,
+      antiban: await this.antibanStatus(instance),
       ...(this.cluster ? { ownerNode: this.cluster.owns(instanceId) ? this.cluster.nodeId : null } : {}),
     };
   }
 
-  private async antibanStatus(row: InstanceRow): Promise<AntibanStatus> {
-    const enabled = row.antiban === 1;
-    const pause = enabled ? await this.store.antiban.pause(row.id) : undefined;
+  private async antibanStatus(instance: Instance): Promise<AntibanStatus> {
+    const enabled = instance.antiban;
+    const pause = enabled ? await this.store.antiban.pause(instance.id) : undefined;
     const until = pause?.pausedUntil ?? null;
     const paused = until !== null && until > this.clock.now();
     return { enabled, paused, reason: paused ? (pause?.reason ?? null) : null, until: paused ? until : null };
@@ -238,8 +252,8 @@ export class InstancesService {
 
   /** The live QR string; starts a pairing session when none is live. 404 when none can be produced. */
   async qr(instanceId: string, waitMs = 10_000): Promise<string> {
-    const row = await this.fresh(instanceId);
-    if (row.status === 'connected' || this.sessions.isConnected(instanceId)) throw errors.qrUnavailable();
+    const instance = await this.fresh(instanceId);
+    if (instance.status === 'connected' || this.sessions.isConnected(instanceId)) throw errors.qrUnavailable();
     const qr = await this.sessions.qr(instanceId, waitMs);
     if (!qr) throw errors.qrUnavailable();
     return qr;
@@ -251,8 +265,8 @@ export class InstancesService {
 
   async pairingCode(instanceId: string, phone: string): Promise<string> {
     const digits = parsePhone(phone);
-    const row = await this.fresh(instanceId);
-    if (row.status === 'connected') throw errors.conflict('You are already connected.');
+    const instance = await this.fresh(instanceId);
+    if (instance.status === 'connected') throw errors.conflict('You are already connected.');
     return this.sessions.pairingCode(instanceId, digits);
   }
 
@@ -274,7 +288,7 @@ export class InstancesService {
 
   async rotateToken(instanceId: string): Promise<string> {
     const token = newToken();
-    await this.patch(instanceId, { token_hash: hashToken(token) });
+    await this.patch(instanceId, { tokenHash: hashToken(token) });
     return token;
   }
 
@@ -283,7 +297,7 @@ export class InstancesService {
   }
 
   async setAntiban(instanceId: string, enabled: boolean): Promise<AntibanResult> {
-    await this.patch(instanceId, { antiban: enabled ? 1 : 0 });
+    await this.patch(instanceId, { antiban: enabled });
     const sessionRunning = this.sessions.applyAntiban(instanceId, enabled);
     // Both always hear it; `workerSynced` reports what the sender did, not just an open socket.
     const workerApplied = this.liveAntiban ? this.liveAntiban.applyAntiban(instanceId, enabled) : true;
@@ -291,20 +305,15 @@ export class InstancesService {
   }
 
   async updateSettings(instanceId: string, settings: InstanceSettings): Promise<void> {
-    const patch: InstancePatch = {};
-    if (settings.disableEnqueueWhenDisconnected !== undefined) {
-      patch.disable_enqueue_when_disconnected = settings.disableEnqueueWhenDisconnected ? 1 : 0;
-    }
-    if (settings.notifySentByMe !== undefined) patch.notify_sent_by_me = settings.notifySentByMe ? 1 : 0;
-    if (settings.listMode !== undefined) patch.list_mode = settings.listMode;
-    if (settings.listReplyHint !== undefined) patch.list_reply_hint = settings.listReplyHint || null;
-    if (Object.keys(patch).length > 0) await this.patch(instanceId, patch);
+    const { listReplyHint, ...rest } = settings;
+    const changes: InstanceChanges = listReplyHint === undefined ? rest : { ...rest, listReplyHint: listReplyHint || null };
+    if (Object.values(changes).some((v) => v !== undefined)) await this.patch(instanceId, changes);
   }
 }
 
 /** 404 when the instance is not this account's (another account's looks missing), then 401 on a wrong token. */
-function admit(row: InstanceRow | undefined, accountId: string, instanceToken: string): InstanceRow {
-  if (!row || row.account_id !== accountId) throw errors.instanceNotFound();
-  if (!tokenMatches(instanceToken, row.token_hash)) throw errors.unauthorizedInstance();
-  return row;
+function admit(instance: Instance | undefined, accountId: string, instanceToken: string): Instance {
+  if (!instance || instance.accountId !== accountId) throw errors.instanceNotFound();
+  if (!tokenMatches(instanceToken, instance.tokenHash)) throw errors.unauthorizedInstance();
+  return instance;
 }

@@ -8,7 +8,7 @@ import type { OutgoingContent, OutgoingMessage } from '../domain/outgoing.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { MessagesRepo } from '../store/messages-repo.js';
 import type { WaMessagesRepo } from '../store/wa-messages-repo.js';
-import type { InstanceRow } from '../store/schema.js';
+import type { Instance } from '../domain/instance.js';
 import { DEFAULT_MEDIA_LIMITS, type MediaLimits } from '../convert/limits.js';
 import { readImageHeader } from '../convert/image.js';
 import { sniff } from '../convert/sniff.js';
@@ -71,13 +71,11 @@ export class MessagesService {
     this.listeners.push(listener);
   }
 
-  // ---- send-kinds ---------------------------------------------------------------------------
-
   /**
    * forward-message: the message must be one this instance remembers (sent or received in the last
    * 14 days) and be in the chat `messagePhone` names. Answers the chat as stored in the queue.
    */
-  async assertKnownMessage(instance: InstanceRow, messageId: string, messagePhone: string): Promise<string> {
+  async assertKnownMessage(instance: Instance, messageId: string, messagePhone: string): Promise<string> {
     const chat = parseTarget(messagePhone, 'messagePhone');
     const row = await this.store.waMessages.find(instance.id, messageId);
     if (!row) {
@@ -92,7 +90,7 @@ export class MessagesService {
   }
 
   /** read-message: a read receipt, sent at once (Z-API answers 204; nothing is queued). */
-  async readMessage(instance: InstanceRow, phone: string, messageId: string): Promise<void> {
+  async readMessage(instance: Instance, phone: string, messageId: string): Promise<void> {
     const target = parseTarget(phone);
     if (!this.sessions.isConnected(instance.id)) throw errors.notConnected();
     await this.sessions.readMessage(instance.id, { phone: formatTarget(target), messageId });
@@ -102,29 +100,29 @@ export class MessagesService {
    * DELETE /messages: revoke (owner) or delete-for-me / admin-revoke (not owner), at once through
    * the running session; the engine answers 404 for a message it cannot name, 422 when refused.
    */
-  async deleteMessage(instance: InstanceRow, phone: string, messageId: string, owner: boolean): Promise<void> {
+  async deleteMessage(instance: Instance, phone: string, messageId: string, owner: boolean): Promise<void> {
     const target = parseTarget(phone);
     if (!this.sessions.isConnected(instance.id)) throw errors.notConnected();
     await this.sessions.deleteMessage(instance.id, { phone: formatTarget(target), messageId, owner });
   }
 
   /** A status post (stories): text, an image or a video, shown to the instance's contacts. */
-  sendStatus(instance: InstanceRow, content: OutgoingContent): Promise<SendResult> {
+  sendStatus(instance: Instance, content: OutgoingContent): Promise<SendResult> {
     return this.send(instance, { phone: STATUS_TARGET }, content, { target: { kind: 'status' } });
   }
 
   /** A reply to a contact's status post: a message to the contact that quotes the post. */
-  replyToStatus(instance: InstanceRow, phone: string, statusMessageId: string, content: OutgoingContent): Promise<SendResult> {
+  replyToStatus(instance: Instance, phone: string, statusMessageId: string, content: OutgoingContent): Promise<SendResult> {
     return this.send(instance, { phone }, content, { statusReplyTo: statusMessageId });
   }
 
-  async send(instance: InstanceRow, common: SendCommon, content: OutgoingContent, options: { target?: Target; statusReplyTo?: string } = {}): Promise<SendResult> {
+  async send(instance: Instance, common: SendCommon, content: OutgoingContent, options: { target?: Target; statusReplyTo?: string } = {}): Promise<SendResult> {
     const target = options.target ?? parseTarget(common.phone);
     const message = buildMessage(target, common, content);
     if (options.statusReplyTo) message.statusReplyTo = options.statusReplyTo;
     const decoded = mediaRefsOf(content).length > 0 ? await this.checkInlineMedia(content) : undefined;
     const connected = this.sessions.isConnected(instance.id);
-    if (!connected && instance.disable_enqueue_when_disconnected === 1) throw errors.notConnected();
+    if (!connected && instance.disableEnqueueWhenDisconnected) throw errors.notConnected();
     // Data URIs leave the message for files; the queue row holds their references.
     const inline = this.options.outgoingMedia ? collectDataUris(message.content, decoded) : [];
     const media = inline.map((d) => ({ ...d, sha256: createHash('sha256').update(d.bytes).digest('hex') }));
@@ -133,7 +131,7 @@ export class MessagesService {
     // quota is checked on the final payload and a refused message leaves nothing on disk.
     for (const m of media) m.replace(mediaRef(m.sha256, m.bytes.length));
     const payload = JSON.stringify(message);
-    const admitted = this.options.quota?.admit(instance.account_id, payload.length, distinct);
+    const admitted = this.options.quota?.admit(instance.accountId, payload.length, distinct);
     if (admitted) await admitted;
     const stored: string[] = [];
     let queued = false;
@@ -153,7 +151,7 @@ export class MessagesService {
   }
 
   private async enqueue(
-    instance: InstanceRow,
+    instance: Instance,
     target: Target,
     common: SendCommon,
     content: OutgoingContent,
@@ -192,7 +190,6 @@ export class MessagesService {
     return { zaapId, messageId, id: messageId };
   }
 
-  // ─── Media sends: data URIs are refused up front ───────────────────────────────────────────
   /**
    * A data URI is already here: what it really is (its bytes, not its label) and, for images, its
    * size (from the header, nothing decoded) are checked before it is queued, so bad media is a
@@ -226,10 +223,9 @@ export class MessagesService {
     }
     return decoded;
   }
-  // ─── end of media sends ───────────────────────────────────────────────────────────────────
 }
 
-// ─── Media sends: which fields of a content hold media, and what each must be ──────────────
+/** A media field of a content, and what it must hold. */
 interface MediaRef {
   field: string;
   ref: string;
@@ -260,9 +256,7 @@ function mediaRefsOf(c: OutgoingContent): MediaRef[] {
       return [];
   }
 }
-// ─── end of media sends ─────────────────────────────────────────────────────────────────────
-
-// ─── Outgoing media by reference (hardening #1) ──────────────────────────────────────────────
+// Outgoing media by reference: a data URI leaves the queued payload for a stored file.
 interface InlineMedia {
   uri: string;
   bytes: Buffer;
@@ -292,7 +286,6 @@ function collectDataUris(content: OutgoingContent, decoded: Map<string, Buffer> 
   visit(content);
   return out;
 }
-// ─── end of outgoing media by reference ──────────────────────────────────────────────────────
 
 function buildMessage(target: Target, common: SendCommon, content: OutgoingContent): OutgoingMessage {
   if (common.mentionAll && target.kind !== 'group') {
@@ -321,8 +314,6 @@ export function parseDegrees(raw: string | number, field: string, limit: number)
   }
   return value;
 }
-
-// ---- send-kinds ----
 
 /** `<digits>` or `<digits>-group` for a stored chat jid; null when it is a LID or anything else. */
 function chatOf(jid: string): string | null {

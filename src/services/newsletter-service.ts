@@ -6,7 +6,7 @@ import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
 import type { DirectoryView, NewsletterPort, NewsletterView } from '../sessions/newsletter-port.js';
 import type { SessionsPort } from '../sessions/port.js';
-import type { InstanceRow } from '../store/schema.js';
+import type { Instance } from '../domain/instance.js';
 import type { MessagesService, SendResult } from './messages-service.js';
 
 /** WhatsApp's limits on a channel's name and description. */
@@ -118,7 +118,7 @@ export class NewsletterService {
    * send-newsletter-admin-invite: the invite is made on the network (owner only) at once, then the
    * invitation message goes to the person through the queue like any other message.
    */
-  async sendAdminInvite(instance: InstanceRow, phone: string, invite: { newsletterId: string; caption: string }): Promise<SendResult> {
+  async sendAdminInvite(instance: Instance, phone: string, invite: { newsletterId: string; caption: string }): Promise<SendResult> {
     const who = parsePhone(phone);
     const caption = invite.caption.trim();
     if (!caption) throw errors.invalidInput('adminInviteMessage.caption: must not be blank');

@@ -3,7 +3,7 @@
 // have nothing to say here (`due` is null); tokens are never listed (only their hashes are stored).
 import { errors } from '../errors.js';
 import type { AddressGuard } from '../net/address-guard.js';
-import type { InstanceRow } from '../store/schema.js';
+import type { Instance } from '../domain/instance.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { WebhookKind } from '../events/types.js';
 import type { WebhooksRepo } from '../store/webhooks-repo.js';
@@ -72,7 +72,7 @@ interface PartnerPage {
 
 /** What PartnerService needs of the store (the SQL store implements it). */
 interface PartnerStore {
-  readonly instances: Pick<InstancesRepo, 'listByAccount'>;
+  readonly instances: Pick<InstancesRepo, 'listOfAccount'>;
   readonly webhooks: Pick<WebhooksRepo, 'list'>;
 }
 
@@ -119,7 +119,7 @@ export class PartnerService {
   /** The account's instances, oldest first, in Z-API's paged shape; `query` matches name or id. */
   async list(accountId: string, page: number, pageSize: number, query?: string): Promise<PartnerPage> {
     const needle = query?.trim().toLowerCase() ?? '';
-    const rows = (await this.store.instances.listByAccount(accountId)).filter((r) => !needle || r.name.toLowerCase().includes(needle) || r.id.toLowerCase().includes(needle));
+    const rows = (await this.store.instances.listOfAccount(accountId)).filter((r) => !needle || r.name.toLowerCase().includes(needle) || r.id.toLowerCase().includes(needle));
     const slice = rows.slice((page - 1) * pageSize, page * pageSize);
     return {
       total: rows.length,
@@ -130,15 +130,15 @@ export class PartnerService {
     };
   }
 
-  private async view(r: InstanceRow): Promise<PartnerInstanceView> {
+  private async view(r: Instance): Promise<PartnerInstanceView> {
     const hooks = new Map((await this.store.webhooks.list(r.id)).map((h) => [h.kind, h.url]));
     const connected = r.status === 'connected';
     return {
       id: r.id,
       token: null,
       name: r.name,
-      tenant: r.account_id,
-      created: new Date(r.created_at).toISOString(),
+      tenant: r.accountId,
+      created: new Date(r.createdAt).toISOString(),
       due: null,
       paymentStatus: null,
       deliveryCallbackUrl: hooks.get('delivery') ?? null,

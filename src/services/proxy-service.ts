@@ -1,11 +1,11 @@
 // An instance's proxy: validated (scheme, port, a host the address guard accepts) before anything
 // is stored, shown only masked, and applied by restarting the instance's socket.
+import type { Instance } from '../domain/instance.js';
 import { errors } from '../errors.js';
 import type { AddressGuard } from '../net/address-guard.js';
 import { formatProxyUrl, maskStoredProxyUrl, parseProxyUrl, probeProxy, proxyInUse, type ProxySpec } from '../net/proxy.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
-import type { InstanceRow } from '../store/schema.js';
 
 export interface ProxyView {
   /** The proxy URL with its credentials masked; null when none is set. */
@@ -19,7 +19,7 @@ const PROBE_TIMEOUT_MS = 5_000;
 
 /** What ProxyService needs of the store (the SQL store implements it): the instance's proxy columns. */
 interface ProxyStore {
-  readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
+  readonly instances: Pick<InstancesRepo, 'find' | 'change'>;
 }
 
 export class ProxyService {
@@ -33,7 +33,7 @@ export class ProxyService {
   ) {}
 
   async get(instanceId: string): Promise<ProxyView> {
-    return viewOf(await this.row(instanceId));
+    return viewOf(await this.instance(instanceId));
   }
 
   /** zapgate's update-proxy: a URL sets and enables the proxy, null clears it. */
@@ -65,26 +65,28 @@ export class ProxyService {
   }
 
   private async apply(instanceId: string, proxy: ProxySpec | null, enabled: boolean): Promise<ProxyView> {
-    const before = await this.row(instanceId);
+    const before = await this.instance(instanceId);
     const url = proxy ? formatProxyUrl(proxy) : null;
-    await this.store.instances.update(instanceId, { proxy_url: url, proxy_enabled: enabled ? 1 : 0 });
+    await this.store.instances.change(instanceId, { proxyUrl: url, proxyEnabled: enabled });
     this.changed(instanceId);
     // Only a change of the route actually used restarts the link (as /restart does).
     if (effective(before) !== (enabled ? url : null)) await this.sessions.restart(instanceId);
-    return viewOf({ proxy_url: url, proxy_enabled: enabled ? 1 : 0 });
+    return viewOf({ proxyUrl: url, proxyEnabled: enabled });
   }
 
-  private async row(instanceId: string): Promise<InstanceRow> {
-    const row = await this.store.instances.findById(instanceId);
-    if (!row) throw errors.instanceNotFound();
-    return row;
+  private async instance(instanceId: string): Promise<Instance> {
+    const instance = await this.store.instances.find(instanceId);
+    if (!instance) throw errors.instanceNotFound();
+    return instance;
   }
 }
 
-function effective(row: Pick<InstanceRow, 'proxy_url' | 'proxy_enabled'>): string | null {
-  return proxyInUse(row.proxy_url, row.proxy_enabled === 1);
+type ProxySetting = Pick<Instance, 'proxyUrl' | 'proxyEnabled'>;
+
+function effective(s: ProxySetting): string | null {
+  return proxyInUse(s.proxyUrl, s.proxyEnabled);
 }
 
-function viewOf(row: Pick<InstanceRow, 'proxy_url' | 'proxy_enabled'>): ProxyView {
-  return { value: row.proxy_url ? maskStoredProxyUrl(row.proxy_url) : null, enabled: effective(row) !== null };
+function viewOf(s: ProxySetting): ProxyView {
+  return { value: s.proxyUrl ? maskStoredProxyUrl(s.proxyUrl) : null, enabled: effective(s) !== null };
 }

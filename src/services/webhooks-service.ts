@@ -9,7 +9,7 @@ import type { WebhooksRepo, WebhookTarget } from '../store/webhooks-repo.js';
 
 /** What WebhooksService needs of the store (the SQL store implements it). */
 interface WebhooksStore {
-  readonly instances: Pick<InstancesRepo, 'findById' | 'update'>;
+  readonly instances: Pick<InstancesRepo, 'find' | 'change'>;
   readonly webhooks: Pick<WebhooksRepo, 'list' | 'set'>;
 }
 
@@ -38,16 +38,16 @@ export class WebhooksService {
   }
 
   async secret(instanceId: string): Promise<{ secret: string; previous: string | null }> {
-    const row = await this.store.instances.findById(instanceId);
-    if (!row) throw errors.instanceNotFound();
-    return { secret: row.webhook_secret, previous: row.webhook_secret_previous };
+    const instance = await this.store.instances.find(instanceId);
+    if (!instance) throw errors.instanceNotFound();
+    return { secret: instance.webhookSecret, previous: instance.webhookSecretPrevious };
   }
 
   /** New secret; the old one keeps signing alongside it until the next rotation. */
   async rotateSecret(instanceId: string): Promise<{ secret: string; previous: string }> {
     const current = await this.secret(instanceId);
     const secret = generateWebhookSecret();
-    await this.store.instances.update(instanceId, { webhook_secret: secret, webhook_secret_previous: current.secret });
+    await this.store.instances.change(instanceId, { webhookSecret: secret, webhookSecretPrevious: current.secret });
     return { secret, previous: current.secret };
   }
 }

@@ -1,6 +1,12 @@
 // Accounts: who owns instances. Only token hashes are stored.
 import type { Kysely } from 'kysely';
+import type { Account } from '../domain/account.js';
 import type { AccountChangeKind, AccountRow, DB } from './schema.js';
+
+/** The one place an account row becomes a domain object. */
+export function toAccount(row: AccountRow): Account {
+  return { id: row.id, name: row.name, tokenHash: row.token_hash, createdAt: Number(row.created_at) };
+}
 
 /** A rotation or deletion recorded for running servers (008-quotas). */
 interface AccountChange {
@@ -30,6 +36,21 @@ export class AccountsRepo {
     return this.db.selectFrom('accounts').selectAll().orderBy('created_at').execute();
   }
 
+  /** The account as a domain object. */
+  async find(id: string): Promise<Account | undefined> {
+    const row = await this.findById(id);
+    return row && toAccount(row);
+  }
+
+  async findByToken(tokenHash: string): Promise<Account | undefined> {
+    const row = await this.findByTokenHash(tokenHash);
+    return row && toAccount(row);
+  }
+
+  async all(): Promise<Account[]> {
+    return (await this.list()).map(toAccount);
+  }
+
   async count(): Promise<number> {
     const r = await this.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(r.n);
@@ -45,7 +66,7 @@ export class AccountsRepo {
     return Number(r.numDeletedRows) > 0;
   }
 
-  // ─── Changes other processes must see at once (hardening #8) ─────────────────────────────────
+  /** Changes other processes must see at once: rotations and deletions are recorded as they happen. */
   /** Replaces the token hash and records the change, in one transaction; false for an unknown id. */
   rotateToken(id: string, tokenHash: string, at: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
@@ -92,5 +113,4 @@ export class AccountsRepo {
       instanceIds: r.instance_ids ? (JSON.parse(r.instance_ids) as string[]) : [],
     }));
   }
-  // ─── end of changes ───────────────────────────────────────────────────────────────────────────
 }

@@ -1,7 +1,10 @@
 // Instances and their recorded status history. Status changes arriving in the same tick share one
 // transaction: a restoring fleet moves hundreds of instances at once, and each commit is an fsync.
+// Use cases read and change instances as domain objects (find, listOfAccount, change); the row
+// methods (findById, update, …) serve the engine and the store's own tests.
 import type { Kysely } from 'kysely';
-import type { DB, InstancePatch, InstanceRow, InstanceStatus, NewInstanceRow } from './schema.js';
+import type { Instance, InstanceChanges, InstanceStatus } from '../domain/instance.js';
+import type { DB, InstancePatch, InstanceRow, NewInstanceRow } from './schema.js';
 import { WriteBatcher } from './write-batcher.js';
 
 export interface StatusChange {
@@ -50,6 +53,21 @@ export class InstancesRepo {
 
   findById(id: string): Promise<InstanceRow | undefined> {
     return this.db.selectFrom('instances').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The instance as a domain object (reads through findById, the one query for an instance). */
+  async find(id: string): Promise<Instance | undefined> {
+    const row = await this.findById(id);
+    return row && toInstance(row);
+  }
+
+  async listOfAccount(accountId: string): Promise<Instance[]> {
+    return (await this.listByAccount(accountId)).map(toInstance);
+  }
+
+  /** Applies settings given in domain words; false for an unknown id. */
+  change(id: string, changes: InstanceChanges): Promise<boolean> {
+    return this.update(id, toInstancePatch(changes));
   }
 
   listByAccount(accountId: string): Promise<InstanceRow[]> {
@@ -133,4 +151,96 @@ export class InstancesRepo {
     const r = await this.db.deleteFrom('instances').where('id', '=', id).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
+}
+
+const flag = (on: boolean): number => (on ? 1 : 0);
+
+/** The one place an instance row becomes a domain object: 0/1 flags to booleans, columns to names. */
+export function toInstance(row: InstanceRow): Instance {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    tokenHash: row.token_hash,
+    status: row.status,
+    statusReason: row.status_reason,
+    statusSince: Number(row.status_since),
+    phone: row.phone,
+    lid: row.lid,
+    pairedAt: row.paired_at === null ? null : Number(row.paired_at),
+    createdAt: Number(row.created_at),
+    antiban: row.antiban === 1,
+    disableEnqueueWhenDisconnected: row.disable_enqueue_when_disconnected === 1,
+    notifySentByMe: row.notify_sent_by_me === 1,
+    listMode: row.list_mode,
+    listReplyHint: row.list_reply_hint,
+    webhookSecret: row.webhook_secret,
+    webhookSecretPrevious: row.webhook_secret_previous,
+    autoReadMessage: row.auto_read_message === 1,
+    autoReadStatus: row.auto_read_status === 1,
+    callRejectAuto: row.call_reject_auto === 1,
+    callRejectMessage: row.call_reject_message,
+    proxyUrl: row.proxy_url,
+    proxyEnabled: row.proxy_enabled === 1,
+    historyImport: row.history_import === 1,
+    historyDays: Number(row.history_days),
+    historyWebhook: row.history_webhook === 1,
+  };
+}
+
+/** A new instance as the row that stores it (the cluster columns start empty). */
+export function toNewInstanceRow(i: Instance): NewInstanceRow {
+  return {
+    id: i.id,
+    account_id: i.accountId,
+    name: i.name,
+    token_hash: i.tokenHash,
+    status: i.status,
+    status_reason: i.statusReason,
+    status_since: i.statusSince,
+    phone: i.phone,
+    lid: i.lid,
+    paired_at: i.pairedAt,
+    created_at: i.createdAt,
+    antiban: flag(i.antiban),
+    disable_enqueue_when_disconnected: flag(i.disableEnqueueWhenDisconnected),
+    notify_sent_by_me: flag(i.notifySentByMe),
+    list_mode: i.listMode,
+    list_reply_hint: i.listReplyHint,
+    webhook_secret: i.webhookSecret,
+    webhook_secret_previous: i.webhookSecretPrevious,
+    auto_read_message: flag(i.autoReadMessage),
+    auto_read_status: flag(i.autoReadStatus),
+    call_reject_auto: flag(i.callRejectAuto),
+    call_reject_message: i.callRejectMessage,
+    proxy_url: i.proxyUrl,
+    proxy_enabled: flag(i.proxyEnabled),
+    history_import: flag(i.historyImport),
+    history_days: i.historyDays,
+    history_webhook: flag(i.historyWebhook),
+  };
+}
+
+/** Domain changes as the columns they set (only the keys given). */
+export function toInstancePatch(c: InstanceChanges): InstancePatch {
+  const p: InstancePatch = {};
+  if (c.name !== undefined) p.name = c.name;
+  if (c.tokenHash !== undefined) p.token_hash = c.tokenHash;
+  if (c.antiban !== undefined) p.antiban = flag(c.antiban);
+  if (c.disableEnqueueWhenDisconnected !== undefined) p.disable_enqueue_when_disconnected = flag(c.disableEnqueueWhenDisconnected);
+  if (c.notifySentByMe !== undefined) p.notify_sent_by_me = flag(c.notifySentByMe);
+  if (c.listMode !== undefined) p.list_mode = c.listMode;
+  if (c.listReplyHint !== undefined) p.list_reply_hint = c.listReplyHint;
+  if (c.webhookSecret !== undefined) p.webhook_secret = c.webhookSecret;
+  if (c.webhookSecretPrevious !== undefined) p.webhook_secret_previous = c.webhookSecretPrevious;
+  if (c.autoReadMessage !== undefined) p.auto_read_message = flag(c.autoReadMessage);
+  if (c.autoReadStatus !== undefined) p.auto_read_status = flag(c.autoReadStatus);
+  if (c.callRejectAuto !== undefined) p.call_reject_auto = flag(c.callRejectAuto);
+  if (c.callRejectMessage !== undefined) p.call_reject_message = c.callRejectMessage;
+  if (c.proxyUrl !== undefined) p.proxy_url = c.proxyUrl;
+  if (c.proxyEnabled !== undefined) p.proxy_enabled = flag(c.proxyEnabled);
+  if (c.historyImport !== undefined) p.history_import = flag(c.historyImport);
+  if (c.historyDays !== undefined) p.history_days = c.historyDays;
+  if (c.historyWebhook !== undefined) p.history_webhook = flag(c.historyWebhook);
+  return p;
 }

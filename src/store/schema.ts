@@ -1,5 +1,6 @@
 // The database schema as one type: row types everywhere are derived from it, never re-typed.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { InstanceStatus, ListMode } from '../domain/instance.js';
 import type { OutgoingKind } from '../domain/outgoing.js';
 import type { MessageStatus, WebhookKind } from '../events/vocabulary.js';
 
@@ -9,11 +10,9 @@ type Flag = number;
 // The states and kinds columns hold, one union each: the code that writes a column can only write
 // one of these, and readers need no cast. (No CHECK constraints: the types are the guard.)
 
-/** An instance's session as the API reports it (instances.status and its history). */
-export type InstanceStatus = 'disconnected' | 'pairing' | 'connecting' | 'connected' | 'logged_out' | 'banned' | 'replaced';
-
-/** How option and button lists are sent (update-list-mode): a poll, numbered text or native. */
-export type ListMode = 'poll' | 'text' | 'native';
+// Instance states and list modes are domain vocabulary (domain/instance.ts); re-exported for the
+// engine files that still import them from here.
+export type { InstanceStatus, ListMode };
 
 /** A queued message: queued → in_flight → sent | failed (cancelled rows are deleted). */
 export type MessageState = 'queued' | 'in_flight' | 'sent' | 'failed';

@@ -16,7 +16,7 @@ import { newUuid } from '../../src/ids.js';
 import { VirtualClock } from './virtual-clock.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import type { InstanceRow } from '../../src/store/schema.js';
+import type { Instance } from '../../src/domain/instance.js';
 
 export interface SentRecord {
   instanceId: string;
@@ -136,8 +136,8 @@ export interface Fixture {
   readonly messages: MessagesService;
   readonly instances: InstancesService;
   readonly accountId: string;
-  createInstance(options?: { antiban?: boolean; pairedAt?: number | null; connected?: boolean }): Promise<InstanceRow>;
-  sendText(instance: InstanceRow, phone: string, message: string, common?: Partial<SendCommon>): Promise<{ zaapId: string; messageId: string }>;
+  createInstance(options?: { antiban?: boolean; pairedAt?: number | null; connected?: boolean }): Promise<Instance>;
+  sendText(instance: Instance, phone: string, message: string, common?: Partial<SendCommon>): Promise<{ zaapId: string; messageId: string }>;
   /** A second sender over the same database, as after a restart (the old one is abandoned). */
   restart(transport: ScriptedTransport, options?: Partial<SenderOptions>): Sender;
   close(): Promise<void>;
@@ -205,7 +205,7 @@ export async function senderFixture(o: FixtureOptions): Promise<Fixture> {
         phone: '5511900000000',
       });
       if (c.connected ?? true) transport.setConnected(created.instanceId, true);
-      return (await store.instances.findById(created.instanceId)) as InstanceRow;
+      return (await store.instances.find(created.instanceId)) as Instance;
     },
     async sendText(instance, phone, message, common = {}) {
       const content: OutgoingContent = { type: 'text', message };

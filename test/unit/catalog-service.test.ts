@@ -7,7 +7,7 @@ import { DomainError } from '../../src/errors.js';
 import { CatalogService } from '../../src/services/catalog-service.js';
 import type { CatalogPort, CatalogProduct, ProductInput } from '../../src/sessions/catalog-port.js';
 import type { OutgoingContent } from '../../src/domain/outgoing.js';
-import type { InstanceRow } from '../../src/store/schema.js';
+import type { Instance } from '../../src/domain/instance.js';
 
 const PRODUCT: CatalogProduct = {
   id: '111222333444',
@@ -49,7 +49,7 @@ function fake(business: boolean) {
     productSnapshot: async () => ({ product: PRODUCT, image: 'data:image/jpeg;base64,AAAA' }),
   };
   const messages = {
-    send: async (_inst: InstanceRow, _c: unknown, content: OutgoingContent) => {
+    send: async (_inst: Instance, _c: unknown, content: OutgoingContent) => {
       sent.push(content);
       return { zaapId: 'z', messageId: 'm', id: 'm' };
     },
@@ -91,7 +91,7 @@ describe('CatalogService', () => {
 
   test('send-catalog queues the wa.me/c link, titled per translation, with the first product\'s picture', async () => {
     const f = fake(false);
-    await f.service.sendCatalog({ id: 'i' } as InstanceRow, { phone: '5511888888888' }, { catalogPhone: '5511999999999', translation: 'PT' });
+    await f.service.sendCatalog({ id: 'i' } as Instance, { phone: '5511888888888' }, { catalogPhone: '5511999999999', translation: 'PT' });
     assert.deepEqual(f.sent[0], {
       type: 'link',
       message: 'https://wa.me/c/5511999999999',

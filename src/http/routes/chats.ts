@@ -31,7 +31,7 @@ const Chat = Type.Object({
   pinned: Type.Union([Type.Literal('true'), Type.Literal('false')]),
   unread: Type.String({ description: 'Messages received since the chat was last read; "-1" when marked unread.' }),
   messagesUnread: Type.Integer({ minimum: 0 }),
-  lastMessageTime: Type.String({ description: 'Time of the last message, ms since the epoch (CONTRACT: every time is in ms); "0" when none is stored.' }),
+  lastMessageTime: Type.String({ description: 'Time of the last message, ms since the epoch (docs/contract.md §1: every time is in ms); "0" when none is stored.' }),
   lastMessageId: Type.Union([Type.String(), Type.Null()], { description: 'zapgate: the id of that message.' }),
   isMuted: Type.Union([Type.Literal('0'), Type.Literal('1')]),
   muteEndTime: Type.Union([Type.Integer(), Type.Null()], { description: 'ms until which the chat is muted; -1 for ever; null when not muted.' }),

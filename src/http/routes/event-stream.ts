@@ -137,7 +137,7 @@ export function instanceEventStreamRoutes(hub: EventStreamHub) {
       },
       async (request, reply) => {
         const instance = instanceOf(request);
-        return serve(hub, { accountId: instance.account_id, instanceId: instance.id }, request, reply);
+        return serve(hub, { accountId: instance.accountId, instanceId: instance.id }, request, reply);
       },
     );
   };

@@ -7,7 +7,8 @@ import type { MessagesService } from '../../services/messages-service.js';
 import { instanceOf } from '../auth.js';
 import { Phone } from '../schemas/common.js';
 import { EXAMPLE_IMAGE, EXAMPLE_VIDEO } from '../schemas/examples.js';
-import { checkMediaRef, MediaRef, sendResponses } from './messages.js';
+import { MediaRef, sendResponses } from '../schemas/messages.js';
+import { checkMediaRef } from './messages/send-helpers.js';
 
 const tags = ['status'];
 const Caption = Type.Optional(Type.String({ maxLength: 4096 }));

@@ -1,0 +1,70 @@
+// What the send routes share: the fields every send passes on, and the shape checks a body's
+// values get before they become content (the service checks what a data URI really holds).
+import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-typebox';
+import type { ActionButton } from '../../../domain/outgoing.js';
+import { parsePhone } from '../../../domain/phone.js';
+import { errors } from '../../../errors.js';
+import type { MessagesService, SendCommon } from '../../../services/messages-service.js';
+import type { ActionButtonSchema } from '../../schemas/message-lists.js';
+
+export type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+export interface SendRoutesOptions {
+  messages: MessagesService;
+  /** Body limit of the routes that carry media (ZAPGATE_MEDIA_BODY_LIMIT). */
+  mediaBodyLimit: number;
+}
+
+export const tags = ['messages'];
+
+/** The fields of a send body that every send passes on as they are. */
+export function common(body: SendCommon): SendCommon {
+  const { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned } = body;
+  return { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned };
+}
+
+/** For the routes whose `messageId` names the target message, not a message to quote. */
+export function delayOnly(b: { phone: string; delayMessage?: number; delayTyping?: number }): SendCommon {
+  return { phone: b.phone, delayMessage: b.delayMessage, delayTyping: b.delayTyping };
+}
+
+/**
+ * An https URL or a base64 data URI, for every media field (media sends, previews, headers,
+ * cards). A data URI's label may carry parameters (`data:audio/ogg;codecs=opus;base64,…`), as the
+ * decoder (convert/data-uri.ts) accepts: the label is ignored anyway, the bytes decide.
+ */
+export function checkMediaRef(value: string, field: string): string {
+  if (/^https?:\/\//i.test(value) || /^data:[a-z]+\/[a-z0-9.+-]+(;[a-z0-9=.+-]+)*;base64,/i.test(value)) return value;
+  throw errors.invalidInput(`${field}: must be an https URL or a base64 data URI`);
+}
+
+export function checkUrl(value: string, field: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw errors.invalidInput(`${field}: must be an absolute http(s) URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw errors.invalidInput(`${field}: must be an absolute http(s) URL`);
+  return value;
+}
+
+export function assertUnique(values: string[], field: string, key: string): void {
+  if (new Set(values).size !== values.length) throw errors.invalidInput(`${field}: every ${key} must be unique`);
+}
+
+/** Buttons as sent: ids default to their position, URL and CALL buttons carry a valid target. */
+export function actionButtons(raw: readonly Static<typeof ActionButtonSchema>[], field: string): ActionButton[] {
+  return raw.map((b, i) => {
+    const out: ActionButton = { id: b.id ?? String(i + 1), type: b.type, label: b.label };
+    if (b.type === 'URL') {
+      if (!b.url) throw errors.invalidInput(`${field}[${i}].url: required for a URL button`);
+      out.url = checkUrl(b.url, `${field}[${i}].url`);
+    }
+    if (b.type === 'CALL') {
+      if (!b.phone) throw errors.invalidInput(`${field}[${i}].phone: required for a CALL button`);
+      out.phone = parsePhone(b.phone, `${field}[${i}].phone`);
+    }
+    return out;
+  });
+}
