@@ -15,7 +15,7 @@ import type { ClusterRepo, InstanceOwner } from '../store/cluster-repo.js';
 import type { Placement } from './routing.js';
 
 /** What a node runs for each instance it owns: started on acquire, stopped (sessions closed, writes drained) on release. */
-interface OwnedWork {
+export interface OwnedWork {
   acquire(instanceId: string): Promise<void>;
   release(instanceId: string): Promise<void>;
   /** After each reconcile: housekeeping of what this node owns. */

@@ -3,6 +3,7 @@
 // streams it concerns, and each stream reads what follows its own cursor, so a slow or reconnecting
 // consumer gets every event once, in order, for as long as the outbox keeps it.
 import { DomainError } from '../errors.js';
+import type { LiveStream } from '../outbox/sink.js';
 import type { StreamEvent, StreamEventsRepo } from '../store/events-repo.js';
 
 export type { StreamEvent };
@@ -106,7 +107,7 @@ const streamErrors = {
     new DomainError('rate_limited', 'Too many requests', `this account already has ${limit} event streams open (close one, or resume later with Last-Event-ID)`, { retryAfterSeconds: 5 }),
 };
 
-export class EventStreamHub {
+export class EventStreamHub implements LiveStream {
   private readonly streams = new Set<Stream>();
   private readonly perAccount = new Map<string, number>();
   private readonly closers = new Map<Stream, () => void>();
