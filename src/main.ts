@@ -7,6 +7,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { createAddressGuard, type AddressGuard } from './net/address-guard.js';
 import { openDatabase, withSearchPath } from './store/database.js';
 import { watchDiskSpace } from './store/disk-watch.js';
+import { storeReadiness, watchOwnerLock } from './store/readiness.js';
 import { acquireOwnerLock } from './store/owner-lock.js';
 import { privateDir } from './store/private-files.js';
 import { createStore, type Store } from './store/index.js';
@@ -37,44 +38,24 @@ import { Sender } from './sender/sender.js';
 import { createEventPipeline, type EventPipeline } from './outbox/pipeline.js';
 import type { OutboxTuning } from './outbox/index.js';
 import type { EventSink } from './events/types.js';
-import { openClusterMember, type ClusterMember } from './cluster/member.js';
+import { closeAndExit, openClusterMember, type ClusterMember } from './cluster/member.js';
 import { instanceHandover } from './cluster/handover.js';
 import { clusterRouting } from './cluster/routing.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Gauge } from 'prom-client';
 import { DirectoryMediaStore } from './media/store.js';
 import { MediaUrlSigner } from './media/signed-urls.js';
 import { MediaSweeper } from './media/sweeper.js';
 import { OutgoingMediaStore } from './media/outgoing-store.js';
 import { OutgoingMediaSweeper } from './media/outgoing-sweeper.js';
-import { AccountsService } from './services/accounts-service.js';
+import type { AccountsService } from './services/accounts-service.js';
 import { applyAccountDeletions } from './services/account-deletions.js';
-import { InstancesService } from './services/instances-service.js';
-import { MessagesService } from './services/messages-service.js';
-import { QueueService } from './services/queue-service.js';
-import { QueuedBytesQuota } from './services/queued-bytes-quota.js';
-import { ContactsService } from './services/contacts-service.js';
-import { DEFAULT_PHONE_CHECK_JOBS, PhoneCheckJobs, type PhoneCheckJobSettings } from './services/phone-check-jobs.js';
-import { GroupsService } from './services/groups-service.js';
-import { wireAutoInvite } from './services/auto-invite.js';
-import { wireCallRejectReply } from './services/call-reject-reply.js';
-import { WebhooksService } from './services/webhooks-service.js';
-import { DEFAULT_EVENT_STREAM, EventStreamHub, type EventStreamSettings } from './services/event-stream.js';
-import { StatusHistoryService } from './services/status-history.js';
-import { MediaService } from './services/media-service.js';
-import { AccountService } from './services/account-service.js';
-import { PrivacyService } from './services/privacy-service.js';
-import { ChatsService } from './services/chats-service.js';
-import { GroupAdminService } from './services/group-admin-service.js';
-import { PartnerService } from './services/partner-service.js';
-import { CommunityService } from './services/community-service.js';
-import { NewsletterService } from './services/newsletter-service.js';
-import { CatalogService } from './services/catalog-service.js';
-import { ProxyService } from './services/proxy-service.js';
-import { HistorySyncService } from './services/history-sync-service.js';
-import { BusinessService } from './services/business-service.js';
-import { syncLabelsAtLogin } from './services/label-sync-on-login.js';
+import { countOpenStreams, DEFAULT_EVENT_STREAM, EventStreamHub, type EventStreamSettings } from './services/event-stream.js';
+import type { GroupsService } from './services/groups-service.js';
+import { createServices } from './services/index.js';
+import type { InstancesService } from './services/instances-service.js';
+import type { MessagesService } from './services/messages-service.js';
+import type { PhoneCheckJobSettings } from './services/phone-check-jobs.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
 
 export interface GatewayOverrides {
@@ -135,12 +116,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     ...(config.databaseUrl ? { pgConnectionString: withSearchPath(config.databaseUrl, overrides.pgSchema) } : {}),
     cluster: config.cluster !== null,
   });
-  let ownerLockLost = false;
-  ownerLock.onChange((held, err) => {
-    ownerLockLost = !held;
-    if (held) log.warn('the database owner lock is held again');
-    else log.error({ err }, 'lost the database owner lock (its connection failed); not ready until it is held again');
-  });
+  const ownerLockState = watchOwnerLock(ownerLock, log);
 
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -154,25 +130,14 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
 
   // Cluster mode: the engine, the sender and the outbox write through fenced connections (cluster/member.ts).
   const cluster: ClusterMember | null = config.cluster
-    ? await openClusterMember({ settings: config.cluster, database, databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: overrides.pgSchema, metrics, log, onFenced: () => fencedExit() })
+    ? await openClusterMember({ settings: config.cluster, database, databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: overrides.pgSchema, metrics, log, onFenced: () => closeAndExit(async () => engine?.close()) })
     : null;
   const engineStore: Store = cluster?.store ?? store;
   const owns = cluster ? (id: string) => cluster.node.owns(id) : undefined;
-  /**
-   * A node that lost its lease closes every WhatsApp socket at once (others may take its instances
-   * now), then exits so that its supervisor starts a clean incarnation (exit code 75, "try again").
-   */
-  const fencedExit = (): void => {
-    const exit = setTimeout(() => process.exit(75), 5_000);
-    exit.unref();
-    void (engine?.close() ?? Promise.resolve())
-      .catch(() => undefined)
-      .finally(() => process.exit(75));
-  };
   const guard = overrides.guard ?? createAddressGuard({ allowHosts: config.allowHosts, allowHttp: config.webhookAllowHttp });
   // Streams read the outbox's events back from the store; the outbox wakes them when it commits some.
   const eventStreams = new EventStreamHub(store.streamEvents, { ...DEFAULT_EVENT_STREAM, maxPerAccount: config.eventStream.maxPerAccount, ...overrides.eventStream });
-  new Gauge({ name: 'zapgate_event_streams_open', help: 'Event streams (GET /events) open now', registers: [metrics.registry], collect() { this.set(eventStreams.open); } });
+  countOpenStreams(eventStreams, metrics.registry);
   // Before the engine and the sender: they emit into it (outbox/pipeline.ts reads in the order events flow).
   const events = createEventPipeline({
     store,
@@ -216,49 +181,23 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       })
     : null;
 
-  const accounts = new AccountsService(store, clock);
-  const instances = new InstancesService({ store, sessions, clock, maxPerAccount: config.quotas.maxInstancesPerAccount, liveAntiban: sender, cluster: cluster?.node ?? null, mediaReleased });
   const routing = cluster && config.cluster ? clusterRouting(cluster.node, config.cluster.secret, cluster.metrics, 2 * config.commandTimeoutMs + 10_000) : null;
-  const quota = new QueuedBytesQuota(store, clock, config.quotas.maxQueuedBytesPerAccount);
-  const messages = new MessagesService({ store, sessions, clock, queue: sender, metrics, queueMaxDisconnected: config.queueMaxDisconnected, media: config.media, outgoingMedia: outgoingFiles, quota, mediaReleased });
   if (engine) metrics.countSessionsWith(() => engine.sessionCounts());
   // Read at each scrape: what waits to be sent, and what waits to be delivered to webhooks.
   metrics.measureQueueWith(() => store.messages.countAllWaiting());
   metrics.measureWebhooksWith(() => store.deliveries.backlog(), () => clock.now());
-  const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...overrides.phoneCheckJobs }) : undefined;
-  const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);
-  const webhooks = new WebhooksService(store, guard, clock);
-  const mediaSweeper = new MediaSweeper(store, mediaFiles, clock, log.child({ component: 'media' }), metrics);
-  if (engine) wireAutoInvite(groups, engine, messages, store, log.child({ component: 'groups' }), metrics);
-  if (engine) wireCallRejectReply(reactions, messages, store, log.child({ component: 'sessions' }), metrics);
-  if (engine && ports.businessEngine) syncLabelsAtLogin(engine, ports.businessEngine, log.child({ component: 'business' }), metrics);
-  const account = new AccountService(store, sessions, ports.account, (id) => instances.invalidate(id));
-  const communities = new CommunityService(ports.communities, ports.groupAdmin, sessions, groups, messages);
-  const services = {
-    accounts,
-    instances,
-    messages,
-    groups,
-    webhooks,
-    account,
-    communities,
-    eventStreams,
-    queue: new QueueService(store, mediaReleased),
-    contacts: new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax),
+  // The use cases (services/index.ts), and the record the routes are built from (http/routes/index.ts).
+  const services = createServices({
+    config, clock, log, metrics, guard, store, sessions, engine, ports, reactions, sender,
+    labels: ports.businessEngine,
+    placement: cluster?.node ?? null,
+    media: { files: mediaFiles, signer, outgoing: outgoingFiles, released: mediaReleased },
     deliveries: outbox.deliveries,
-    media: new MediaService(store.media, mediaFiles, signer, engine ? engine.media : null, clock),
-    partner: new PartnerService(store, instances, webhooks, account, guard),
-    privacy: new PrivacyService(ports.account),
-    // Chats and contacts: the stored copy the engine feeds, chat changes through the engine.
-    chats: new ChatsService(store.chats, sessions, ports.chats, clock),
-    proxies: new ProxyService(store, guard, sessions, (id) => instances.invalidate(id)),
-    historySync: new HistorySyncService(store, (id) => instances.invalidate(id)),
-    groupAdmin: new GroupAdminService(ports.groupAdmin, sessions, groups, store.chats, messages, () => clock.now()),
-    newsletters: new NewsletterService(ports.newsletters, sessions, messages),
-    business: new BusinessService(ports.business, sessions, store.labels),
-    catalog: new CatalogService(ports.catalog, messages),
-    statusHistory: new StatusHistoryService(store.instances),
-  };
+    eventStreams,
+    ...(overrides.phoneCheckJobs ? { phoneCheckJobs: overrides.phoneCheckJobs } : {}),
+  });
+  const { accounts, instances, messages, groups, phoneCheckJobs } = services;
+  const mediaSweeper = new MediaSweeper(store, mediaFiles, clock, log.child({ component: 'media' }), metrics);
 
   let draining = false;
   const http = await buildHttpServer({
@@ -272,30 +211,12 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };
       if (cluster && !cluster.node.up) return { ok: false, reason: 'not an active cluster node' };
-      if (ownerLockLost) return { ok: false, reason: 'database owner lock lost' };
-      if (await diskFull.stillFull()) return { ok: false, reason: 'disk full' };
-      try {
-        await database.ping();
-        return { ok: true };
-      } catch {
-        return { ok: false, reason: 'database unreachable' };
-      }
+      return storeReadiness(database, ownerLockState, diskFull);
     },
   });
 
   return {
-    config,
-    log,
-    store,
-    metrics,
-    sessions,
-    engine,
-    sender,
-    accounts,
-    instances,
-    messages,
-    groups,
-    http,
+    config, log, store, metrics, sessions, engine, sender, accounts, instances, messages, groups, http,
     events: outbox.sink,
     async listen() {
       await outbox.start();

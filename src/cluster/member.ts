@@ -61,3 +61,15 @@ export async function openClusterMember(deps: ClusterMemberDeps): Promise<Cluste
   });
   return { node, database, store: createStore(database), metrics };
 }
+
+/**
+ * A node that lost its lease closes every WhatsApp socket at once (others may take its instances
+ * now), then exits so that its supervisor starts a clean incarnation (exit code 75, "try again").
+ */
+export function closeAndExit(closeSessions: () => Promise<void>): void {
+  const exit = setTimeout(() => process.exit(75), 5_000);
+  exit.unref();
+  void closeSessions()
+    .catch(() => undefined)
+    .finally(() => process.exit(75));
+}

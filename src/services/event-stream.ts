@@ -2,6 +2,7 @@
 // cursor (the last event id a consumer saw). The store is the only source: a commit only wakes the
 // streams it concerns, and each stream reads what follows its own cursor, so a slow or reconnecting
 // consumer gets every event once, in order, for as long as the outbox keeps it.
+import { Gauge, type Registry } from 'prom-client';
 import { DomainError } from '../errors.js';
 import type { LiveStream } from '../outbox/sink.js';
 import type { StreamEvent, StreamEventsRepo } from '../store/events-repo.js';
@@ -178,4 +179,16 @@ export class EventStreamHub implements LiveStream {
     if (left > 0) this.perAccount.set(s.scope.accountId, left);
     else this.perAccount.delete(s.scope.accountId);
   }
+}
+
+/** zapgate_event_streams_open, read at each scrape. */
+export function countOpenStreams(hub: Pick<EventStreamHub, 'open'>, registry: Registry): void {
+  new Gauge({
+    name: 'zapgate_event_streams_open',
+    help: 'Event streams (GET /events) open now',
+    registers: [registry],
+    collect() {
+      this.set(hub.open);
+    },
+  });
 }

@@ -70,7 +70,7 @@ interface LiveAntiban {
 }
 
 /** Cluster mode (cluster/node.ts): who runs which instance. */
-interface InstancePlacement {
+export interface InstancePlacement {
   readonly nodeId: string;
   owns(instanceId: string): boolean;
   assignNew(instanceId: string): Promise<void>;
