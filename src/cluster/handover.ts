@@ -3,7 +3,7 @@
 // stops the lane first (a send in progress settles and reports), then the session, then commits the
 // instance's last events and stops delivering them, so the next owner resumes where this one ended.
 import type { Logger } from '../logger.js';
-import type { OwnedWork } from './node.js';
+import type { OwnedWork } from './types.js';
 
 interface HandoverDeps {
   /** The engine: the instance's WhatsApp session. */

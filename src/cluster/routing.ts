@@ -4,8 +4,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNode } from './node.js';
 import { PeerAuth } from './peer-auth.js';
-
-export type Placement = { kind: 'here' } | { kind: 'forward'; nodeId: string; url: string } | { kind: 'nobody' } | { kind: 'unknown' };
+import type { Placement } from './types.js';
 
 export interface ClusterRouting {
   readonly nodeId: string;
