@@ -1,8 +1,8 @@
 // The one list of route plugins (one per tag, or a tag's part), per scope: public (no token),
 // account (Client-Token) and instance (Client-Token, then the instance's id and token in the path).
 // server.ts registers each list in its scope, in this order, and the OpenAPI document lists the
-// paths in that order. Adding a tag: its route file, and one line here (its service is built in
-// services/index.ts).
+// paths in that order. Adding a tag: its route file and one line here (and, for a new service, one
+// line in services/index.ts, which builds the record these lists are made from).
 //
 // The imports keep the order in which the modules were first evaluated: named response models
 // (schemas/common.ts `named`) are listed in /docs in the order their modules define them.
@@ -44,7 +44,7 @@ export interface RouteSettings {
   ready(): Promise<{ ok: boolean; reason?: string }>;
 }
 
-/** A route plugin as server.ts registers it (each module builds it with its own type provider). */
+/** A route plugin, as server.ts registers it in its scope. */
 export type RoutePlugin = FastifyPluginAsyncTypebox;
 
 export interface RouteLists {
@@ -55,15 +55,18 @@ export interface RouteLists {
 
 export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: RouteSettings): RouteLists {
   return {
+    // No token: operators' probes (/livez, /readyz, /metrics), signed media links, the dashboard's files.
     public: [
       opsRoutes({ metrics, ready }),
       mediaRoutes(s.media),
       dashboardRoutes(),
     ],
+    // Client-Token: the account's instances, and its event stream.
     account: [
       accountInstanceRoutes(s.instances, s.partner),
       accountEventStreamRoutes(s.eventStreams),
     ],
+    // Client-Token, then the instance's id and token in the path.
     instance: [
       instanceRoutes(s.instances),
       messageRoutes({ messages: s.messages, mediaBodyLimit }),
