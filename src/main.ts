@@ -1,5 +1,7 @@
-// The one place that wires config → store → engine → services → http. Nothing else constructs
-// long-lived components, so every dependency is visible here; behaviour lives in the modules named.
+// The composition root: builds config → store → cluster membership → event pipeline → engine →
+// sender → services → http in that order, then starts and stops them. A layer with many parts has
+// one builder of its own (outbox/pipeline.ts, services/index.ts, http/routes/index.ts); behaviour
+// lives in the modules named here, not in this file.
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
