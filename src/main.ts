@@ -1,93 +1,64 @@
-// The one place that wires config → store → sessions → services → http. Nothing else constructs
-// long-lived components, so every dependency is visible here.
+// The composition root: builds config → store → cluster membership → event pipeline → engine →
+// sender → services → http in that order, then starts and stops them. A layer with many parts has
+// one builder of its own (outbox/pipeline.ts, services/index.ts, http/routes/index.ts); behaviour
+// lives in the modules named here, not in this file.
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createAddressGuard, type AddressGuard } from './net/address-guard.js';
-import { openDatabase, withSearchPath, type Database } from './store/database.js';
+import { openDatabase, withSearchPath } from './store/database.js';
+import { watchDiskSpace } from './store/disk-watch.js';
+import { storeReadiness, watchOwnerLock } from './store/readiness.js';
 import { acquireOwnerLock } from './store/owner-lock.js';
 import { privateDir } from './store/private-files.js';
 import { createStore, type Store } from './store/index.js';
+import { OutgoingBlobsRepo } from './store/outgoing-blobs-repo.js';
 import { offlineSessions } from './sessions/offline-sessions.js';
 import type { SessionsPort } from './sessions/port.js';
 import { SessionManager, type SessionManagerDeps } from './sessions/manager.js';
-import { wireAutoInvite } from './services/auto-invite.js';
 import { quietLibsignalConsole } from './sessions/libsignal-console.js';
+import { AccountReactions } from './sessions/account-reactions.js';
+import { AccountEngine } from './sessions/account-engine.js';
+import { offlineAccount, type AccountPort } from './sessions/account-port.js';
+import { mediaPipeline } from './sessions/media.js';
+import { ChatsEngine } from './sessions/chats-engine.js';
+import { offlineChats } from './sessions/chats-port.js';
+import { GroupAdminEngine } from './sessions/group-admin-engine.js';
+import { offlineGroupAdmin } from './sessions/group-admin-port.js';
+import { CommunityEngine } from './sessions/community-engine.js';
+import { offlineCommunities } from './sessions/community-port.js';
+import { NewsletterEngine } from './sessions/newsletter-engine.js';
+import { offlineNewsletters } from './sessions/newsletter-port.js';
+import { CatalogEngine } from './sessions/catalog-engine.js';
+import { offlineCatalog } from './sessions/catalog-port.js';
+import { historyDispatcher } from './sessions/history-download.js';
+import { LabelSync } from './sessions/label-sync.js';
+import { BusinessEngine } from './sessions/business-engine.js';
+import { offlineBusiness } from './sessions/business-port.js';
 import { Sender } from './sender/sender.js';
-import { recordingInboundContacts } from './sender/inbound-contacts.js';
-import { AccountsService } from './services/accounts-service.js';
-import { InstancesService } from './services/instances-service.js';
-import { MessagesService } from './services/messages-service.js';
-import { QueueService } from './services/queue-service.js';
-import { ContactsService } from './services/contacts-service.js';
-import { DEFAULT_PHONE_CHECK_JOBS, PhoneCheckJobs, type PhoneCheckJobSettings } from './services/phone-check-jobs.js';
-import { GroupsService } from './services/groups-service.js';
-import { WebhooksService } from './services/webhooks-service.js';
-import { buildHttpServer, type HttpServer } from './http/server.js';
-import { webhookDeliveryRoutes } from './http/routes/webhook-deliveries.js';
-import { accountEventStreamRoutes, instanceEventStreamRoutes } from './http/routes/event-stream.js';
-import { statusHistoryRoutes } from './http/routes/status-history.js';
-import { dashboardRoutes } from './http/dashboard/routes.js';
-import { Gauge } from 'prom-client';
-import { DEFAULT_EVENT_STREAM, EventStreamHub, type EventStreamSettings } from './services/event-stream.js';
-import { StatusHistoryService } from './services/status-history.js';
-import { createOutbox, type OutboxTuning } from './outbox/index.js';
+import { createEventPipeline, type EventPipeline } from './outbox/pipeline.js';
+import type { OutboxTuning } from './outbox/index.js';
 import type { EventSink } from './events/types.js';
+import { closeAndExit, openClusterMember, type ClusterMember } from './cluster/member.js';
+import { instanceHandover } from './cluster/handover.js';
+import { clusterRouting } from './cluster/routing.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { DirectoryMediaStore } from './media/store.js';
 import { MediaUrlSigner } from './media/signed-urls.js';
 import { MediaSweeper } from './media/sweeper.js';
-import { MediaService } from './services/media-service.js';
 import { OutgoingMediaStore } from './media/outgoing-store.js';
 import { OutgoingMediaSweeper } from './media/outgoing-sweeper.js';
-import { QueuedBytesQuota } from './services/queued-bytes-quota.js';
-import { AccountReactions } from './sessions/account-reactions.js';
-import { wireCallRejectReply } from './services/call-reject-reply.js';
-import { AccountEngine } from './sessions/account-engine.js';
-import { offlineAccount, type AccountPort } from './sessions/account-port.js';
-import { mediaPipeline } from './sessions/media.js';
-import { AccountService } from './services/account-service.js';
-import { PrivacyService } from './services/privacy-service.js';
-import { accountRouteTree } from './http/routes/account-tree.js';
-import { ChatsEngine } from './sessions/chats-engine.js';
-import { offlineChats } from './sessions/chats-port.js';
-import { ChatsService } from './services/chats-service.js';
-import { chatRouteTree } from './http/routes/chats.js';
-import { GroupAdminEngine } from './sessions/group-admin-engine.js';
-import { offlineGroupAdmin } from './sessions/group-admin-port.js';
-import { GroupAdminService } from './services/group-admin-service.js';
-import { PartnerService } from './services/partner-service.js';
-import { groupAdminRouteTree } from './http/routes/group-admin.js';
-import { CommunityEngine } from './sessions/community-engine.js';
-import { offlineCommunities } from './sessions/community-port.js';
-import { CommunityService } from './services/community-service.js';
-import { communityRouteTree } from './http/routes/communities.js';
-import { NewsletterEngine } from './sessions/newsletter-engine.js';
-import { offlineNewsletters } from './sessions/newsletter-port.js';
-import { NewsletterService } from './services/newsletter-service.js';
-import { newsletterRouteTree } from './http/routes/newsletters.js';
-import { CatalogEngine } from './sessions/catalog-engine.js';
-import { offlineCatalog } from './sessions/catalog-port.js';
-import { historyDispatcher } from './sessions/history-download.js';
-import { CatalogService } from './services/catalog-service.js';
-import { catalogRouteTree } from './http/routes/catalog.js';
-import { ProxyService } from './services/proxy-service.js';
-import { proxyRouteTree } from './http/routes/proxy.js';
-import { historySyncRouteTree } from './http/routes/history-sync.js';
-import { ClusterNode } from './cluster/node.js';
-import { createClusterMetrics } from './cluster/metrics.js';
-import { clusterRouting } from './cluster/routing.js';
-import { ClusterRepo } from './store/cluster-repo.js';
-import { installFenceTriggers } from './store/fence-triggers.js';
-import { OutgoingBlobsRepo } from './store/outgoing-blobs-repo.js';
-import { HistorySyncService } from './services/history-sync-service.js';
-import { LabelSync } from './sessions/label-sync.js';
-import { BusinessEngine } from './sessions/business-engine.js';
-import { offlineBusiness } from './sessions/business-port.js';
-import { BusinessService } from './services/business-service.js';
-import { businessRouteTree } from './http/routes/business.js';
+import type { AccountsService } from './services/accounts-service.js';
+import { applyAccountDeletions } from './services/account-deletions.js';
+import { countOpenStreams, DEFAULT_EVENT_STREAM, EventStreamHub, type EventStreamSettings } from './services/event-stream.js';
+import type { GroupsService } from './services/groups-service.js';
+import { createServices } from './services/index.js';
+import type { InstancesService } from './services/instances-service.js';
+import type { MessagesService } from './services/messages-service.js';
+import type { PhoneCheckJobSettings } from './services/phone-check-jobs.js';
+import { buildHttpServer, type HttpServer } from './http/server.js';
 
 export interface GatewayOverrides {
   clock?: Clock;
@@ -147,12 +118,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     ...(config.databaseUrl ? { pgConnectionString: withSearchPath(config.databaseUrl, overrides.pgSchema) } : {}),
     cluster: config.cluster !== null,
   });
-  let ownerLockLost = false;
-  ownerLock.onChange((held, err) => {
-    ownerLockLost = !held;
-    if (held) log.warn('the database owner lock is held again');
-    else log.error({ err }, 'lost the database owner lock (its connection failed); not ready until it is held again');
-  });
+  const ownerLockState = watchOwnerLock(ownerLock, log);
 
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -164,63 +130,18 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const store = createStore(database);
   const diskFull = watchDiskSpace(database, log);
 
-  // Cluster mode (docs/cluster.md): this node's engine, sender and outbox write through connections
-  // fenced with its incarnation, so a write made after another node took an instance over is
-  // refused by the database. It joins (takes its lease) in listen(), once everything is built: the
-  // lease is renewed from then on, and nothing heavy runs between the join and the first renewal.
-  let cluster: { node: ClusterNode; database: Database; metrics: ReturnType<typeof createClusterMetrics> } | null = null;
-  let engineStore: Store = store;
-  if (config.cluster) {
-    const settings = config.cluster;
-    const fenced = await installFenceTriggers(database.db);
-    log.debug({ tables: fenced.length }, 'cluster: instance tables fenced');
-    let node: ClusterNode | null = null;
-    const clusterMetrics = createClusterMetrics(metrics.registry, () => node?.ownedIds().length ?? 0);
-    node = new ClusterNode({
-      repo: new ClusterRepo(database.db),
-      settings,
-      log: log.child({ component: 'cluster' }),
-      metrics: clusterMetrics,
-      onFenced: () => fencedExit(),
-    });
-    const engineDatabase = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      ...(overrides.pgSchema ? { pgSchema: overrides.pgSchema } : {}),
-      fence: { incarnation: node.incarnation, idleTxMs: settings.leaseMs },
-      migrate: false,
-      onError: (err) => {
-        if ((err as { code?: unknown }).code === 'ZG001') clusterMetrics.fencingRefusal();
-      },
-    });
-    engineStore = createStore(engineDatabase);
-    cluster = { node, database: engineDatabase, metrics: clusterMetrics };
-  }
+  // Cluster mode: the engine, the sender and the outbox write through fenced connections (cluster/member.ts).
+  const cluster: ClusterMember | null = config.cluster
+    ? await openClusterMember({ settings: config.cluster, database, databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: overrides.pgSchema, metrics, log, onFenced: () => closeAndExit(async () => engine?.close()) })
+    : null;
+  const engineStore: Store = cluster?.store ?? store;
   const owns = cluster ? (id: string) => cluster.node.owns(id) : undefined;
-  /**
-   * A node that lost its lease closes every WhatsApp socket at once (others may take its instances
-   * now), then exits so that its supervisor starts a clean incarnation (exit code 75, "try again").
-   */
-  const fencedExit = (): void => {
-    const exit = setTimeout(() => process.exit(75), 5_000);
-    exit.unref();
-    void (engine?.close() ?? Promise.resolve())
-      .catch(() => undefined)
-      .finally(() => process.exit(75));
-  };
   const guard = overrides.guard ?? createAddressGuard({ allowHosts: config.allowHosts, allowHttp: config.webhookAllowHttp });
-  // Streams read the outbox's events; the outbox wakes them when it commits some.
+  // Streams read the outbox's events back from the store; the outbox wakes them when it commits some.
   const eventStreams = new EventStreamHub(store.streamEvents, { ...DEFAULT_EVENT_STREAM, maxPerAccount: config.eventStream.maxPerAccount, ...overrides.eventStream });
-  new Gauge({
-    name: 'zapgate_event_streams_open',
-    help: 'Event streams (GET /events) open now',
-    registers: [metrics.registry],
-    collect() {
-      this.set(eventStreams.open);
-    },
-  });
-  // Before the engine and the sender: they emit into outbox.sink.
-  const outbox = createOutbox({
+  countOpenStreams(eventStreams, metrics.registry);
+  // Before the engine and the sender: they emit into it (outbox/pipeline.ts reads in the order events flow).
+  const events = createEventPipeline({
     store,
     clock,
     log: log.child({ component: 'outbox' }),
@@ -228,60 +149,31 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     guard,
     allowHttp: config.webhookAllowHttp,
     tuning: { streamKeepMs: config.eventStream.retentionMs, ...overrides.outbox },
-    onStored: (instanceIds) => eventStreams.notify(instanceIds),
+    stream: eventStreams,
+    antiban: store.antiban,
     ...(cluster && owns ? { cluster: { store: engineStore, owns } } : {}),
   });
+  const outbox = events.outbox;
 
   // Received media: files under the data dir, links signed with a key every node shares (in the store).
   const mediaFiles = new DirectoryMediaStore(join(config.dataDir, 'media'));
   const mediaKey = Buffer.from(await store.secrets.getOrCreate('media-url-key', () => randomBytes(32).toString('base64'), clock.now()), 'base64');
   let listenUrl = `http://127.0.0.1:${config.port}`;
   const signer = new MediaUrlSigner(mediaKey, () => config.publicUrl ?? listenUrl);
-  const mediaSettings = {
-    limits: { maxBytes: config.receivedMedia.maxBytes, timeoutMs: config.receivedMedia.downloadTimeoutMs },
-    retentionMs: config.receivedMedia.retentionMs,
-    perInstance: config.receivedMedia.downloadsPerInstance,
-    total: config.receivedMedia.downloads,
-  };
-
-  // Outgoing media: data URIs are stored once as files and queued by reference (hardening #1).
-  // In cluster mode they are kept in the shared database instead: any node may be the one that sends them.
+  // Outgoing media: data URIs are stored once as files and queued by reference. In cluster mode they
+  // are kept in the shared database instead: any node may be the one that sends them.
   const outgoingFiles = new OutgoingMediaStore(cluster ? new OutgoingBlobsRepo(database.db) : join(config.dataDir, 'outgoing-media'));
   const outgoingSweeper = new OutgoingMediaSweeper(store.messages, outgoingFiles, log.child({ component: 'media' }), metrics);
   const mediaReleased = () => outgoingSweeper.soon();
 
-  // libsignal prints session records (with private keys) to the console: keep them out of the output.
-  if (!overrides.sessions) quietLibsignalConsole(log.child({ component: 'libsignal' }));
-  // Auto-read and call rejection, applied by every session from the instance's settings.
-  const reactions = new AccountReactions({ store, log: log.child({ component: 'sessions' }), metrics, commandTimeoutMs: config.commandTimeoutMs });
-  // Business accounts' labels: the store's copy is kept from the app-state sync.
-  const labelSync = new LabelSync({ labels: store.labels, now: () => clock.now() });
-  const engine = overrides.sessions
-    ? null
-    : new SessionManager({
-        store: engineStore,
-        clock,
-        log,
-        metrics,
-        // Incoming 1:1 messages also tell the anti-ban strategy who is no stranger.
-        events: recordingInboundContacts(outbox.sink, store.antiban, clock),
-        guard,
-        settings: { waUrl: config.waUrl, waRootKey: config.waRootKey, waMediaHost: config.waMediaHost, timeScale: config.timeScale, commandTimeoutMs: config.commandTimeoutMs, media: config.media },
-        media: { store: mediaFiles, signer, settings: mediaSettings },
-        outgoingMedia: outgoingFiles,
-        reactions,
-        chatRetention: config.chatRetention,
-        labels: labelSync,
-        ...(cluster ? { ownership: cluster.node } : {}),
-        ...overrides.engine,
-      });
+  const { engine, reactions, ports, catalogCdn } = buildEngines(config, overrides, { clock, log, metrics, store, engineStore, cluster, guard, events, mediaFiles, signer, outgoingFiles });
   const sessions: SessionsPort = overrides.sessions ?? engine ?? offlineSessions();
   // One FIFO lane per instance, sending through the engine's MessageTransport.
   const sender = engine
     ? new Sender({
         store: engineStore,
         transport: engine,
-        events: outbox.sink,
+        events: events.fromSender,
         clock,
         log: log.child({ component: 'sender' }),
         metrics,
@@ -291,149 +183,42 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       })
     : null;
 
-  const accounts = new AccountsService(store, clock);
-  const instances = new InstancesService(store, sessions, clock, 2_000, config.quotas.maxInstancesPerAccount, sender);
-  if (cluster) instances.useCluster(cluster.node);
   const routing = cluster && config.cluster ? clusterRouting(cluster.node, config.cluster.secret, cluster.metrics, 2 * config.commandTimeoutMs + 10_000) : null;
-  instances.onDeleted(mediaReleased);
-  const messages = new MessagesService(store, sessions, clock, {
-    queueMaxDisconnected: config.queueMaxDisconnected,
-    media: config.media,
-    outgoingMedia: outgoingFiles,
-    quota: new QueuedBytesQuota(store, clock, config.quotas.maxQueuedBytesPerAccount),
-    mediaReleased,
-  });
-  if (sender) messages.onEnqueued((instanceId) => sender.notify(instanceId));
-  // Counter children per content type, made once (the enqueue path is measured by bench/enqueue).
-  const enqueued = new Map<string, { inc(): void }>();
-  messages.onEnqueued((_instanceId, kind) => {
-    let child = enqueued.get(kind);
-    if (!child) enqueued.set(kind, (child = metrics.messagesEnqueued.labels(kind)));
-    child.inc();
-  });
   if (engine) metrics.countSessionsWith(() => engine.sessionCounts());
   // Read at each scrape: what waits to be sent, and what waits to be delivered to webhooks.
   metrics.measureQueueWith(() => store.messages.countAllWaiting());
   metrics.measureWebhooksWith(() => store.deliveries.backlog(), () => clock.now());
-  const queue = new QueueService(store, mediaReleased);
-  const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...overrides.phoneCheckJobs }) : undefined;
-  const contacts = new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax);
-  const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);
-  const webhooks = new WebhooksService(store, guard, clock);
-  const media = new MediaService(store.media, mediaFiles, signer, engine ? engine.media : null, clock);
+  // The use cases (services/index.ts), and the record the routes are built from (http/routes/index.ts).
+  const services = createServices({
+    config, clock, log, metrics, guard, store, sessions, engine, ports, reactions, sender,
+    labels: ports.businessEngine,
+    placement: cluster?.node ?? null,
+    media: { files: mediaFiles, signer, outgoing: outgoingFiles, released: mediaReleased },
+    deliveries: outbox.deliveries,
+    eventStreams,
+    ...(overrides.phoneCheckJobs ? { phoneCheckJobs: overrides.phoneCheckJobs } : {}),
+  });
+  const { accounts, instances, messages, groups, phoneCheckJobs } = services;
   const mediaSweeper = new MediaSweeper(store, mediaFiles, clock, log.child({ component: 'media' }), metrics);
-  if (engine) wireAutoInvite(groups, engine, messages, store, log.child({ component: 'groups' }), metrics);
-  if (engine) wireCallRejectReply(reactions, messages, store, log.child({ component: 'sessions' }), metrics);
-  // Profile pictures go through a media pipeline of their own (same guard and limits, its own
-  // slots): they are rare, and must not wait behind a queue of video conversions.
-  const profileMedia = mediaPipeline(guard, config.media);
-  const accountPort: AccountPort = engine
-    ? new AccountEngine({
-        sessionOf: (id) => engine.sessionOf(id),
-        media: profileMedia,
-        reactions,
-        commandTimeoutMs: config.commandTimeoutMs,
-      })
-    : offlineAccount();
-  const account = new AccountService(store, sessions, accountPort, (id) => instances.invalidate(id));
-  const privacy = new PrivacyService(accountPort);
-  // Chats and contacts: the stored copy the engine feeds, chat changes through the engine.
-  const chatsPort = engine
-    ? new ChatsEngine({ sessionOf: (id) => engine.sessionOf(id), checkPhones: (id, phones) => engine.checkPhones(id, phones), commandTimeoutMs: config.commandTimeoutMs })
-    : offlineChats();
-  const chats = new ChatsService(store.chats, sessions, chatsPort, clock);
-  const partner = new PartnerService(store, instances, webhooks, account, guard);
-  const proxies = new ProxyService(store, guard, sessions, (id) => instances.invalidate(id));
-  const historySync = new HistorySyncService(store, (id) => instances.invalidate(id));
-  // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
-  const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
-  const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
-  const communityPort = engine ? new CommunityEngine({ sessionOf: (id) => engine.sessionOf(id), commandTimeoutMs: config.commandTimeoutMs }) : offlineCommunities();
-  const communities = new CommunityService(communityPort, groupAdminPort, sessions, groups, messages);
-  // Channels (newsletters); their pictures share the profile pictures' pipeline.
-  const newsletterPort = engine ? new NewsletterEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineNewsletters();
-  const newsletters = new NewsletterService(newsletterPort, sessions, messages);
-  // WhatsApp Business: the profile and tags (labels).
-  const businessEngine = engine ? new BusinessEngine({ sessionOf: (id) => engine.sessionOf(id), labels: labelSync, commandTimeoutMs: config.commandTimeoutMs }) : null;
-  const business = new BusinessService(businessEngine ?? offlineBusiness(), sessions, store.labels);
-  if (engine && businessEngine) {
-    const businessLog = log.child({ component: 'business' });
-    // At each login, a business account's labels are brought up to date from its phone.
-    engine.onConnectionChange((instanceId, connected) => {
-      if (!connected) return;
-      businessEngine.syncLabels(instanceId).catch((err: unknown) => {
-        metrics.loggedFailures.inc({ component: 'sessions' });
-        businessLog.warn({ err, instanceId }, 'syncing the labels at login failed (the next change announced by the phone brings them)');
-      });
-    });
-  }
-  // Business catalogs; product images come from the network's CDN (the test network's media host and CA when set).
-  const catalogCdn = engine ? historyDispatcher({ mediaHost: config.waMediaHost, ca: overrides.engine?.mediaAgent?.options.ca }) : undefined;
-  const catalogPort = engine ? new CatalogEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs, cdn: catalogCdn }) : offlineCatalog();
-  const catalog = new CatalogService(catalogPort, messages);
 
   let draining = false;
-  let accountPollErrorAt = 0;
   const http = await buildHttpServer({
     config,
     log,
     metrics,
-    sessions,
-    accounts,
-    instances,
-    messages,
-    queue,
-    contacts,
-    groups,
-    webhooks,
-    partner,
-    media,
-    extraInstanceRoutes: [
-      webhookDeliveryRoutes(outbox.deliveries),
-      accountRouteTree(account, privacy, config.mediaBodyLimit),
-      chatRouteTree(chats),
-      proxyRouteTree(proxies),
-      groupAdminRouteTree(groupAdmin, communities, config.mediaBodyLimit),
-      communityRouteTree(communities),
-      newsletterRouteTree(newsletters, config.mediaBodyLimit),
-      businessRouteTree(business),
-      catalogRouteTree(catalog, config.mediaBodyLimit),
-      historySyncRouteTree(historySync),
-      instanceEventStreamRoutes(eventStreams),
-      statusHistoryRoutes(new StatusHistoryService(store.instances)),
-    ],
-    extraAccountRoutes: [accountEventStreamRoutes(eventStreams)],
-    extraPublicRoutes: [dashboardRoutes()],
+    services,
     onClosing: () => eventStreams.closeAll(),
     now: () => clock.now(),
     ...(routing ? { cluster: routing } : {}),
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };
       if (cluster && !cluster.node.up) return { ok: false, reason: 'not an active cluster node' };
-      if (ownerLockLost) return { ok: false, reason: 'database owner lock lost' };
-      if (await diskFull.stillFull()) return { ok: false, reason: 'disk full' };
-      try {
-        await database.ping();
-        return { ok: true };
-      } catch {
-        return { ok: false, reason: 'database unreachable' };
-      }
+      return storeReadiness(database, ownerLockState, diskFull);
     },
   });
 
   return {
-    config,
-    log,
-    store,
-    metrics,
-    sessions,
-    engine,
-    sender,
-    accounts,
-    instances,
-    messages,
-    groups,
-    http,
+    config, log, store, metrics, sessions, engine, sender, accounts, instances, messages, groups, http,
     events: outbox.sink,
     async listen() {
       await outbox.start();
@@ -441,30 +226,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       // After the HTTP server is ready (compiling every route's schemas can hold the event loop for
       // seconds on a busy machine): from the join on, the lease must be renewed every heartbeat.
       await cluster?.node.join();
-      // Links name the port actually bound (0 in tests); a wildcard address is reached on loopback.
-      const bound = http.server.address();
-      if (bound && typeof bound === 'object') listenUrl = `http://${bound.family === 'IPv6' ? `[${bound.address === '::' ? '::1' : bound.address}]` : bound.address === '0.0.0.0' ? '127.0.0.1' : bound.address}:${bound.port}`;
+      listenUrl = reachableUrl(http.server.address()) ?? listenUrl;
       mediaSweeper.start();
       outgoingSweeper.start();
-      // Account rotations and deletions made by the CLI (another process) apply here within 100 ms.
-      await accounts.watch(
-        async (instanceIds) => {
-          for (const id of instanceIds) {
-            instances.invalidate(id);
-            await sessions.remove(id).catch((err: unknown) => log.warn({ err, instanceId: id }, 'closing the session of a deleted account'));
-          }
-          mediaReleased();
-          log.info({ instances: instanceIds.length }, 'account deleted: its sessions are closed');
-        },
-        100,
-        (err) => {
-          // Polled every 100 ms: a database that is down is said once a minute, not ten times a second.
-          metrics.loggedFailures.inc({ component: 'accounts' });
-          if (Date.now() - accountPollErrorAt < 60_000) return;
-          accountPollErrorAt = Date.now();
-          log.error({ err }, 'reading account changes failed');
-        },
-      );
+      await applyAccountDeletions({ accounts, instances, sessions, mediaReleased, log, metrics });
       // Lanes for every instance with messages waiting (in-flight ones are resent, same id).
       await sender?.start();
       // Paired instances reconnect in the background; group creations left pending resume after.
@@ -472,26 +237,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         ?.start()
         .then(() => Promise.all([groups.resumePending(), phoneCheckJobs?.resume(owns)]))
         .catch((err: unknown) => log.error({ err }, 'restoring sessions failed'));
-      // Cluster mode: what this node owns starts and stops as ownership moves (cluster/node.ts).
-      if (cluster && engine && sender) {
-        const e = engine;
-        const snd = sender;
-        await cluster.node.start({
-          async acquire(id) {
-            await e.acquire(id);
-            snd.acquire(id);
-            await outbox.acquire(id);
-            void phoneCheckJobs?.resume(owns).catch((err: unknown) => log.warn({ err, instanceId: id }, 'resuming phone-check jobs failed'));
-          },
-          async release(id) {
-            await snd.release(id);
-            await e.release(id);
-            await outbox.release(id);
-          },
-          // Every heartbeat: deliveries committed elsewhere, and group creations of acquired instances
-          // (pending when their previous owner died) once their sessions are connected.
-          tick: () => Promise.all([outbox.rescan(), groups.resumePending()]).then(() => undefined),
-        });
+      // Cluster mode: what this node owns starts and stops as ownership moves (cluster/handover.ts).
+      if (cluster && engine && sender && owns) {
+        await cluster.node.start(instanceHandover({ sessions: engine, sender, outbox, groups, phoneCheckJobs, owns, log }));
       }
       return address;
     },
@@ -522,42 +270,98 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   };
 }
 
-/** How often a disk-full episode is probed with a small write, so readiness recovers by itself. */
-const DISK_PROBE_MS = 2_000;
+/** Links name the port actually bound (0 in tests); a wildcard address is reached on loopback. */
+function reachableUrl(bound: ReturnType<HttpServer['server']['address']>): string | null {
+  if (!bound || typeof bound !== 'object') return null;
+  const host = bound.family === 'IPv6' ? `[${bound.address === '::' ? '::1' : bound.address}]` : bound.address === '0.0.0.0' ? '127.0.0.1' : bound.address;
+  return `http://${host}:${bound.port}`;
+}
 
-/**
- * Logs each disk-full episode once (when it starts and when it ends) and, while it lasts, probes
- * with a small write every DISK_PROBE_MS and on each readiness check (at most one probe at a time):
- * a load balancer stops sending writes to a node that is not ready, so something else must write.
- */
-function watchDiskSpace(database: Database, log: Logger): { stillFull(): Promise<boolean>; stop(): void } {
-  let timer: NodeJS.Timeout | null = null;
-  let probing: Promise<void> | null = null;
-  const probe = (): Promise<void> =>
-    (probing ??= database
-      .probeWrite()
-      .catch(() => undefined) // still full (or another failure the next real write will report)
-      .finally(() => (probing = null)));
-  database.storage.onChange((full, cause) => {
-    if (full) {
-      const detail = cause instanceof Error ? cause.message : String(cause);
-      log.error({ detail }, 'disk full: writes fail (HTTP 507) until space is freed; nothing already accepted is lost');
-      timer ??= setInterval(() => void probe(), DISK_PROBE_MS).unref();
-    } else {
-      log.warn('disk space is available again: writes succeed');
-      if (timer) clearInterval(timer);
-      timer = null;
-    }
-  });
-  return {
-    async stillFull() {
-      if (!database.storage.full) return false;
-      await probe();
-      return database.storage.full;
-    },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-    },
+// ─── The engine and its feature ports ──────────────────────────────────────────────────────────
+// One block, kept as it was, for the sessions/ restructuring to replace at once with
+// installBaileysPatches() and createEngines() (sessions/engines.ts).
+
+interface EngineWiring {
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  store: Store;
+  engineStore: Store;
+  cluster: ClusterMember | null;
+  guard: AddressGuard;
+  events: EventPipeline;
+  mediaFiles: DirectoryMediaStore;
+  signer: MediaUrlSigner;
+  outgoingFiles: OutgoingMediaStore;
+}
+
+function buildEngines(config: Config, overrides: GatewayOverrides, { clock, log, metrics, store, engineStore, cluster, guard, events, mediaFiles, signer, outgoingFiles }: EngineWiring) {
+  const mediaSettings = {
+    limits: { maxBytes: config.receivedMedia.maxBytes, timeoutMs: config.receivedMedia.downloadTimeoutMs },
+    retentionMs: config.receivedMedia.retentionMs,
+    perInstance: config.receivedMedia.downloadsPerInstance,
+    total: config.receivedMedia.downloads,
   };
+  // libsignal prints session records (with private keys) to the console: keep them out of the output.
+  if (!overrides.sessions) quietLibsignalConsole(log.child({ component: 'libsignal' }));
+  // Auto-read and call rejection, applied by every session from the instance's settings.
+  const reactions = new AccountReactions({ store, log: log.child({ component: 'sessions' }), metrics, commandTimeoutMs: config.commandTimeoutMs });
+  // Business accounts' labels: the store's copy is kept from the app-state sync.
+  const labelSync = new LabelSync({ labels: store.labels, now: () => clock.now() });
+  const engine = overrides.sessions
+    ? null
+    : new SessionManager({
+        store: engineStore,
+        clock,
+        log,
+        metrics,
+        // Incoming 1:1 messages also tell the anti-ban strategy who is no stranger (outbox/pipeline.ts).
+        events: events.fromEngine,
+        guard,
+        settings: { waUrl: config.waUrl, waRootKey: config.waRootKey, waMediaHost: config.waMediaHost, timeScale: config.timeScale, commandTimeoutMs: config.commandTimeoutMs, media: config.media },
+        media: { store: mediaFiles, signer, settings: mediaSettings },
+        outgoingMedia: outgoingFiles,
+        reactions,
+        chatRetention: config.chatRetention,
+        labels: labelSync,
+        ...(cluster ? { ownership: cluster.node } : {}),
+        ...overrides.engine,
+      });
+  // Profile pictures go through a media pipeline of their own (same guard and limits, its own
+  // slots): they are rare, and must not wait behind a queue of video conversions.
+  const profileMedia = mediaPipeline(guard, config.media);
+  const accountPort: AccountPort = engine
+    ? new AccountEngine({
+        sessionOf: (id) => engine.sessionOf(id),
+        media: profileMedia,
+        reactions,
+        commandTimeoutMs: config.commandTimeoutMs,
+      })
+    : offlineAccount();
+  // Chats and contacts: the stored copy the engine feeds, chat changes through the engine.
+  const chatsPort = engine
+    ? new ChatsEngine({ sessionOf: (id) => engine.sessionOf(id), checkPhones: (id, phones) => engine.checkPhones(id, phones), commandTimeoutMs: config.commandTimeoutMs })
+    : offlineChats();
+  // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
+  const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
+  const communityPort = engine ? new CommunityEngine({ sessionOf: (id) => engine.sessionOf(id), commandTimeoutMs: config.commandTimeoutMs }) : offlineCommunities();
+  // Channels (newsletters); their pictures share the profile pictures' pipeline.
+  const newsletterPort = engine ? new NewsletterEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineNewsletters();
+  // WhatsApp Business: the profile and tags (labels).
+  const businessEngine = engine ? new BusinessEngine({ sessionOf: (id) => engine.sessionOf(id), labels: labelSync, commandTimeoutMs: config.commandTimeoutMs }) : null;
+  // Business catalogs; product images come from the network's CDN (the test network's media host and CA when set).
+  const catalogCdn = engine ? historyDispatcher({ mediaHost: config.waMediaHost, ca: overrides.engine?.mediaAgent?.options.ca }) : undefined;
+  const catalogPort = engine ? new CatalogEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs, cdn: catalogCdn }) : offlineCatalog();
+  const ports = {
+    account: accountPort,
+    chats: chatsPort,
+    groupAdmin: groupAdminPort,
+    communities: communityPort,
+    newsletters: newsletterPort,
+    business: businessEngine ?? offlineBusiness(),
+    /** Null without an engine: nothing to sync at login. */
+    businessEngine,
+    catalog: catalogPort,
+  };
+  return { engine, reactions, ports, catalogCdn };
 }

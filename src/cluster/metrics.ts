@@ -1,7 +1,7 @@
 // Per-node cluster metrics, registered only in cluster mode (every series exists from the first
 // scrape: counters start at 0 for each label value the code uses).
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ClusterMetricsSink } from './node.js';
+import type { ClusterMetricsSink } from './types.js';
 
 export interface ClusterMetrics extends ClusterMetricsSink {
   forwarded(result: 'ok' | 'failed'): void;

@@ -12,21 +12,7 @@ import { performance } from 'node:perf_hooks';
 import type { ClusterSettings } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ClusterRepo, InstanceOwner } from '../store/cluster-repo.js';
-
-/** What a node runs for each instance it owns: started on acquire, stopped (sessions closed, writes drained) on release. */
-interface OwnedWork {
-  acquire(instanceId: string): Promise<void>;
-  release(instanceId: string): Promise<void>;
-  /** After each reconcile: housekeeping of what this node owns. */
-  tick?(): Promise<void>;
-}
-
-/** Where a request for an instance runs: here, on its owner (forwarded), nowhere yet (no live owner), or not known (the lookup failed). */
-export type Placement = { kind: 'here' } | { kind: 'forward'; nodeId: string; url: string } | { kind: 'nobody' } | { kind: 'unknown' };
-
-export interface ClusterMetricsSink {
-  handover(direction: 'acquired' | 'released' | 'lost'): void;
-}
+import type { ClusterMetricsSink, OwnedWork, Placement } from './types.js';
 
 interface ClusterNodeDeps {
   repo: ClusterRepo;

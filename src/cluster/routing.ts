@@ -2,8 +2,9 @@
 // (http/cluster-forwarding.ts), put together from the node, the peer authentication and metrics.
 import { Agent, type Dispatcher } from 'undici';
 import type { ClusterMetrics } from './metrics.js';
-import type { ClusterNode, Placement } from './node.js';
+import type { ClusterNode } from './node.js';
 import { PeerAuth } from './peer-auth.js';
+import type { Placement } from './types.js';
 
 export interface ClusterRouting {
   readonly nodeId: string;

@@ -1,8 +1,9 @@
-// Builds the Fastify application: framework settings, OpenAPI, hooks, and one plugin per tag.
+// Builds the Fastify application: framework settings, OpenAPI, hooks, and the route plugins of
+// routes/index.ts, each list in its scope (public, account, instance).
 import { forwardToOwner, nodeHeader } from './cluster-forwarding.js';
 import type { ClusterRouting } from '../cluster/routing.js';
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -10,14 +11,6 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { redactUrl } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { AccountsService } from '../services/accounts-service.js';
-import type { ContactsService } from '../services/contacts-service.js';
-import type { GroupsService } from '../services/groups-service.js';
-import type { InstancesService } from '../services/instances-service.js';
-import type { MessagesService } from '../services/messages-service.js';
-import type { QueueService } from '../services/queue-service.js';
-import type { WebhooksService } from '../services/webhooks-service.js';
-import type { SessionsPort } from '../sessions/port.js';
 import { accountHook, clientTokenOf, instanceHook } from './auth.js';
 import { handleError } from './error-handler.js';
 import { RateLimiter } from './rate-limit.js';
@@ -27,18 +20,10 @@ import { cachingSerializerFactory } from './serializer-cache.js';
 import { limitConnections, requestDeadline, timeoutOptions } from './connection-limits.js';
 import { MethodIndex } from './method-index.js';
 import { allNamedSchemas, ErrorBody } from './schemas/common.js';
-import { accountInstanceRoutes, instanceRoutes } from './routes/instances.js';
-import type { PartnerService } from '../services/partner-service.js';
-import { messageRoutes } from './routes/messages.js';
-import { statusRoutes } from './routes/status.js';
-import { contactRoutes, PhoneCheckJobSchema } from './routes/contacts.js';
-import { GroupSchema, groupRoutes } from './routes/groups.js';
-import { queueRoutes } from './routes/queue.js';
-import { webhookRoutes } from './routes/webhooks.js';
-import { opsRoutes } from './routes/ops.js';
-import { mediaRoutes } from './routes/media.js';
+import { routeLists, type HttpServices } from './routes/index.js';
+import { PhoneCheckJobSchema } from './routes/contacts.js';
+import { GroupSchema } from './routes/groups.js';
 import { webhooksSection } from './schemas/callbacks.js';
-import type { MediaService } from '../services/media-service.js';
 
 const INSTANCE_PREFIX = '/instances/:instanceId/token/:instanceToken';
 
@@ -82,22 +67,8 @@ interface HttpDeps {
   config: Config;
   log: Logger;
   metrics: Metrics;
-  sessions: SessionsPort;
-  accounts: AccountsService;
-  instances: InstancesService;
-  messages: MessagesService;
-  queue: QueueService;
-  contacts: ContactsService;
-  groups: GroupsService;
-  webhooks: WebhooksService;
-  partner: PartnerService;
-  media: MediaService;
-  /** Extra instance-scoped route plugins contributed by other components (e.g. webhook deliveries). */
-  extraInstanceRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
-  /** Extra account-scoped route plugins (Client-Token only; e.g. the account's event stream). */
-  extraAccountRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
-  /** Extra route plugins outside authentication (e.g. the dashboard's static pages). */
-  extraPublicRoutes?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
+  /** What the routes call (routes/index.ts lists which route plugins use which). */
+  services: HttpServices;
   /** Called when the server starts closing, before it waits for open requests (ends event streams). */
   onClosing?: () => void;
   ready(): Promise<{ ok: boolean; reason?: string }>;
@@ -107,6 +78,7 @@ interface HttpDeps {
 }
 
 export async function buildHttpServer(deps: HttpDeps) {
+  const routes = routeLists(deps.services, { mediaBodyLimit: deps.config.mediaBodyLimit, metrics: deps.metrics, ready: deps.ready });
   const app = Fastify({
     loggerInstance: deps.log,
     bodyLimit: deps.config.bodyLimit,
@@ -191,9 +163,7 @@ export async function buildHttpServer(deps: HttpDeps) {
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(opsRoutes({ metrics: deps.metrics, ready: deps.ready }));
-  await app.register(mediaRoutes(deps.media));
-  for (const extra of deps.extraPublicRoutes ?? []) await app.register(extra);
+  for (const plugin of routes.public) await app.register(plugin);
   if (deps.onClosing) {
     const closing = deps.onClosing;
     app.addHook('preClose', (done) => {
@@ -204,25 +174,17 @@ export async function buildHttpServer(deps: HttpDeps) {
 
   if (deps.cluster) app.addHook('onSend', nodeHeader(deps.cluster.nodeId));
   const limiter = new RateLimiter(deps.config.rateLimitPerSecond, deps.now);
-  const authenticateAccount = accountHook(deps.accounts, limiter);
-  const authenticateInstance = instanceHook(deps.instances);
+  const authenticateAccount = accountHook(deps.services.accounts, limiter);
+  const authenticateInstance = instanceHook(deps.services.instances);
 
   await app.register(async (scoped) => {
     scoped.addHook('onRequest', authenticateAccount);
-    await scoped.register(accountInstanceRoutes(deps.instances, deps.partner));
-    for (const extra of deps.extraAccountRoutes ?? []) await scoped.register(extra);
+    for (const plugin of routes.account) await scoped.register(plugin);
     await scoped.register(
       async (inst) => {
         inst.addHook('onRequest', authenticateInstance);
         if (deps.cluster) inst.addHook('preHandler', forwardToOwner(deps.cluster));
-        await inst.register(instanceRoutes(deps.instances));
-        await inst.register(messageRoutes({ messages: deps.messages, mediaBodyLimit: deps.config.mediaBodyLimit }));
-        await inst.register(statusRoutes(deps.messages, deps.config.mediaBodyLimit));
-        await inst.register(contactRoutes(deps.contacts));
-        await inst.register(groupRoutes(deps.groups));
-        await inst.register(queueRoutes(deps.queue, deps.instances));
-        await inst.register(webhookRoutes(deps.webhooks, deps.instances));
-        for (const extra of deps.extraInstanceRoutes ?? []) await inst.register(extra);
+        for (const plugin of routes.instance) await inst.register(plugin);
       },
       { prefix: INSTANCE_PREFIX },
     );

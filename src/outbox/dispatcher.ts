@@ -286,7 +286,7 @@ export class DeliveryDispatcher {
       lane.synced = rows.length < limit && !lane.missed;
       if (next !== null) this.setWake(lane, next);
     } catch (err) {
-      // A full disk is logged once per episode by the store's watcher (main.ts), not per retry.
+      // A full disk is logged once per episode by the store's watcher (store/disk-watch.ts), not per retry.
       this.deps.log[isDiskFull(err) ? 'debug' : 'error']({ err, instanceId: lane.instanceId }, 'reading webhook deliveries failed; retrying');
       this.deps.metrics.loggedFailures.inc({ component: 'outbox' });
       this.backOff(lane);

@@ -10,7 +10,7 @@ import type { WebhooksRepo } from '../store/webhooks-repo.js';
 import { DeliveryDispatcher, type DispatcherSettings } from './dispatcher.js';
 import { WebhookDeliveriesService } from './replay.js';
 import { DEFAULT_RETENTION, RetentionSweeper, type RetentionSettings } from './retention.js';
-import { OutboxSink } from './sink.js';
+import { OutboxSink, type LiveStream } from './sink.js';
 
 export interface OutboxTuning extends DispatcherSettings, RetentionSettings {
   /** Extra CA certificates (PEM) trusted for webhook TLS on top of Node's bundled roots (test receivers). */
@@ -36,7 +36,7 @@ export interface OutboxStore extends Pick<Store, 'deliveries' | 'streamEvents'> 
   readonly webhooks: Pick<WebhooksRepo, 'list' | 'disable'>;
 }
 
-interface OutboxDeps {
+export interface OutboxDeps {
   store: OutboxStore;
   clock: Clock;
   log: Logger;
@@ -45,8 +45,8 @@ interface OutboxDeps {
   guard: AddressGuard;
   allowHttp: boolean;
   tuning?: Partial<Omit<OutboxTuning, 'allowHttp'>>;
-  /** Told which instances had events committed (the live event stream wakes its readers). */
-  onStored?: (instanceIds: ReadonlySet<string>) => void;
+  /** The live event stream, told which instances had events committed so its readers wake. */
+  stream?: LiveStream;
   /**
    * Cluster mode: the store of this node's engine (its writes are fenced, migration 018), through
    * which events are committed and outcomes recorded; and which instances this node delivers for.
@@ -54,7 +54,7 @@ interface OutboxDeps {
   cluster?: { store: Pick<Store, 'deliveries'>; owns(instanceId: string): boolean };
 }
 
-interface Outbox {
+export interface Outbox {
   /** Where the engine and the sender hand events. */
   readonly sink: EventSink;
   readonly deliveries: WebhookDeliveriesService;
@@ -100,12 +100,12 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     },
   });
   const keepAll = (tuning.streamKeepMs ?? 0) > 0;
-  const onStored = deps.onStored;
+  const stream = deps.stream ?? null;
   const sink = new OutboxSink(
     engineStore.deliveries,
     deps.clock,
     (jobs) => dispatcher.offer(jobs),
-    keepAll || onStored ? { keepAll, onStored: onStored ?? (() => undefined) } : null,
+    keepAll || stream ? { keepAll, readers: stream } : null,
   );
   const deliveries = new WebhookDeliveriesService(deps.store.deliveries, deps.clock, (instanceId, url) => dispatcher.wake(instanceId, url));
   const retention = new RetentionSweeper(deps.store.deliveries, deps.clock, log, deps.metrics, tuning, deps.store.streamEvents);

@@ -45,6 +45,14 @@ export function timeOrderedId(prefix: string, now: number): string {
   return prefix + Math.max(0, Math.floor(now)).toString(16).padStart(12, '0') + random;
 }
 
+/**
+ * The live event stream (services/event-stream.ts): its readers read committed events back from the
+ * store, so after each commit it is told which instances had some, and wakes theirs.
+ */
+export interface LiveStream {
+  notify(instanceIds: ReadonlySet<string>): void;
+}
+
 export class OutboxSink implements EventSink {
   private readonly batcher: WriteBatcher<Emitted, void>;
   private closed = false;
@@ -54,8 +62,8 @@ export class OutboxSink implements EventSink {
     private readonly clock: Clock,
     /** Receives each batch's deliveries once they are committed. */
     private readonly onCommitted: (jobs: readonly DueDelivery[]) => void,
-    /** Stream side: told which instances had events committed; and whether to keep events no webhook takes. */
-    private readonly stream: { keepAll: boolean; onStored(instanceIds: ReadonlySet<string>): void } | null = null,
+    /** Stream side: whether to keep events no webhook takes; and the stream told of each commit. */
+    private readonly stream: { keepAll: boolean; readers: LiveStream | null } | null = null,
   ) {
     this.batcher = new WriteBatcher((items) => this.flush(items));
   }
@@ -94,7 +102,7 @@ export class OutboxSink implements EventSink {
       repeated = await this.store.commit(batch.events, batch.deliveries, batch.once);
     }
     this.onCommitted(repeated.size === 0 ? batch.jobs : batch.jobs.filter((j) => !repeated.has(j.eventId)));
-    if (this.stream !== null && batch.events.length > 0) this.stream.onStored(new Set(batch.events.map((e) => e.instanceId)));
+    if (this.stream !== null && batch.events.length > 0) this.stream.readers?.notify(new Set(batch.events.map((e) => e.instanceId)));
     return items.map(() => undefined);
   }
 

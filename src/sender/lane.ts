@@ -163,7 +163,7 @@ export class InstanceLane {
         return;
       } catch (err) {
         failures++;
-        // A full disk is logged once per episode by the store's watcher (main.ts), not per retry.
+        // A full disk is logged once per episode by the store's watcher (store/disk-watch.ts), not per retry.
         this.deps.log[isDiskFull(err) ? 'debug' : 'error']({ err, instanceId: this.instanceId, failures }, 'sender lane failed; retrying');
         this.deps.metrics?.loggedFailures.inc({ component: 'sender' });
         this.needsLoad = true;

@@ -73,7 +73,7 @@ export class Sender {
     for (const instanceId of await this.deps.store.messages.instancesWithWaiting()) if (this.mine(instanceId)) this.lane(instanceId).notify();
   }
 
-  /** Called after an enqueue commits (MessagesService.onEnqueued). */
+  /** Called after an enqueue commits (MessagesService names the sender as its queue). */
   notify(instanceId: string): void {
     if (this.active && this.mine(instanceId)) this.lane(instanceId).notify();
   }

@@ -2,7 +2,9 @@
 // cursor (the last event id a consumer saw). The store is the only source: a commit only wakes the
 // streams it concerns, and each stream reads what follows its own cursor, so a slow or reconnecting
 // consumer gets every event once, in order, for as long as the outbox keeps it.
+import { Gauge, type Registry } from 'prom-client';
 import { errors } from '../errors.js';
+import type { LiveStream } from '../outbox/sink.js';
 import type { StreamEvent, StreamEventsRepo } from '../store/events-repo.js';
 
 export type { StreamEvent };
@@ -101,7 +103,7 @@ class Stream implements OpenStream {
   }
 }
 
-export class EventStreamHub {
+export class EventStreamHub implements LiveStream {
   private readonly streams = new Set<Stream>();
   private readonly perAccount = new Map<string, number>();
   private readonly closers = new Map<Stream, () => void>();
@@ -172,4 +174,16 @@ export class EventStreamHub {
     if (left > 0) this.perAccount.set(s.scope.accountId, left);
     else this.perAccount.delete(s.scope.accountId);
   }
+}
+
+/** zapgate_event_streams_open, read at each scrape. */
+export function countOpenStreams(hub: Pick<EventStreamHub, 'open'>, registry: Registry): void {
+  new Gauge({
+    name: 'zapgate_event_streams_open',
+    help: 'Event streams (GET /events) open now',
+    registers: [registry],
+    collect() {
+      this.set(hub.open);
+    },
+  });
 }

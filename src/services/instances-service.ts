@@ -72,7 +72,7 @@ interface LiveAntiban {
 }
 
 /** Cluster mode (cluster/node.ts): who runs which instance. */
-interface InstancePlacement {
+export interface InstancePlacement {
   readonly nodeId: string;
   owns(instanceId: string): boolean;
   assignNew(instanceId: string): Promise<void>;
@@ -85,34 +85,45 @@ interface InstancesStore {
   readonly antiban: Pick<AntibanRepo, 'pause'>;
 }
 
+interface InstancesServiceDeps {
+  store: InstancesStore;
+  sessions: SessionsPort;
+  clock: Clock;
+  /** How long an instance read for authentication is trusted (default 2 s). */
+  cacheTtlMs?: number;
+  /** ZAPGATE_MAX_INSTANCES_PER_ACCOUNT (0 = no cap, the default). */
+  maxPerAccount?: number;
+  /** The sender (null: this process sends nothing, so only the session's answer counts). */
+  liveAntiban?: LiveAntiban | null;
+  /** Cluster mode: new instances get an owner at once; status names it. */
+  cluster?: InstancePlacement | null;
+  /** An instance was deleted, its queued messages with it: their stored media may go (the sweep). */
+  mediaReleased?: () => void;
+}
+
 export class InstancesService {
   /** Instances by id for the authentication hot path; invalidated on every change made here. */
   private readonly cache = new Map<string, { instance: Instance; until: number }>();
   /** Bumped by every invalidation, so a lookup that started before one does not refill the cache. */
   private epoch = 0;
+  private readonly store: InstancesStore;
+  private readonly sessions: SessionsPort;
+  private readonly clock: Clock;
+  private readonly cacheTtlMs: number;
+  private readonly maxPerAccount: number;
+  private readonly liveAntiban: LiveAntiban | null;
+  private readonly cluster: InstancePlacement | null;
+  private readonly mediaReleased: () => void;
 
-  constructor(
-    private readonly store: InstancesStore,
-    private readonly sessions: SessionsPort,
-    private readonly clock: Clock,
-    private readonly cacheTtlMs = 2_000,
-    /** ZAPGATE_MAX_INSTANCES_PER_ACCOUNT (0 = no cap). */
-    private readonly maxPerAccount = 0,
-    /** The sender (null: this process sends nothing, so only the session's answer counts). */
-    private readonly liveAntiban: LiveAntiban | null = null,
-  ) {}
-
-  private readonly deletedListeners: ((instanceId: string) => void)[] = [];
-  private cluster: InstancePlacement | null = null;
-
-  /** Cluster mode: new instances get an owner at once; status names it. */
-  useCluster(placement: InstancePlacement): void {
-    this.cluster = placement;
-  }
-
-  /** Called after an instance is deleted (its queued messages with it). */
-  onDeleted(listener: (instanceId: string) => void): void {
-    this.deletedListeners.push(listener);
+  constructor(deps: InstancesServiceDeps) {
+    this.store = deps.store;
+    this.sessions = deps.sessions;
+    this.clock = deps.clock;
+    this.cacheTtlMs = deps.cacheTtlMs ?? 2_000;
+    this.maxPerAccount = deps.maxPerAccount ?? 0;
+    this.liveAntiban = deps.liveAntiban ?? null;
+    this.cluster = deps.cluster ?? null;
+    this.mediaReleased = deps.mediaReleased ?? (() => undefined);
   }
 
   async create(accountId: string, name: string): Promise<CreatedInstance> {
@@ -283,7 +294,7 @@ export class InstancesService {
     await this.sessions.remove(instanceId);
     await this.store.instances.delete(instanceId);
     this.invalidate(instanceId);
-    for (const l of this.deletedListeners) l(instanceId);
+    this.mediaReleased();
   }
 
   async rotateToken(instanceId: string): Promise<string> {

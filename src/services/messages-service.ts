@@ -1,5 +1,6 @@
 // Send operations: validate, fix the WhatsApp message id, and durably enqueue.
 import type { Clock } from '../clock.js';
+import type { Metrics } from '../metrics.js';
 import { errors } from '../errors.js';
 import { newWaMessageId, newZaapId } from '../ids.js';
 import { formatTarget, parseGroupId, parsePhone, parseTarget, STATUS_TARGET, type Target } from '../domain/phone.js';
@@ -39,7 +40,7 @@ interface MessagesServiceOptions {
   queueMaxDisconnected: number;
   /** Limits a data URI is checked against before it is queued (defaults: src/convert/limits.ts). */
   media?: MediaLimits;
-  /** Where data URIs go, so the queue holds a reference (hardening #1); none: kept inline (tests). */
+  /** Where data URIs go, so the queue holds a reference; none: kept inline (tests). */
   outgoingMedia?: OutgoingMediaStore;
   /** ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT. */
   quota?: QueuedBytesQuota;
@@ -47,9 +48,13 @@ interface MessagesServiceOptions {
   mediaReleased?: () => void;
 }
 
-/** Called after a commit so the sender can pick the message up without polling. */
-/** Told after each durable enqueue: the instance and the content type (text, image, …). */
-type EnqueuedListener = (instanceId: string, kind: string) => void;
+/**
+ * Who sends what is queued: the sender (sender/sender.ts), told after each durable enqueue so it
+ * picks the message up without polling. None: this process sends nothing (HTTP contract tests).
+ */
+export interface SendQueue {
+  notify(instanceId: string): void;
+}
 
 /** What MessagesService needs of the store (the SQL store implements it): the queue and sent ids. */
 interface MessagesStore {
@@ -57,18 +62,32 @@ interface MessagesStore {
   readonly waMessages: Pick<WaMessagesRepo, 'find'>;
 }
 
+interface MessagesServiceDeps extends MessagesServiceOptions {
+  store: MessagesStore;
+  sessions: SessionsPort;
+  clock: Clock;
+  queue?: SendQueue | null;
+  /** Counts each durable enqueue by content type (text, image, …); measured by bench/enqueue. */
+  metrics?: Pick<Metrics, 'messagesEnqueued'>;
+}
+
 export class MessagesService {
-  private readonly listeners: EnqueuedListener[] = [];
+  private readonly store: MessagesStore;
+  private readonly sessions: SessionsPort;
+  private readonly clock: Clock;
+  private readonly options: MessagesServiceOptions;
+  private readonly queue: SendQueue | null;
+  private readonly enqueuedCount: Pick<Metrics, 'messagesEnqueued'> | null;
+  /** Counter children per content type, made once: the enqueue path is the hot one. */
+  private readonly enqueuedByKind = new Map<string, { inc(): void }>();
 
-  constructor(
-    private readonly store: MessagesStore,
-    private readonly sessions: SessionsPort,
-    private readonly clock: Clock,
-    private readonly options: MessagesServiceOptions,
-  ) {}
-
-  onEnqueued(listener: EnqueuedListener): void {
-    this.listeners.push(listener);
+  constructor(deps: MessagesServiceDeps) {
+    this.store = deps.store;
+    this.sessions = deps.sessions;
+    this.clock = deps.clock;
+    this.options = deps;
+    this.queue = deps.queue ?? null;
+    this.enqueuedCount = deps.metrics ?? null;
   }
 
   /**
@@ -186,8 +205,16 @@ export class MessagesService {
       if (outcome.reason === 'queue_full') throw errors.queueFull(5);
       throw errors.instanceNotFound();
     }
-    for (const l of this.listeners) l(instance.id, content.type);
+    this.queue?.notify(instance.id);
+    this.countEnqueued(content.type);
     return { zaapId, messageId, id: messageId };
+  }
+
+  private countEnqueued(kind: string): void {
+    if (!this.enqueuedCount) return;
+    let child = this.enqueuedByKind.get(kind);
+    if (!child) this.enqueuedByKind.set(kind, (child = this.enqueuedCount.messagesEnqueued.labels(kind)));
+    child.inc();
   }
 
   /**

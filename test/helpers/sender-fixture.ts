@@ -179,9 +179,8 @@ export async function senderFixture(o: FixtureOptions): Promise<Fixture> {
   const makeSender = (t: ScriptedTransport, over?: Partial<SenderOptions>): Sender =>
     new Sender({ store, transport: t, events, clock, log, options: options(over) });
   const sender = makeSender(transport);
-  const messages = new MessagesService(store, sessions, clock, { queueMaxDisconnected: 0 });
-  messages.onEnqueued((id) => sender.notify(id));
-  const instances = new InstancesService(store, sessions, clock, 2_000, 0, sender);
+  const messages = new MessagesService({ store, sessions, clock, queueMaxDisconnected: 0, queue: sender });
+  const instances = new InstancesService({ store, sessions, clock, liveAntiban: sender });
   const account = await new AccountsService(store, clock).create('sender-tests');
   const senders: Sender[] = [sender];
   // A virtual clock moves only while every live sender lane waits (the store may answer from a thread).

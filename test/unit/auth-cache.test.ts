@@ -17,7 +17,7 @@ test('cached authentication: hits after a first lookup, refuses wrong tokens, fo
   try {
     const store = createStore(t.database);
     const accounts = new AccountsService(store, systemClock());
-    const instances = new InstancesService(store, offlineSessions(), systemClock());
+    const instances = new InstancesService({ store, sessions: offlineSessions(), clock: systemClock() });
     const { id: accountId, clientToken } = await accounts.create('a');
     const { id: otherAccountId } = await accounts.create('b');
     const { instanceId, instanceToken } = await instances.create(accountId, 'x');

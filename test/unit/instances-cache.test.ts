@@ -16,7 +16,7 @@ test('a lookup racing rotate-token does not put the old token back in the cache'
     const store = createStore(t.database);
     const account = accountRow();
     await store.accounts.create(account);
-    const service = new InstancesService(store, offlineSessions(), systemClock());
+    const service = new InstancesService({ store, sessions: offlineSessions(), clock: systemClock() });
     const { instanceId, instanceToken: oldToken } = await service.create(account.id, 'x');
 
     // The next read sees the row as it is now, but its answer arrives only when released.

@@ -57,14 +57,6 @@ const EXCEPTIONS = new Map<string, string>([
  */
 const HTTP_MAY_NOT_IMPORT = new Set(['store', 'sessions']);
 
-/**
- * Files still waiting for a declaration to move out of store/ or sessions/, as `file -> module`,
- * each with its reason. Emptied when the branches that move those declarations are merged.
- */
-const HTTP_LEFTOVERS = new Map<string, string>([
-  ['http/server.ts -> sessions', 'the SessionsPort parameter that server.ts never uses goes with the route list'],
-]);
-
 /** Root files that may import from outside src/: the commands that start the simulator. */
 const MAY_IMPORT_SIMNET = new Set(['cli.ts', 'demo.ts']);
 
@@ -102,7 +94,7 @@ function violationsOf(file: string, source: string): string[] {
     if (from === to || fromRank === undefined || toRank === undefined) continue; // unranked: the first test
     if (toRank > fromRank && !EXCEPTIONS.has(`${from} -> ${to}`)) out.push(`${relative(SRC, file)} (${from}) imports ${spec} (${to})`);
     const name = relative(SRC, file).split(sep).join('/');
-    if (from === 'http' && HTTP_MAY_NOT_IMPORT.has(to) && !HTTP_LEFTOVERS.has(`${name} -> ${to}`)) {
+    if (from === 'http' && HTTP_MAY_NOT_IMPORT.has(to)) {
       out.push(`${name} (http) imports ${spec} (${to}): http/ reaches rows and the engine only through domain/ and services`);
     }
   }
@@ -136,15 +128,6 @@ test('the check finds an HTTP file that reaches into the store or the engine, ty
     ],
     'store/ and sessions/ are refused to http/; domain/, services and http/ itself pass',
   );
-});
-
-test('every HTTP leftover still exists (an entry whose import is gone must be deleted)', () => {
-  for (const entry of HTTP_LEFTOVERS.keys()) {
-    const [name, to] = entry.split(' -> ') as [string, string];
-    const file = join(SRC, ...name.split('/'));
-    const targets = ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map(({ fileName }) => moduleOf(resolve(dirname(file), fileName)));
-    assert.ok(targets.includes(to), `${entry} no longer imports ${to}: remove it from HTTP_LEFTOVERS`);
-  }
 });
 
 test('the check finds an engine file that imports a service or the HTTP layer', () => {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EventSink, GatewayEvent, ReceivedCallback } from '../../src/events/types.js';
-import { recordingInboundContacts } from '../../src/sender/inbound-contacts.js';
+import { recordingInboundContacts } from '../../src/outbox/inbound-contacts.js';
 import { InstancesService } from '../../src/services/instances-service.js';
 import { offlineSessions } from '../../src/sessions/offline-sessions.js';
 import type { SessionsPort } from '../../src/sessions/port.js';
@@ -69,7 +69,7 @@ test('update-antiban is applied by the sender and reported synced only when it a
       applyAntiban: (id, on) => (calls.push(['session', id, on]), sessionRan),
     };
     const sender = { applyAntiban: (id: string, on: boolean) => (calls.push(['sender', id, on]), senderApplied) };
-    const instances = new InstancesService(f.store, engine, f.clock, 2_000, 0, sender);
+    const instances = new InstancesService({ store: f.store, sessions: engine, clock: f.clock, liveAntiban: sender });
     assert.equal((await instances.setAntiban(inst.id, true)).workerSynced, true, 'both ran it');
     senderApplied = false;
     assert.equal((await instances.setAntiban(inst.id, false)).workerSynced, false, 'the sender did not');

@@ -1,5 +1,5 @@
 // The account routes (instance data, profile, reactions, privacy, contact pictures, blocking) as
-// one instance-scoped plugin, registered by main.ts beside the other instance routes.
+// one instance-scoped plugin, listed in routes/index.ts beside the other instance routes.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AccountService } from '../../services/account-service.js';

@@ -334,7 +334,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
   };
 }
 
-/** The routes as one instance-scoped plugin (main.ts registers it). */
+/** The routes as one instance-scoped plugin (listed in routes/index.ts). */
 export function businessRouteTree(business: BusinessService) {
   return async (base: FastifyInstance): Promise<void> => {
     await base.withTypeProvider<TypeBoxTypeProvider>().register(businessRoutes(business));

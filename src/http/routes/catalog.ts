@@ -292,7 +292,7 @@ function catalogSendRoutes(catalog: CatalogService): FastifyPluginAsyncTypebox {
   };
 }
 
-/** The routes as one instance-scoped plugin (main.ts registers it). */
+/** The routes as one instance-scoped plugin (listed in routes/index.ts). */
 export function catalogRouteTree(catalog: CatalogService, mediaBodyLimit: number) {
   return async (base: FastifyInstance): Promise<void> => {
     const app = base.withTypeProvider<TypeBoxTypeProvider>();

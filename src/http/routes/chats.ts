@@ -283,7 +283,7 @@ function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
   };
 }
 
-/** The chats and contacts routes as one instance-scoped plugin (main.ts registers it). */
+/** The chats and contacts routes as one instance-scoped plugin (listed in routes/index.ts). */
 export function chatRouteTree(chats: ChatsService) {
   return async (base: FastifyInstance): Promise<void> => {
     await base.withTypeProvider<TypeBoxTypeProvider>().register(chatRoutes(chats));

@@ -210,7 +210,7 @@ function communityRoutes(communities: CommunityService): FastifyPluginAsyncTypeb
   };
 }
 
-/** The routes as one instance-scoped plugin (main.ts registers it). */
+/** The routes as one instance-scoped plugin (listed in routes/index.ts). */
 export function communityRouteTree(communities: CommunityService) {
   return async (base: FastifyInstance): Promise<void> => {
     await base.withTypeProvider<TypeBoxTypeProvider>().register(communityRoutes(communities));

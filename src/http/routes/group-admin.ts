@@ -312,7 +312,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
   };
 }
 
-/** The routes as one instance-scoped plugin (main.ts registers it). */
+/** The routes as one instance-scoped plugin (listed in routes/index.ts). */
 export function groupAdminRouteTree(groups: GroupAdminService, communities: CommunityParticipants, mediaBodyLimit: number) {
   return async (base: FastifyInstance): Promise<void> => {
     await base.withTypeProvider<TypeBoxTypeProvider>().register(groupAdminRoutes(groups, communities, mediaBodyLimit));

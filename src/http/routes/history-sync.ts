@@ -69,7 +69,7 @@ function historySyncRoutes(history: HistorySyncService): FastifyPluginAsyncTypeb
   };
 }
 
-/** The routes as an instance-scoped plugin for main.ts's `extraInstanceRoutes`. */
+/** The routes as an instance-scoped plugin (listed in routes/index.ts). */
 export function historySyncRouteTree(history: HistorySyncService) {
   return async (base: FastifyInstance): Promise<void> => {
     await base.withTypeProvider<TypeBoxTypeProvider>().register(historySyncRoutes(history));

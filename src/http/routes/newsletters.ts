@@ -324,7 +324,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
   };
 }
 
-/** The routes as one instance-scoped plugin (main.ts registers it). */
+/** The routes as one instance-scoped plugin (listed in routes/index.ts). */
 export function newsletterRouteTree(channels: NewsletterService, mediaBodyLimit: number) {
   return async (base: FastifyInstance): Promise<void> => {
     await base.withTypeProvider<TypeBoxTypeProvider>().register(newsletterRoutes(channels, mediaBodyLimit));

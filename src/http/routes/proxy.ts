@@ -115,7 +115,7 @@ function proxyRoutes(proxies: ProxyService): FastifyPluginAsyncTypebox {
   };
 }
 
-/** The routes as an instance-scoped plugin for main.ts's `extraInstanceRoutes`. */
+/** The routes as an instance-scoped plugin (listed in routes/index.ts). */
 export function proxyRouteTree(proxies: ProxyService) {
   return async (base: FastifyInstance): Promise<void> => {
     await base.withTypeProvider<TypeBoxTypeProvider>().register(proxyRoutes(proxies));

@@ -1,6 +1,6 @@
-// Feeds the anti-ban strategy's "stranger" test from the events the engine already emits: a number
-// that wrote to the instance (an incoming 1:1 ReceivedCallback) is no stranger from then on.
-// It wraps the EventSink the engine emits into, so the engine needs no knowledge of the strategy.
+// The event pipeline's anti-ban step (outbox/pipeline.ts): a number that wrote to the instance (an
+// incoming 1:1 ReceivedCallback) is no stranger to the anti-ban strategy from then on. It reads the
+// events the engine already emits on their way to the outbox, so the engine needs no knowledge of it.
 import type { Clock } from '../clock.js';
 import type { EventSink, GatewayEvent } from '../events/types.js';
 import type { AntibanRepo } from '../store/antiban-repo.js';

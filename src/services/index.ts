@@ -1,0 +1,136 @@
+// The use cases, built in one place from the store, the engine's ports and the sender: the record
+// http/routes/index.ts turns into routes. Reactions between services (an invite link queued after a
+// group creation, a reply to a rejected call, labels synced at login) are wired here too, so one
+// file names every edge between them.
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { AddressGuard } from '../net/address-guard.js';
+import type { MediaStore } from '../media/store.js';
+import type { MediaUrlSigner } from '../media/signed-urls.js';
+import type { OutgoingMediaStore } from '../media/outgoing-store.js';
+import type { WebhookDeliveriesService } from '../outbox/replay.js';
+import type { Sender } from '../sender/sender.js';
+import type { AccountPort } from '../sessions/account-port.js';
+import type { AccountReactions } from '../sessions/account-reactions.js';
+import type { BusinessPort } from '../sessions/business-port.js';
+import type { CatalogPort } from '../sessions/catalog-port.js';
+import type { ChatsPort } from '../sessions/chats-port.js';
+import type { CommunityPort } from '../sessions/community-port.js';
+import type { GroupAdminPort } from '../sessions/group-admin-port.js';
+import type { SessionManager } from '../sessions/manager.js';
+import type { NewsletterPort } from '../sessions/newsletter-port.js';
+import type { SessionsPort } from '../sessions/port.js';
+import type { Store } from '../store/index.js';
+import { AccountService } from './account-service.js';
+import { AccountsService } from './accounts-service.js';
+import { wireAutoInvite } from './auto-invite.js';
+import { BusinessService } from './business-service.js';
+import { wireCallRejectReply } from './call-reject-reply.js';
+import { CatalogService } from './catalog-service.js';
+import { ChatsService } from './chats-service.js';
+import { CommunityService } from './community-service.js';
+import { ContactsService } from './contacts-service.js';
+import type { EventStreamHub } from './event-stream.js';
+import { GroupAdminService } from './group-admin-service.js';
+import { GroupsService } from './groups-service.js';
+import { HistorySyncService } from './history-sync-service.js';
+import { InstancesService, type InstancePlacement } from './instances-service.js';
+import { syncLabelsAtLogin } from './label-sync-on-login.js';
+import { MediaService } from './media-service.js';
+import { MessagesService } from './messages-service.js';
+import { NewsletterService } from './newsletter-service.js';
+import { PartnerService } from './partner-service.js';
+import { DEFAULT_PHONE_CHECK_JOBS, PhoneCheckJobs, type PhoneCheckJobSettings } from './phone-check-jobs.js';
+import { PrivacyService } from './privacy-service.js';
+import { ProxyService } from './proxy-service.js';
+import { QueueService } from './queue-service.js';
+import { QueuedBytesQuota } from './queued-bytes-quota.js';
+import { StatusHistoryService } from './status-history.js';
+import { WebhooksService } from './webhooks-service.js';
+
+/** The engine's feature ports (offline null objects without an engine). */
+export interface FeaturePorts {
+  account: AccountPort;
+  chats: ChatsPort;
+  groupAdmin: GroupAdminPort;
+  communities: CommunityPort;
+  newsletters: NewsletterPort;
+  business: BusinessPort;
+  catalog: CatalogPort;
+}
+
+interface ServicesDeps {
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  guard: AddressGuard;
+  store: Store;
+  sessions: SessionsPort;
+  /** The Baileys engine (null when tests replaced it): what only it does (media fetches, group reports). */
+  engine: SessionManager | null;
+  ports: FeaturePorts;
+  /** Auto-read and call rejection (a rejected call may be answered with a message). */
+  reactions: AccountReactions;
+  /** A business account's labels, synced at each login (null: no engine). */
+  labels: { syncLabels(instanceId: string): Promise<void> } | null;
+  /** Who sends what is queued, and applies update-antiban live (null: no engine). */
+  sender: Sender | null;
+  /** Cluster mode: new instances get an owner at once. */
+  placement: InstancePlacement | null;
+  media: { files: MediaStore; signer: MediaUrlSigner; outgoing: OutgoingMediaStore; released(): void };
+  deliveries: WebhookDeliveriesService;
+  eventStreams: EventStreamHub;
+  phoneCheckJobs?: Partial<PhoneCheckJobSettings>;
+}
+
+export function createServices(deps: ServicesDeps) {
+  const { config, clock, log, metrics, guard, store, sessions, engine, ports, media } = deps;
+  const accounts = new AccountsService(store, clock);
+  const instances = new InstancesService({ store, sessions, clock, maxPerAccount: config.quotas.maxInstancesPerAccount, liveAntiban: deps.sender, cluster: deps.placement, mediaReleased: media.released });
+  const quota = new QueuedBytesQuota(store, clock, config.quotas.maxQueuedBytesPerAccount);
+  const messages = new MessagesService({ store, sessions, clock, queue: deps.sender, metrics, queueMaxDisconnected: config.queueMaxDisconnected, media: config.media, outgoingMedia: media.outgoing, quota, mediaReleased: media.released });
+  const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...deps.phoneCheckJobs }) : undefined;
+  const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);
+  const webhooks = new WebhooksService(store, guard, clock);
+  const invalidate = (id: string): void => instances.invalidate(id);
+  const account = new AccountService(store, sessions, ports.account, invalidate);
+  const communities = new CommunityService(ports.communities, ports.groupAdmin, sessions, groups, messages);
+
+  if (engine) wireAutoInvite(groups, engine, messages, store, log.child({ component: 'groups' }), metrics);
+  if (engine) wireCallRejectReply(deps.reactions, messages, store, log.child({ component: 'sessions' }), metrics);
+  if (engine && deps.labels) syncLabelsAtLogin(engine, deps.labels, log.child({ component: 'business' }), metrics);
+
+  return {
+    accounts,
+    instances,
+    messages,
+    groups,
+    webhooks,
+    account,
+    communities,
+    /** Not a route's: resumed at start-up and on hand-over, closed at shutdown (undefined: no engine). */
+    phoneCheckJobs,
+    queue: new QueueService(store, media.released),
+    contacts: new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax),
+    deliveries: deps.deliveries,
+    eventStreams: deps.eventStreams,
+    media: new MediaService(store.media, media.files, media.signer, engine ? engine.media : null, clock),
+    partner: new PartnerService(store, instances, webhooks, account, guard),
+    privacy: new PrivacyService(ports.account),
+    // Chats and contacts: the stored copy the engine feeds, chat changes through the engine.
+    chats: new ChatsService(store.chats, sessions, ports.chats, clock),
+    proxies: new ProxyService(store, guard, sessions, invalidate),
+    historySync: new HistorySyncService(store, invalidate),
+    groupAdmin: new GroupAdminService(ports.groupAdmin, sessions, groups, store.chats, messages, () => clock.now()),
+    newsletters: new NewsletterService(ports.newsletters, sessions, messages),
+    business: new BusinessService(ports.business, sessions, store.labels),
+    catalog: new CatalogService(ports.catalog, messages),
+    statusHistory: new StatusHistoryService(store.instances),
+  };
+}
+
+/** Every service, by the name the routes know it by (http/routes/index.ts). */
+export type Services = ReturnType<typeof createServices>;
