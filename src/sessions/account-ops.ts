@@ -6,32 +6,32 @@ import type { BinaryNode } from 'baileys';
 import { errors } from '../errors.js';
 import type { BlacklistCategory, BlacklistChange, DeviceInfo, PrivacyCategory, PrivacyValue } from './account-port.js';
 import { phoneJid, targetJid, userOf } from './jids.js';
-import { openSocket, withTimeout } from './operations.js';
-import type { Session } from './session.js';
+import { openSocket, withTimeout } from './engine-call.js';
+import type { LiveSession } from './live-session.js';
 import type { WASocket } from './socket-config.js';
 
 const S_WHATSAPP_NET = 's.whatsapp.net';
 
-export async function setProfileName(session: Session, name: string, timeoutMs: number): Promise<void> {
+export async function setProfileName(session: LiveSession, name: string, timeoutMs: number): Promise<void> {
   const { sock } = openSocket(session);
   // An app-state patch (critical_block, setting_pushName): the phone and the other devices sync it.
   await withTimeout(timeoutMs, () => sock.updateProfileName(name));
 }
 
-export async function setProfileDescription(session: Session, about: string, timeoutMs: number): Promise<void> {
+export async function setProfileDescription(session: LiveSession, about: string, timeoutMs: number): Promise<void> {
   const { sock } = openSocket(session);
   await withTimeout(timeoutMs, () => sock.updateProfileStatus(about));
 }
 
 /** `image` is already decoded and bounded by the media pipeline; Baileys crops it to 640×640 JPEG. */
-export async function setProfilePicture(session: Session, image: Buffer, timeoutMs: number): Promise<void> {
+export async function setProfilePicture(session: LiveSession, image: Buffer, timeoutMs: number): Promise<void> {
   const { sock } = openSocket(session);
   const me = session.me?.pn;
   if (!me) throw errors.notConnected();
   await withTimeout(timeoutMs, () => sock.updateProfilePicture(me, image));
 }
 
-export async function profilePictureUrl(session: Session, phone: string, timeoutMs: number): Promise<string | null> {
+export async function profilePictureUrl(session: LiveSession, phone: string, timeoutMs: number): Promise<string | null> {
   const { sock } = openSocket(session);
   const url = await withTimeout(timeoutMs, async () => {
     try {
@@ -44,7 +44,7 @@ export async function profilePictureUrl(session: Session, phone: string, timeout
   return url ?? null;
 }
 
-export async function setBlocked(session: Session, phone: string, blocked: boolean, timeoutMs: number): Promise<void> {
+export async function setBlocked(session: LiveSession, phone: string, blocked: boolean, timeoutMs: number): Promise<void> {
   const { sock } = openSocket(session);
   // Baileys names the contact by LID and looks it up by number (a usync query) when not known yet.
   await withTimeout(timeoutMs, () => sock.updateBlockStatus(phoneJid(phone), blocked ? 'block' : 'unblock'));
@@ -56,7 +56,7 @@ export async function setBlocked(session: Session, phone: string, blocked: boole
  * way to carry them, so the IQ is built here).
  */
 export async function setPrivacy(
-  session: Session,
+  session: LiveSession,
   category: PrivacyCategory,
   value: PrivacyValue,
   blacklist: readonly BlacklistChange[],
@@ -79,7 +79,7 @@ export async function setPrivacy(
  * A chat's disappearing-messages timer: in a group the setting of the group (admins only, the
  * network refuses others); in a 1:1 chat the message that changes it for both sides.
  */
-export async function setChatExpiration(session: Session, target: string, seconds: number, timeoutMs: number): Promise<void> {
+export async function setChatExpiration(session: LiveSession, target: string, seconds: number, timeoutMs: number): Promise<void> {
   const { sock } = openSocket(session);
   const jid = targetJid(target);
   await withTimeout(timeoutMs, async () => {
@@ -88,13 +88,13 @@ export async function setChatExpiration(session: Session, target: string, second
   });
 }
 
-export async function setDefaultDisappearing(session: Session, seconds: number, timeoutMs: number): Promise<void> {
+export async function setDefaultDisappearing(session: LiveSession, seconds: number, timeoutMs: number): Promise<void> {
   const { sock } = openSocket(session);
   await withTimeout(timeoutMs, () => sock.updateDefaultDisappearingMode(seconds));
 }
 
 /** The "all contacts except…" list of a category, as phone numbers. */
-export async function disallowedContacts(session: Session, category: BlacklistCategory, timeoutMs: number): Promise<string[]> {
+export async function disallowedContacts(session: LiveSession, category: BlacklistCategory, timeoutMs: number): Promise<string[]> {
   const { sock } = openSocket(session);
   const result = await withTimeout(timeoutMs, () =>
     sock.query({
@@ -112,7 +112,7 @@ export async function disallowedContacts(session: Session, category: BlacklistCa
   return phones;
 }
 
-export async function deviceInfo(session: Session, timeoutMs: number): Promise<DeviceInfo> {
+export async function deviceInfo(session: LiveSession, timeoutMs: number): Promise<DeviceInfo> {
   const { sock } = openSocket(session);
   const creds = session.creds;
   const meJid = creds?.me?.id;

@@ -10,15 +10,9 @@ import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstanceRow } from '../store/schema.js';
 import type { AccountReactionSettings } from './account-port.js';
 import type { CallInfo } from './notifications.js';
-import { withTimeout } from './operations.js';
-import type { Session } from './session.js';
-
-/** The hooks a session calls; implemented by AccountReactions. */
-export interface SessionReactions {
-  /** Messages received from the network whose events are committed. */
-  received(session: Session, messages: readonly WAMessage[]): void;
-  calls(session: Session, calls: readonly CallInfo[]): void;
-}
+import { withTimeout } from './engine-call.js';
+import type { SessionReactions } from './session-hooks.js';
+import type { LiveSession } from './live-session.js';
 
 interface AccountReactionsDeps {
   /** The instance's settings, read once per instance (the SQL store implements it). */
@@ -58,7 +52,7 @@ export class AccountReactions implements SessionReactions {
     this.rejectedListeners.push(listener);
   }
 
-  received(session: Session, messages: readonly WAMessage[]): void {
+  received(session: LiveSession, messages: readonly WAMessage[]): void {
     if (messages.length === 0) return;
     const known = this.settings.get(session.id);
     // The common case (settings known, auto-read off) costs nothing more.
@@ -66,7 +60,7 @@ export class AccountReactions implements SessionReactions {
     void this.markRead(session, messages).catch((err: unknown) => this.failed(err, session.id, 'auto-read received messages'));
   }
 
-  calls(session: Session, calls: readonly CallInfo[]): void {
+  calls(session: LiveSession, calls: readonly CallInfo[]): void {
     const offers = calls.filter((c) => c.status === 'offer');
     if (offers.length === 0) return;
     void this.reject(session, offers).catch((err: unknown) => this.failed(err, session.id, 'reject incoming calls'));
@@ -88,7 +82,7 @@ export class AccountReactions implements SessionReactions {
     }
   }
 
-  private async markRead(session: Session, messages: readonly WAMessage[]): Promise<void> {
+  private async markRead(session: LiveSession, messages: readonly WAMessage[]): Promise<void> {
     const settings = await this.settingsOf(session.id);
     if (!settings.autoReadMessage) return;
     const keys: WAMessageKey[] = [];
@@ -105,7 +99,7 @@ export class AccountReactions implements SessionReactions {
     await withTimeout(this.deps.commandTimeoutMs, () => sock.readMessages(keys));
   }
 
-  private async reject(session: Session, offers: readonly CallInfo[]): Promise<void> {
+  private async reject(session: LiveSession, offers: readonly CallInfo[]): Promise<void> {
     const settings = await this.settingsOf(session.id);
     if (!settings.callRejectAuto) return;
     for (const call of offers) {

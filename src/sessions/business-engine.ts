@@ -10,14 +10,14 @@ import { errors } from '../errors.js';
 import type { BusinessCategory, BusinessHours, BusinessPort, BusinessProfile, BusinessProfileChange, DayOfWeek, HoursMode, LabelEdit } from './business-port.js';
 import { groupJid, phoneJid } from './jids.js';
 import type { LabelSync } from './label-sync.js';
-import { openSocket, withTimeout } from './operations.js';
-import type { Session } from './session.js';
+import { sessionCommands, type SessionCommands } from './engine-call.js';
+import type { LiveSession } from './live-session.js';
 import type { WASocket } from './socket-config.js';
 
 const S_WHATSAPP_NET = 's.whatsapp.net';
 
 interface BusinessEngineDeps {
-  sessionOf(instanceId: string): Session | undefined;
+  sessionOf(instanceId: string): LiveSession | undefined;
   labels: Pick<LabelSync, 'settled'>;
   commandTimeoutMs: number;
 }
@@ -38,15 +38,14 @@ const MODES: readonly [string, HoursMode][] = [
 ];
 
 export class BusinessEngine implements BusinessPort {
-  constructor(private readonly deps: BusinessEngineDeps) {}
+  private readonly commands: SessionCommands;
 
-  private run<T>(instanceId: string, fn: (sock: WASocket, session: Session) => Promise<T>): Promise<T> {
-    const { session, sock } = openSocket(this.deps.sessionOf(instanceId));
-    return withTimeout(this.deps.commandTimeoutMs, () => fn(sock, session));
+  constructor(private readonly deps: BusinessEngineDeps) {
+    this.commands = sessionCommands(deps);
   }
 
   isBusiness(instanceId: string): boolean {
-    const { session } = openSocket(this.deps.sessionOf(instanceId));
+    const session = this.commands.open(instanceId);
     // WhatsApp Business phones pair as smba (Android) or smbi (iPhone).
     return (session.creds?.platform ?? '').startsWith('smb');
   }
@@ -60,12 +59,12 @@ export class BusinessEngine implements BusinessPort {
   async syncLabels(instanceId: string): Promise<void> {
     const session = this.deps.sessionOf(instanceId);
     if (!session?.open || !this.isBusiness(instanceId)) return;
-    await this.run(instanceId, (sock) => sock.resyncAppState(['regular'], false));
+    await this.commands.run(instanceId, (sock) => sock.resyncAppState(['regular'], false));
     await this.deps.labels.settled(instanceId);
   }
 
   profile(instanceId: string, phone: string | null): Promise<BusinessProfile | null> {
-    return this.run(instanceId, async (sock, session) => {
+    return this.commands.run(instanceId, async (sock, session) => {
       const jid = phone ? phoneJid(phone) : session.me?.pn;
       if (!jid) throw errors.notConnected();
       const answer = await sock.query({
@@ -94,7 +93,7 @@ export class BusinessEngine implements BusinessPort {
   }
 
   updateProfile(instanceId: string, change: BusinessProfileChange): Promise<void> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       await sock.query({
         tag: 'iq',
         attrs: { to: S_WHATSAPP_NET, xmlns: 'w:biz', type: 'set' },
@@ -104,17 +103,17 @@ export class BusinessEngine implements BusinessPort {
   }
 
   categories(instanceId: string, query: string): Promise<BusinessCategory[]> {
-    return this.run(instanceId, (sock) => directoryQuery(sock, query));
+    return this.commands.run(instanceId, (sock) => directoryQuery(sock, query));
   }
 
   async editLabel(instanceId: string, label: LabelEdit): Promise<void> {
-    await this.run(instanceId, (sock) => sock.addLabel('', { id: label.id, name: label.name, color: label.color, deleted: label.deleted }));
+    await this.commands.run(instanceId, (sock) => sock.addLabel('', { id: label.id, name: label.name, color: label.color, deleted: label.deleted }));
     await this.deps.labels.settled(instanceId);
   }
 
   async labelChat(instanceId: string, labelId: string, chatId: string, labeled: boolean): Promise<void> {
     const jid = chatJid(chatId);
-    await this.run(instanceId, (sock) => (labeled ? sock.addChatLabel(jid, labelId) : sock.removeChatLabel(jid, labelId)));
+    await this.commands.run(instanceId, (sock) => (labeled ? sock.addChatLabel(jid, labelId) : sock.removeChatLabel(jid, labelId)));
     await this.deps.labels.settled(instanceId);
   }
 
@@ -123,7 +122,7 @@ export class BusinessEngine implements BusinessPort {
     // One note per chat: its id is derived from the chat, so a second call edits the same note.
     const noteId = createHash('sha256').update(`note:${jid}`).digest('hex').slice(0, 32).toUpperCase();
     const now = Date.now();
-    return this.run(instanceId, (sock) =>
+    return this.commands.run(instanceId, (sock) =>
       sock.appPatch({
         type: 'regular_low',
         index: ['note_edit', noteId],

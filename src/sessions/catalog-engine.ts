@@ -14,16 +14,15 @@ import { getBinaryNodeChild, getBinaryNodeChildren, getBinaryNodeChildString, ge
 // Not re-exported by the package root: the product node Baileys' own productCreate sends.
 import { toProductNode } from 'baileys/lib/Utils/business.js';
 import { DomainError, errors } from '../errors.js';
-import { mediaError } from './account-engine.js';
 import type { CatalogCollection, CatalogPage, CatalogPort, CatalogProduct, ProductInput, ProductSnapshot } from './catalog-port.js';
 import { phoneJid } from './jids.js';
 import type { MediaPipeline } from './media.js';
-import { openSocket, withTimeout } from './operations.js';
-import type { Session } from './session.js';
+import { mediaError, sessionCommands, type SessionCommands } from './engine-call.js';
+import type { LiveSession } from './live-session.js';
 import type { WASocket } from './socket-config.js';
 
 interface CatalogEngineDeps {
-  sessionOf(instanceId: string): Session | undefined;
+  sessionOf(instanceId: string): LiveSession | undefined;
   media: MediaPipeline;
   commandTimeoutMs: number;
   /** Fetches from the network's CDN (product images); undefined: the default one (WhatsApp's own). */
@@ -39,27 +38,26 @@ const SIZE = [
 const COLLECTION_LIMIT = 100;
 
 export class CatalogEngine implements CatalogPort {
-  constructor(private readonly deps: CatalogEngineDeps) {}
+  private readonly commands: SessionCommands;
 
-  private run<T>(instanceId: string, fn: (sock: WASocket, session: Session) => Promise<T>): Promise<T> {
-    const { session, sock } = openSocket(this.deps.sessionOf(instanceId));
-    return withTimeout(this.deps.commandTimeoutMs, () => fn(sock, session));
+  constructor(private readonly deps: CatalogEngineDeps) {
+    this.commands = sessionCommands(deps);
   }
 
-  private own(session: Session): string {
+  private own(session: LiveSession): string {
     const id = session.creds?.me?.id;
     if (!id) throw errors.notConnected();
     return jidNormalizedUser(id);
   }
 
   isBusiness(instanceId: string): boolean {
-    const { session } = openSocket(this.deps.sessionOf(instanceId));
+    const session = this.commands.open(instanceId);
     // The phone names its platform at pairing: smba / smbi are WhatsApp Business (Android / iOS).
     return (session.creds?.platform ?? '').startsWith('smb');
   }
 
   products(instanceId: string, phone: string | null, cursor: string | null, limit: number): Promise<CatalogPage> {
-    return this.run(instanceId, async (sock, session) => {
+    return this.commands.run(instanceId, async (sock, session) => {
       const jid = phone ? phoneJid(phone) : this.own(session);
       const params: BinaryNode[] = [{ tag: 'limit', attrs: {}, content: Buffer.from(String(limit)) }, ...SIZE];
       if (cursor) params.push({ tag: 'after', attrs: {}, content: cursor });
@@ -75,7 +73,7 @@ export class CatalogEngine implements CatalogPort {
   }
 
   collections(instanceId: string, phone: string | null): Promise<CatalogCollection[]> {
-    return this.run(instanceId, async (sock, session) => {
+    return this.commands.run(instanceId, async (sock, session) => {
       const jid = phone ? phoneJid(phone) : this.own(session);
       const limit = (tag: string): BinaryNode => ({ tag, attrs: {}, content: Buffer.from(String(COLLECTION_LIMIT)) });
       const answer = (await query(sock, phone, {
@@ -94,27 +92,27 @@ export class CatalogEngine implements CatalogPort {
 
   async createProduct(instanceId: string, input: ProductInput): Promise<CatalogProduct> {
     const images = await this.images(instanceId, input.images);
-    return this.run(instanceId, (sock) => saveProduct(sock, undefined, { ...fields(input), images, originCountryCode: undefined }, input.url));
+    return this.commands.run(instanceId, (sock) => saveProduct(sock, undefined, { ...fields(input), images, originCountryCode: undefined }, input.url));
   }
 
   async updateProduct(instanceId: string, productId: string, input: ProductInput): Promise<CatalogProduct> {
     const images = await this.images(instanceId, input.images);
-    return this.run(instanceId, (sock) => saveProduct(sock, productId, { ...fields(input), images }, input.url));
+    return this.commands.run(instanceId, (sock) => saveProduct(sock, productId, { ...fields(input), images }, input.url));
   }
 
   deleteProducts(instanceId: string, productIds: readonly string[]): Promise<number> {
-    return this.run(instanceId, async (sock) => (await sock.productDelete([...productIds])).deleted);
+    return this.commands.run(instanceId, async (sock) => (await sock.productDelete([...productIds])).deleted);
   }
 
   createCollection(instanceId: string, name: string, productIds: readonly string[]): Promise<string> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       const answer = await set(sock, 'collection_add', [text('name', name), ...productIds.map(productRef)]);
       return collectionIdOf(answer, 'collection_add');
     });
   }
 
   editCollection(instanceId: string, collectionId: string, change: { name?: string; add?: readonly string[]; remove?: readonly string[] }): Promise<string> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       const content = [text('id', collectionId)];
       if (change.name !== undefined) content.push(text('name', change.name));
       if (change.add?.length) content.push({ tag: 'add', attrs: {}, content: change.add.map(productRef) });
@@ -124,13 +122,13 @@ export class CatalogEngine implements CatalogPort {
   }
 
   deleteCollection(instanceId: string, collectionId: string): Promise<void> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       await set(sock, 'collection_delete', [text('id', collectionId)]);
     });
   }
 
   setCartEnabled(instanceId: string, enabled: boolean): Promise<void> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       await sock.query({ tag: 'iq', attrs: { to: 's.whatsapp.net', type: 'set', xmlns: XMLNS }, content: [{ tag: 'catalog_settings', attrs: { v: '1' }, content: [text('cart_enabled', String(enabled))] }] });
     });
   }
@@ -155,7 +153,7 @@ export class CatalogEngine implements CatalogPort {
 
   /** Images for Baileys: the network's own URLs as they are; anything else fetched and checked here. */
   private async images(instanceId: string, refs: readonly string[]): Promise<WAMediaUpload[]> {
-    openSocket(this.deps.sessionOf(instanceId));
+    this.commands.open(instanceId);
     return this.deps.media.hold(async () => {
       const out: WAMediaUpload[] = [];
       for (const [i, ref] of refs.entries()) {

@@ -4,14 +4,14 @@
 import type { ChatModification, MinimalMessage } from 'baileys';
 import type { AddressBookName, ChatAction, ChatsPort, LastMessageRef, NetworkContact } from './chats-port.js';
 import { errors } from '../errors.js';
-import { openSocket, withTimeout } from './operations.js';
+import { openSocket, withTimeout } from './engine-call.js';
 import { profilePictureUrl } from './account-ops.js';
 import { phoneJid } from './jids.js';
 import type { PhoneCheck } from './port.js';
-import type { Session } from './session.js';
+import type { LiveSession } from './live-session.js';
 
 interface ChatsEngineDeps {
-  sessionOf(instanceId: string): Session | undefined;
+  sessionOf(instanceId: string): LiveSession | undefined;
   checkPhones(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]>;
   commandTimeoutMs: number;
 }

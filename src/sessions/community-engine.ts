@@ -10,12 +10,12 @@ import { DomainError, errors } from '../errors.js';
 import type { CommunityMetadata, CommunityPort, CommunitySubGroup, CommunitySummary, GroupLinkOutcome, WhoCanAddGroups } from './community-port.js';
 import type { ParticipantAction, ParticipantOutcome } from './group-admin-port.js';
 import { groupIdOf, groupJid, phoneJid } from './jids.js';
-import { openSocket, toDomainError, withTimeout } from './operations.js';
-import type { Session } from './session.js';
+import { sessionCommands, toDomainError, type SessionCommands } from './engine-call.js';
+import type { LiveSession } from './live-session.js';
 import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from './socket-config.js';
 
 interface CommunityEngineDeps {
-  sessionOf(instanceId: string): Session | undefined;
+  sessionOf(instanceId: string): LiveSession | undefined;
   commandTimeoutMs: number;
 }
 
@@ -23,16 +23,15 @@ const communityJid = (communityId: string): string => `${communityId}@g.us`;
 const digitsOf = (jid: string): string => jid.split('@')[0] ?? '';
 
 export class CommunityEngine implements CommunityPort {
-  constructor(private readonly deps: CommunityEngineDeps) {}
+  private readonly commands: SessionCommands;
 
-  private run<T>(instanceId: string, fn: (sock: WASocket, session: Session) => Promise<T>): Promise<T> {
-    const { session, sock } = openSocket(this.deps.sessionOf(instanceId));
-    return withTimeout(this.deps.commandTimeoutMs, () => fn(sock, session));
+  constructor(private readonly deps: CommunityEngineDeps) {
+    this.commands = sessionCommands(deps);
   }
 
   /** A change to the community: its cached metadata (and its groups') is dropped once accepted. */
   private change<T>(instanceId: string, jids: readonly string[], fn: (sock: WASocket) => Promise<T>): Promise<T> {
-    return this.run(instanceId, async (sock, session) => {
+    return this.commands.run(instanceId, async (sock, session) => {
       const result = await fn(sock);
       for (const jid of jids) forgetGroup(session.caches, session.id, jid);
       return result;
@@ -40,7 +39,7 @@ export class CommunityEngine implements CommunityPort {
   }
 
   create(instanceId: string, name: string, description: string): Promise<{ id: string; subGroups: CommunitySubGroup[] }> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       const created = await g2(sock, '@g.us', 'set', {
         tag: 'create',
         attrs: { subject: name },
@@ -58,7 +57,7 @@ export class CommunityEngine implements CommunityPort {
   }
 
   list(instanceId: string): Promise<CommunitySummary[]> {
-    return this.run(instanceId, async (sock, session) => {
+    return this.commands.run(instanceId, async (sock, session) => {
       const all = Object.values(await sock.groupFetchAllParticipating());
       for (const meta of all) rememberGroup(session.caches, session.id, meta);
       return all.filter((m) => m.isCommunity).map((m) => ({ id: digitsOf(m.id), name: m.subject }));
@@ -66,7 +65,7 @@ export class CommunityEngine implements CommunityPort {
   }
 
   metadata(instanceId: string, communityId: string): Promise<CommunityMetadata> {
-    return this.run(instanceId, async (sock, session) => {
+    return this.commands.run(instanceId, async (sock, session) => {
       // The community's own metadata from the groups' cache (dropped on every change the network
       // reports); its list of groups is asked each time (link and unlink change it).
       let meta = cachedGroup(session.caches, session.id, communityJid(communityId));
@@ -117,7 +116,7 @@ export class CommunityEngine implements CommunityPort {
 
   participants(instanceId: string, communityId: string, phones: readonly string[], action: ParticipantAction): Promise<ParticipantOutcome[]> {
     const jid = communityJid(communityId);
-    return this.run(instanceId, async (sock, session) => {
+    return this.commands.run(instanceId, async (sock, session) => {
       // remove carries linked_groups="true": the person leaves every group of the community.
       const answer = await sock.communityParticipantsUpdate(jid, phones.map((p) => phoneJid(p)), action);
       forgetGroup(session.caches, session.id, jid);

@@ -4,32 +4,31 @@
 // pixel limits), never fetched by Baileys itself.
 import type { GroupMetadata } from 'baileys';
 import { errors } from '../errors.js';
-import { mediaError } from './account-engine.js';
 import type { GroupAdminPort, JoinRequestAction, ParticipantAction, ParticipantOutcome, ParticipatingGroup } from './group-admin-port.js';
 import { groupIdOf, groupJid, phoneJid } from './jids.js';
 import type { MediaPipeline } from './media.js';
-import { inviteLink, openSocket, toGroupInfo, withTimeout } from './operations.js';
+import { mediaError, sessionCommands, type SessionCommands } from './engine-call.js';
+import { inviteLink, toGroupInfo } from './operations.js';
 import type { GroupInfo } from './port.js';
-import type { Session } from './session.js';
+import type { LiveSession } from './live-session.js';
 import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from './socket-config.js';
 
 interface GroupAdminEngineDeps {
-  sessionOf(instanceId: string): Session | undefined;
+  sessionOf(instanceId: string): LiveSession | undefined;
   media: MediaPipeline;
   commandTimeoutMs: number;
 }
 
 export class GroupAdminEngine implements GroupAdminPort {
-  constructor(private readonly deps: GroupAdminEngineDeps) {}
+  private readonly commands: SessionCommands;
 
-  private run<T>(instanceId: string, fn: (sock: WASocket, session: Session) => Promise<T>): Promise<T> {
-    const { session, sock } = openSocket(this.deps.sessionOf(instanceId));
-    return withTimeout(this.deps.commandTimeoutMs, () => fn(sock, session));
+  constructor(private readonly deps: GroupAdminEngineDeps) {
+    this.commands = sessionCommands(deps);
   }
 
   /** A change to the group: its cached metadata is dropped once the network accepted it. */
-  private change<T>(instanceId: string, groupId: string, fn: (sock: WASocket, session: Session) => Promise<T>): Promise<T> {
-    return this.run(instanceId, async (sock, session) => {
+  private change<T>(instanceId: string, groupId: string, fn: (sock: WASocket, session: LiveSession) => Promise<T>): Promise<T> {
+    return this.commands.run(instanceId, async (sock, session) => {
       const result = await fn(sock, session);
       forgetGroup(session.caches, session.id, groupJid(groupId));
       return result;
@@ -37,7 +36,7 @@ export class GroupAdminEngine implements GroupAdminPort {
   }
 
   participating(instanceId: string): Promise<ParticipatingGroup[]> {
-    return this.run(instanceId, async (sock, session) => {
+    return this.commands.run(instanceId, async (sock, session) => {
       const all = Object.values(await sock.groupFetchAllParticipating());
       for (const meta of all) rememberGroup(session.caches, session.id, meta);
       // A community (its parent group) is no chat: GET /communities lists it.
@@ -46,7 +45,7 @@ export class GroupAdminEngine implements GroupAdminPort {
   }
 
   lightMetadata(instanceId: string, groupId: string): Promise<GroupInfo> {
-    return this.run(instanceId, async (sock, session) => {
+    return this.commands.run(instanceId, async (sock, session) => {
       // Served from the cache the sends use: it is dropped on every change the network reports
       // (group notifications) and made by this API, and lives 5 minutes; reads then cost no query.
       let meta = cachedGroup(session.caches, session.id, groupJid(groupId));
@@ -59,7 +58,7 @@ export class GroupAdminEngine implements GroupAdminPort {
   }
 
   inviteLink(instanceId: string, groupId: string): Promise<string> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       const code = await sock.groupInviteCode(groupJid(groupId));
       if (!code) throw errors.networkRefused('the network gave no invitation code');
       return inviteLink(code);
@@ -67,7 +66,7 @@ export class GroupAdminEngine implements GroupAdminPort {
   }
 
   revokeInviteLink(instanceId: string, groupId: string): Promise<string> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       const code = await sock.groupRevokeInvite(groupJid(groupId));
       if (!code) throw errors.networkRefused('the network gave no new invitation code');
       return inviteLink(code);
@@ -75,7 +74,7 @@ export class GroupAdminEngine implements GroupAdminPort {
   }
 
   acceptInvite(instanceId: string, code: string): Promise<string> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       const jid = await sock.groupAcceptInvite(code);
       if (!jid) throw errors.networkRefused('the network did not say which group was joined');
       return groupIdOf(jid);
@@ -96,7 +95,7 @@ export class GroupAdminEngine implements GroupAdminPort {
   }
 
   async setPicture(instanceId: string, groupId: string, ref: string): Promise<void> {
-    openSocket(this.deps.sessionOf(instanceId));
+    this.commands.open(instanceId);
     const image = await this.deps.media.hold(async () => {
       try {
         return (await this.deps.media.image(ref, 'groupPhoto')).data;
@@ -104,7 +103,7 @@ export class GroupAdminEngine implements GroupAdminPort {
         throw mediaError(err);
       }
     });
-    await this.run(instanceId, (sock) => sock.updateProfilePicture(groupJid(groupId), image));
+    await this.commands.run(instanceId, (sock) => sock.updateProfilePicture(groupJid(groupId), image));
   }
 
   participants(instanceId: string, groupId: string, phones: readonly string[], action: ParticipantAction): Promise<ParticipantOutcome[]> {
@@ -123,7 +122,7 @@ export class GroupAdminEngine implements GroupAdminPort {
 }
 
 /** The network answers per participant, by jid (phone or LID): matched back to the phones asked for. */
-async function outcomes(session: Session, phones: readonly string[], answer: readonly { status: string; jid?: string | undefined }[]): Promise<ParticipantOutcome[]> {
+async function outcomes(session: LiveSession, phones: readonly string[], answer: readonly { status: string; jid?: string | undefined }[]): Promise<ParticipantOutcome[]> {
   const byPhone = new Map<string, string>();
   for (const a of answer) if (a.jid) byPhone.set(await session.phoneOf(a.jid, null), a.status);
   // A phone the answer does not name was not acted on.

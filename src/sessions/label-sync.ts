@@ -4,23 +4,12 @@
 // A chat association that really changes the stored state is reported as Z-API's
 // CHAT_LABEL_ASSOCIATION notification; a replayed patch changes nothing and reports nothing.
 // Work is chained per instance, so the API can wait for its own change to be stored.
-import type { BaileysEventMap } from 'baileys';
 import { randomUUID } from 'node:crypto';
 import { notificationEvent, type ReceivedCallback } from '../events/types.js';
 import type { LabelsRepo } from '../store/labels-repo.js';
 import { groupIdOf, isGroup, userOf } from './jids.js';
-import type { Session } from './session.js';
-
-/** What a session hands over: the label events of one engine batch. */
-export interface LabelEvents {
-  edit?: BaileysEventMap['labels.edit'] | undefined;
-  association?: BaileysEventMap['labels.association'] | undefined;
-}
-
-/** The hook a session calls (session.ts); called synchronously from the engine's event handler. */
-export interface SessionLabels {
-  engineEvents(session: Session, events: LabelEvents): Promise<void>;
-}
+import type { LabelEvents, SessionLabels } from './session-hooks.js';
+import type { LiveSession } from './live-session.js';
 
 /** One chat's label change, as Z-API's notificationParameters carry it. */
 interface LabelAssociationParameter {
@@ -40,7 +29,7 @@ export class LabelSync implements SessionLabels {
 
   constructor(private readonly deps: LabelSyncDeps) {}
 
-  engineEvents(session: Session, events: LabelEvents): Promise<void> {
+  engineEvents(session: LiveSession, events: LabelEvents): Promise<void> {
     const id = session.id;
     const run = (this.chains.get(id) ?? Promise.resolve()).then(() => this.apply(session, events)).catch((err: unknown) => session.failed(err, 'record label change'));
     this.chains.set(id, run);
@@ -55,7 +44,7 @@ export class LabelSync implements SessionLabels {
     await this.chains.get(instanceId);
   }
 
-  private async apply(session: Session, events: LabelEvents): Promise<void> {
+  private async apply(session: LiveSession, events: LabelEvents): Promise<void> {
     const now = this.deps.now();
     const edit = events.edit;
     if (edit?.id) {

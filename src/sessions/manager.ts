@@ -32,7 +32,6 @@ import type {
   SessionsPort,
 } from './port.js';
 import { Session, type SessionStore } from './session.js';
-import type { SessionReactions } from './account-reactions.js';
 import { InboundMedia, type InboundMediaSettings } from './inbound-media.js';
 import type { MediaStore } from '../media/store.js';
 import type { MediaUrlSigner } from '../media/signed-urls.js';
@@ -41,7 +40,8 @@ import { useKeyPairPool } from './keypair-pool.js';
 import { historyDispatcher } from './history-download.js';
 import type { Dispatcher } from 'undici';
 import { useNativeVerify } from './xeddsa.js';
-import type { SessionLabels } from './label-sync.js';
+import type { SessionLabels, SessionReactions } from './session-hooks.js';
+import { openSocket, withTimeout } from './engine-call.js';
 
 interface EngineSettings {
   waUrl?: string | undefined;
@@ -399,7 +399,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
       }
       const sock = session.sock;
       if (!session.qr || !sock) throw errors.commandTimeout();
-      return ops.withTimeout(this.deps.settings.commandTimeoutMs, () => sock.requestPairingCode(phone));
+      return withTimeout(this.deps.settings.commandTimeoutMs, () => sock.requestPairingCode(phone));
     });
   }
 
@@ -459,7 +459,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
   // ---- network operations ---------------------------------------------------------------------
 
   checkPhones(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]> {
-    const { session } = ops.openSocket(this.sessions.get(instanceId));
+    const { session } = openSocket(this.sessions.get(instanceId));
     return checkPhones(session, phones, this.deps.store.phoneChecks, this.deps.clock, {
       ...DEFAULT_PHONE_CHECKS,
       ...this.deps.phoneChecks,
@@ -475,35 +475,35 @@ export class SessionManager implements SessionsPort, MessageTransport {
   }
 
   createGroup(instanceId: string, subject: string, phones: readonly string[], requestId: string): Promise<CreatedGroup> {
-    return ops.createGroup(ops.openSocket(this.sessions.get(instanceId)).session, { subject, phones, requestId }, this.opDeps);
+    return ops.createGroup(openSocket(this.sessions.get(instanceId)).session, { subject, phones, requestId }, this.opDeps);
   }
 
   updateGroupSettings(instanceId: string, groupId: string, change: GroupSettingsChange): Promise<void> {
-    return ops.updateGroupSettings(ops.openSocket(this.sessions.get(instanceId)).session, groupId, change, this.opDeps);
+    return ops.updateGroupSettings(openSocket(this.sessions.get(instanceId)).session, groupId, change, this.opDeps);
   }
 
   groupInvitationMetadata(instanceId: string, code: string): Promise<GroupInfo> {
-    return ops.groupInvitationMetadata(ops.openSocket(this.sessions.get(instanceId)).session, code, this.opDeps);
+    return ops.groupInvitationMetadata(openSocket(this.sessions.get(instanceId)).session, code, this.opDeps);
   }
 
   groupMetadata(instanceId: string, groupId: string): Promise<GroupInfo> {
-    return ops.groupMetadata(ops.openSocket(this.sessions.get(instanceId)).session, groupId, this.opDeps);
+    return ops.groupMetadata(openSocket(this.sessions.get(instanceId)).session, groupId, this.opDeps);
   }
 
   deleteMessage(instanceId: string, request: DeleteMessageRequest): Promise<void> {
-    return ops.deleteMessage(ops.openSocket(this.sessions.get(instanceId)).session, request, this.opDeps);
+    return ops.deleteMessage(openSocket(this.sessions.get(instanceId)).session, request, this.opDeps);
   }
 
   readMessage(instanceId: string, request: ReadMessageRequest): Promise<void> {
-    return ops.readMessage(ops.openSocket(this.sessions.get(instanceId)).session, request, this.opDeps);
+    return ops.readMessage(openSocket(this.sessions.get(instanceId)).session, request, this.opDeps);
   }
 
   async sendMessage(message: OutboundMessage): Promise<void> {
-    await ops.sendOutbound(ops.openSocket(this.sessions.get(message.instanceId)).session, message, this.opDeps);
+    await ops.sendOutbound(openSocket(this.sessions.get(message.instanceId)).session, message, this.opDeps);
   }
 
   async sendPresence(instanceId: string, phone: string, state: 'composing' | 'recording' | 'paused'): Promise<void> {
-    await ops.sendPresence(ops.openSocket(this.sessions.get(instanceId)).session, phone, state, this.opDeps);
+    await ops.sendPresence(openSocket(this.sessions.get(instanceId)).session, phone, state, this.opDeps);
   }
 
   /** GroupsService.onCreated: reports the API-created group with both its ids (CONTRACT §8). */

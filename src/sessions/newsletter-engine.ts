@@ -5,16 +5,15 @@
 // picture goes through the outgoing-media pipeline, never fetched by Baileys itself.
 import { getBinaryNodeChild, type BinaryNode } from 'baileys';
 import { DomainError, errors } from '../errors.js';
-import { mediaError } from './account-engine.js';
 import { phoneJid } from './jids.js';
 import type { MediaPipeline } from './media.js';
 import type { DirectoryQuery, NewsletterPort, NewsletterRole, NewsletterView } from './newsletter-port.js';
-import { openSocket, withTimeout } from './operations.js';
-import type { Session } from './session.js';
+import { mediaError, sessionCommands, type SessionCommands } from './engine-call.js';
+import type { LiveSession } from './live-session.js';
 import type { WASocket } from './socket-config.js';
 
 interface NewsletterEngineDeps {
-  sessionOf(instanceId: string): Session | undefined;
+  sessionOf(instanceId: string): LiveSession | undefined;
   media: MediaPipeline;
   commandTimeoutMs: number;
 }
@@ -51,23 +50,22 @@ interface RawNewsletter {
 }
 
 export class NewsletterEngine implements NewsletterPort {
-  constructor(private readonly deps: NewsletterEngineDeps) {}
+  private readonly commands: SessionCommands;
 
-  private run<T>(instanceId: string, fn: (sock: WASocket, session: Session) => Promise<T>): Promise<T> {
-    const { session, sock } = openSocket(this.deps.sessionOf(instanceId));
-    return withTimeout(this.deps.commandTimeoutMs, () => fn(sock, session));
+  constructor(private readonly deps: NewsletterEngineDeps) {
+    this.commands = sessionCommands(deps);
   }
 
   create(instanceId: string, name: string, description: string | null): Promise<string> {
-    return this.run(instanceId, async (sock) => (await sock.newsletterCreate(name, description ?? undefined)).id);
+    return this.commands.run(instanceId, async (sock) => (await sock.newsletterCreate(name, description ?? undefined)).id);
   }
 
   delete(instanceId: string, id: string): Promise<void> {
-    return this.run(instanceId, (sock) => sock.newsletterDelete(id));
+    return this.commands.run(instanceId, (sock) => sock.newsletterDelete(id));
   }
 
   metadata(instanceId: string, id: string): Promise<NewsletterView> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       const raw = (await sock.newsletterMetadata('jid', id).catch(notFoundAsDomain)) as RawNewsletter | null;
       if (!raw?.id) throw errors.notFound('Channel not found');
       return toView(raw);
@@ -75,14 +73,14 @@ export class NewsletterEngine implements NewsletterPort {
   }
 
   subscribed(instanceId: string): Promise<NewsletterView[]> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       const list = await mex<RawNewsletter[]>(sock, MEX.subscribed, {});
       return (Array.isArray(list) ? list : []).filter((n) => n.id).map(toView);
     });
   }
 
   search(instanceId: string, q: DirectoryQuery): Promise<NewsletterView[]> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       const filters = { country_codes: q.countryCodes };
       // A text search is the directory's search query; without text, its list of a view.
       const answer = q.searchText
@@ -93,27 +91,27 @@ export class NewsletterEngine implements NewsletterPort {
   }
 
   async follow(instanceId: string, id: string): Promise<void> {
-    await this.run(instanceId, (sock) => sock.newsletterFollow(id));
+    await this.commands.run(instanceId, (sock) => sock.newsletterFollow(id));
   }
 
   async unfollow(instanceId: string, id: string): Promise<void> {
-    await this.run(instanceId, (sock) => sock.newsletterUnfollow(id));
+    await this.commands.run(instanceId, (sock) => sock.newsletterUnfollow(id));
   }
 
   async mute(instanceId: string, id: string, muted: boolean): Promise<void> {
-    await this.run(instanceId, (sock) => (muted ? sock.newsletterMute(id) : sock.newsletterUnmute(id)));
+    await this.commands.run(instanceId, (sock) => (muted ? sock.newsletterMute(id) : sock.newsletterUnmute(id)));
   }
 
   async setName(instanceId: string, id: string, name: string): Promise<void> {
-    await this.run(instanceId, (sock) => sock.newsletterUpdateName(id, name));
+    await this.commands.run(instanceId, (sock) => sock.newsletterUpdateName(id, name));
   }
 
   async setDescription(instanceId: string, id: string, description: string): Promise<void> {
-    await this.run(instanceId, (sock) => sock.newsletterUpdateDescription(id, description));
+    await this.commands.run(instanceId, (sock) => sock.newsletterUpdateDescription(id, description));
   }
 
   async setPicture(instanceId: string, id: string, ref: string): Promise<void> {
-    openSocket(this.deps.sessionOf(instanceId));
+    this.commands.open(instanceId);
     const image = await this.deps.media.hold(async () => {
       try {
         return (await this.deps.media.image(ref, 'pictureUrl')).data;
@@ -121,35 +119,35 @@ export class NewsletterEngine implements NewsletterPort {
         throw mediaError(err);
       }
     });
-    await this.run(instanceId, (sock) => sock.newsletterUpdatePicture(id, image));
+    await this.commands.run(instanceId, (sock) => sock.newsletterUpdatePicture(id, image));
   }
 
   async setReactionCodes(instanceId: string, id: string, codes: 'BASIC' | 'ALL'): Promise<void> {
     // Baileys' own update always sends `settings: null`: the reaction setting needs its own update.
-    await this.run(instanceId, (sock) => mex(sock, MEX.update, { newsletter_id: id, updates: { settings: { reaction_codes: { value: codes } } } }));
+    await this.commands.run(instanceId, (sock) => mex(sock, MEX.update, { newsletter_id: id, updates: { settings: { reaction_codes: { value: codes } } } }));
   }
 
   createAdminInvite(instanceId: string, id: string, phone: string): Promise<number> {
-    return this.run(instanceId, async (sock) => {
+    return this.commands.run(instanceId, async (sock) => {
       const answer = await mex<{ invite_expiration_time?: string | number }>(sock, MEX.inviteCreate, { newsletter_id: id, user_id: phoneJid(phone) });
       return Number(answer?.invite_expiration_time ?? 0);
     });
   }
 
   async revokeAdminInvite(instanceId: string, id: string, phone: string): Promise<void> {
-    await this.run(instanceId, (sock) => mex(sock, MEX.inviteRevoke, { newsletter_id: id, user_id: phoneJid(phone) }));
+    await this.commands.run(instanceId, (sock) => mex(sock, MEX.inviteRevoke, { newsletter_id: id, user_id: phoneJid(phone) }));
   }
 
   async acceptAdminInvite(instanceId: string, id: string): Promise<void> {
-    await this.run(instanceId, (sock) => mex(sock, MEX.inviteAccept, { newsletter_id: id }));
+    await this.commands.run(instanceId, (sock) => mex(sock, MEX.inviteAccept, { newsletter_id: id }));
   }
 
   async demote(instanceId: string, id: string, phone: string): Promise<void> {
-    await this.run(instanceId, (sock) => sock.newsletterDemote(id, phoneJid(phone)));
+    await this.commands.run(instanceId, (sock) => sock.newsletterDemote(id, phoneJid(phone)));
   }
 
   async changeOwner(instanceId: string, id: string, phone: string, quitAdmin: boolean): Promise<void> {
-    await this.run(instanceId, async (sock, session) => {
+    await this.commands.run(instanceId, async (sock, session) => {
       await sock.newsletterChangeOwner(id, phoneJid(phone));
       // The former owner is an admin now; quitting is stepping down as one.
       const me = session.me?.pn;

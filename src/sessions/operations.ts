@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { generateWAMessageFromContent, prepareWAMessageMedia, type AnyMediaMessageContent, type BinaryNode, type GroupMetadata, type WAMessage, type proto } from 'baileys';
 // Not re-exported by the package root: the parser Baileys' own groupCreate applies to the answer.
 import { extractGroupMetadata } from 'baileys/lib/Socket/groups.js';
-import { DomainError, errors } from '../errors.js';
+import { errors } from '../errors.js';
 import { STATUS_TARGET } from '../domain/phone.js';
 import type { OutboundMessage, CreatedGroup, DeleteMessageRequest, GroupInfo, GroupSettingsChange, ReadMessageRequest } from './port.js';
 import { groupIdOf, groupJid, isGroup, targetJid, userOf, phoneJid } from './jids.js';
@@ -13,7 +13,8 @@ import { asSendFailure, buildParts, carriesMedia, quotedOption } from './outgoin
 import type { ListSettings } from './lists.js';
 import type { MediaPipeline } from './media.js';
 import type { ImageContent } from './outgoing-kinds.js';
-import type { Session } from './session.js';
+import type { LiveSession } from './live-session.js';
+import { openSocket, toDomainError, withTimeout } from './engine-call.js';
 import { rememberGroup, type WASocket } from './socket-config.js';
 
 export interface OperationDeps {
@@ -31,63 +32,15 @@ const LIST_RENDERED = new Set(['option-list', 'button-list', 'button-actions', '
 /** What WhatsApp wants beside a poll creation (Baileys adds it only on its own poll path). */
 const POLL_NODES: BinaryNode[] = [{ tag: 'meta', attrs: { polltype: 'creation' } }];
 
-/** Status codes with which the network refuses a request, as opposed to a link that failed. */
-const LINK_CODES = new Set([408, 428, 440, 500, 503, 515]);
-
-/** The shape of Baileys' errors (@hapi/boom), read without depending on that package. */
-export interface BoomLike extends Error {
-  isBoom: true;
-  output?: { statusCode?: number };
-  data?: unknown;
-}
-
-export function isBoom(err: unknown): err is BoomLike {
-  return err instanceof Error && (err as Partial<BoomLike>).isBoom === true;
-}
-
-/** Converts whatever Baileys threw into the domain's vocabulary. */
-export function toDomainError(err: unknown): DomainError {
-  if (err instanceof DomainError) return err;
-  if (isBoom(err)) {
-    // An <error code=…/> answer to a query: the network refused (Boom keeps the code in `data`).
-    if (typeof err.data === 'number') return errors.networkRefused(`${err.message} (${err.data})`, err);
-    const code = err.output?.statusCode;
-    if (code === 408 && /timed? ?out/i.test(err.message)) return errors.commandTimeout();
-    if ((code !== undefined && LINK_CODES.has(code)) || /connection (closed|lost|terminated)/i.test(err.message)) return errors.notConnected();
-    return errors.networkRefused(`${err.message}${code ? ` (${code})` : ''}`, err);
-  }
-  return errors.networkRefused(err instanceof Error ? err.message : String(err), err);
-}
-
-/** Runs `fn`, failing with "Worker command timeout" after `ms` of wall-clock time. */
-export async function withTimeout<T>(ms: number, fn: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(errors.commandTimeout()), ms);
-  });
-  try {
-    return await Promise.race([fn(), timeout]);
-  } catch (err) {
-    throw toDomainError(err);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-export function openSocket(session: Session | undefined): { session: Session; sock: WASocket } {
-  if (!session?.sock || !session.open) throw errors.notConnected();
-  return { session, sock: session.sock };
-}
-
 // ---- sending --------------------------------------------------------------------------------
 
-export async function sendOutbound(session: Session, message: OutboundMessage, deps: OperationDeps): Promise<void> {
+export async function sendOutbound(session: LiveSession, message: OutboundMessage, deps: OperationDeps): Promise<void> {
   // A media send holds one of the pipeline's bounded slots from download to upload.
   if (carriesMedia(message.message.content)) return deps.media.hold(() => sendParts(session, message, deps));
   return sendParts(session, message, deps);
 }
 
-async function sendParts(session: Session, message: OutboundMessage, deps: OperationDeps): Promise<void> {
+async function sendParts(session: LiveSession, message: OutboundMessage, deps: OperationDeps): Promise<void> {
   const { sock } = openSocket(session);
   const jid = targetJid(message.phone);
   // Only lists and buttons depend on the instance's list settings (a store read, skipped otherwise).
@@ -145,13 +98,13 @@ async function sendParts(session: Session, message: OutboundMessage, deps: Opera
  * The contact's status post a reply quotes: as received when the instance remembers it, else its
  * key alone (the contact's phone shows the reply under the post either way).
  */
-async function statusPost(session: Session, id: string, contactJid: string): Promise<WAMessage> {
+async function statusPost(session: LiveSession, id: string, contactJid: string): Promise<WAMessage> {
   const known = await session.memory.quoted(id);
   if (known) return known;
   return { key: { remoteJid: STATUS_TARGET, fromMe: false, id, participant: contactJid }, message: { conversation: '' } } as WAMessage;
 }
 
-export async function sendPresence(session: Session, phone: string, state: 'composing' | 'recording' | 'paused', deps: OperationDeps): Promise<void> {
+export async function sendPresence(session: LiveSession, phone: string, state: 'composing' | 'recording' | 'paused', deps: OperationDeps): Promise<void> {
   const { sock } = openSocket(session);
   await withTimeout(deps.commandTimeoutMs, () => sock.sendPresenceUpdate(state, targetJid(phone)));
 }
@@ -175,7 +128,7 @@ export function groupCreateKey(requestId: string): string {
   return `3EB0${createHash('sha256').update(requestId).digest('hex').slice(0, 18).toUpperCase()}`;
 }
 
-export async function createGroup(session: Session, creation: GroupCreation, deps: OperationDeps): Promise<CreatedGroup> {
+export async function createGroup(session: LiveSession, creation: GroupCreation, deps: OperationDeps): Promise<CreatedGroup> {
   const { sock } = openSocket(session);
   const { subject, phones } = creation;
   return withTimeout(deps.commandTimeoutMs, async () => {
@@ -207,7 +160,7 @@ export async function createGroup(session: Session, creation: GroupCreation, dep
   });
 }
 
-export async function updateGroupSettings(session: Session, groupId: string, change: GroupSettingsChange, deps: OperationDeps): Promise<void> {
+export async function updateGroupSettings(session: LiveSession, groupId: string, change: GroupSettingsChange, deps: OperationDeps): Promise<void> {
   const { sock } = openSocket(session);
   const jid = groupJid(groupId);
   await withTimeout(deps.commandTimeoutMs, async () => {
@@ -218,7 +171,7 @@ export async function updateGroupSettings(session: Session, groupId: string, cha
   });
 }
 
-export async function groupMetadata(session: Session, groupId: string, deps: OperationDeps): Promise<GroupInfo> {
+export async function groupMetadata(session: LiveSession, groupId: string, deps: OperationDeps): Promise<GroupInfo> {
   const { sock } = openSocket(session);
   const jid = groupJid(groupId);
   return withTimeout(deps.commandTimeoutMs, async () => {
@@ -230,7 +183,7 @@ export async function groupMetadata(session: Session, groupId: string, deps: Ope
   });
 }
 
-export async function groupInvitationMetadata(session: Session, code: string, deps: OperationDeps): Promise<GroupInfo> {
+export async function groupInvitationMetadata(session: LiveSession, code: string, deps: OperationDeps): Promise<GroupInfo> {
   const { sock } = openSocket(session);
   return withTimeout(deps.commandTimeoutMs, async () => {
     let meta: GroupMetadata;
@@ -249,7 +202,7 @@ export function inviteLink(code: string): string {
   return `https://chat.whatsapp.com/${code}`;
 }
 
-export async function toGroupInfo(session: Session, meta: GroupMetadata, link: string | null): Promise<GroupInfo> {
+export async function toGroupInfo(session: LiveSession, meta: GroupMetadata, link: string | null): Promise<GroupInfo> {
   const participants = await Promise.all(
     meta.participants.map(async (p) => ({
       phone: await session.phoneOf(p.id, p.phoneNumber ?? null),
@@ -286,7 +239,7 @@ export async function toGroupInfo(session: Session, meta: GroupMetadata, link: s
  * owner=true revokes our own message for everyone; owner=false revokes another participant's
  * message as group admin, or, in a 1:1 chat, deletes the message for us only (app-state patch).
  */
-export async function deleteMessage(session: Session, req: DeleteMessageRequest, deps: OperationDeps): Promise<void> {
+export async function deleteMessage(session: LiveSession, req: DeleteMessageRequest, deps: OperationDeps): Promise<void> {
   const { sock } = openSocket(session);
   const jid = targetJid(req.phone);
   const stored = await session.memory.row(req.messageId);
@@ -325,7 +278,7 @@ async function uploadImage(sock: WASocket, image: ImageContent, as?: 'thumbnail-
  * once rather than through the queue. In groups the receipt names the sender, so the message must
  * be one the instance remembers (received in the last 14 days).
  */
-export async function readMessage(session: Session, req: ReadMessageRequest, deps: OperationDeps): Promise<void> {
+export async function readMessage(session: LiveSession, req: ReadMessageRequest, deps: OperationDeps): Promise<void> {
   const { sock } = openSocket(session);
   const jid = targetJid(req.phone);
   const stored = await session.memory.row(req.messageId);

@@ -5,9 +5,9 @@ import { errors } from '../errors.js';
 import type { PhoneChecksRepo } from '../store/phone-checks-repo.js';
 import type { PhoneCheckRow } from '../store/schema.js';
 import { phoneJid, userOf } from './jids.js';
-import { openSocket, withTimeout } from './operations.js';
+import { openSocket, withTimeout } from './engine-call.js';
 import type { PhoneCheck } from './port.js';
-import type { Session } from './session.js';
+import type { LiveSession } from './live-session.js';
 
 export interface PhoneCheckOptions {
   /** How long an answer stays valid, protocol ms. */
@@ -34,7 +34,7 @@ function phoneVariants(digits: string): string[] {
 }
 
 export async function checkPhones(
-  session: Session,
+  session: LiveSession,
   phones: readonly string[],
   cache: PhoneChecksRepo,
   clock: Clock,
@@ -80,8 +80,8 @@ export async function checkPhones(
  * The network sees one chunk query at a time per instance, `gapMs` apart, whoever asks: a batch in a
  * request, a job's slices, another batch at the same moment.
  */
-const pacers = new WeakMap<Session, Promise<void>>();
-function paced<T>(session: Session, clock: Clock, gapMs: number, query: () => Promise<T>): Promise<T> {
+const pacers = new WeakMap<LiveSession, Promise<void>>();
+function paced<T>(session: LiveSession, clock: Clock, gapMs: number, query: () => Promise<T>): Promise<T> {
   const turn = pacers.get(session) ?? Promise.resolve();
   const run = turn.then(query);
   const rest = () => clock.sleep(gapMs);
@@ -89,7 +89,7 @@ function paced<T>(session: Session, clock: Clock, gapMs: number, query: () => Pr
   return run;
 }
 
-async function lidOf(session: Session, jid: string): Promise<string | null> {
+async function lidOf(session: LiveSession, jid: string): Promise<string | null> {
   const lid = await session.sock?.signalRepository.lidMapping.getLIDForPN(jid).catch(() => null);
   return lid ? userOf(lid) : null;
 }

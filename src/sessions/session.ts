@@ -3,7 +3,6 @@
 // The manager serialises lifecycle calls per instance; this class never opens two sockets.
 import { isDiskFull } from '../errors.js';
 import type { AuthenticationCreds, BinaryNode, WAMessage } from 'baileys';
-import type { SessionReactions } from './account-reactions.js';
 import type { Clock } from '../clock.js';
 import type { EventSink, GatewayEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
@@ -26,12 +25,13 @@ import { engineLogger } from './engine-logger.js';
 import { groupIdOf, isGroup, isLid, normalJid, userOf } from './jids.js';
 import { prewarmKeyPairs } from './keypair-pool.js';
 import { MessageMemory } from './message-memory.js';
-import type { BoomLike } from './operations.js';
+import type { BoomLike } from './engine-call.js';
+import type { LiveSession } from './live-session.js';
+import type { SessionLabels, SessionReactions } from './session-hooks.js';
 import { createSocket, forgetGroup, rememberGroup, cachedGroup, type NetworkSettings, type SharedCaches, type WASocket } from './socket-config.js';
 import { StatusTracker } from './status-tracker.js';
 import { ChatRecorder, type RecordedMessage } from './chat-recorder.js';
 import { HistoryImporter, type HistorySet } from './history-import.js';
-import type { SessionLabels } from './label-sync.js';
 
 /** The repositories a session writes to (credentials, the stored copy, status, receipts). */
 export type SessionStore = Pick<Store, 'auth' | 'chats' | 'instances' | 'messages' | 'waMessages'>;
@@ -68,7 +68,7 @@ export interface SessionDeps {
 
 type Waiter = { resolve(): void };
 
-export class Session {
+export class Session implements LiveSession {
   state: InstanceStatus = 'disconnected';
   qr: string | null = null;
   sock: WASocket | null = null;
