@@ -5,7 +5,6 @@
 // community as its digits.
 import { getAllBinaryNodeChildren, getBinaryNodeChild, proto, type BinaryNode, type WAMessage } from 'baileys';
 import { groupIdOf } from './jids.js';
-import type { WASocket } from './socket-config.js';
 
 const Stub = proto.WebMessageInfo.StubType;
 
@@ -68,12 +67,5 @@ export function communityChangeOf(node: BinaryNode): CommunityChange | null {
   return { message, groups };
 }
 
-/** Calls `take` for each community notification the socket receives, before Baileys acks it. */
-export function listenForCommunityChanges(sock: WASocket, take: (change: CommunityChange) => void): void {
-  for (const tag of TAGS) {
-    sock.ws.on(`CB:notification,type:w:gp2,${tag}`, (node: BinaryNode) => {
-      const change = communityChangeOf(node);
-      if (change) take(change);
-    });
-  }
-}
+/** The frames read here, before Baileys acks them (intake-table.ts listens on each). */
+export const COMMUNITY_FRAMES: readonly string[] = TAGS.map((tag) => `CB:notification,type:w:gp2,${tag}`);

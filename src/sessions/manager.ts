@@ -31,8 +31,10 @@ import type {
   RestrictionSignal,
   SessionsPort,
 } from './port.js';
-import { Session, type SessionStore } from './session.js';
+import { Session } from './session.js';
+import type { SessionStore } from './session-deps.js';
 import { InboundMedia, type InboundMediaSettings } from './inbound-media.js';
+import { mediaNetworkOf } from './media-network.js';
 import type { MediaStore } from '../media/store.js';
 import type { MediaUrlSigner } from '../media/signed-urls.js';
 import { applyNetworkRoot, createSharedCaches, type SharedCaches } from './socket-config.js';
@@ -144,7 +146,10 @@ export class SessionManager implements SessionsPort, MessageTransport {
       log: this.deps.log.child({ component: 'media' }),
       metrics: deps.metrics,
       settings: deps.media.settings,
-      network: (id) => this.sessions.get(id)?.mediaNetwork() ?? null,
+      network: (id) => {
+        const session = this.sessions.get(id);
+        return session ? mediaNetworkOf(session) : null;
+      },
       proxyOf: (id) => this.proxyOf(id),
     });
   }

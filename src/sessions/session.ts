@@ -1,70 +1,31 @@
-// One instance's link to the network: at most one Baileys socket at a time, the CONTRACT §4 states
-// it moves through (recorded with reasons), and the reconnect policy applied when a socket closes.
-// The manager serialises lifecycle calls per instance; this class never opens two sockets.
+// One instance's link to the network: at most one Baileys socket at a time, the docs/contract.md §4
+// states it moves through (recorded with reasons), and the reconnect policy applied when a socket
+// closes. The manager serialises lifecycle calls per instance; this class never opens two sockets.
+// What comes in over the link is routed by intake-table.ts to session-intake.ts; credentials are
+// kept by session-creds.ts; who is who (LID ↔ phone) by identity.ts.
 import { isDiskFull } from '../errors.js';
-import type { AuthenticationCreds, BinaryNode, WAMessage } from 'baileys';
-import type { Clock } from '../clock.js';
-import type { EventSink, GatewayEvent } from '../events/types.js';
+import type { AuthenticationCreds, ConnectionState } from 'baileys';
+import type { GatewayEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
-import type { Store } from '../store/index.js';
 import type { InstancePatch, InstanceStatus } from '../store/schema.js';
-import { loadAuthState, type StoredAuthState } from './auth-state.js';
-import { backoffDelay, classifyClose, type BackoffPolicy, type CloseAction } from './close-policy.js';
-import { mediaFileId, type InboundMedia, type MediaNetwork, type MediaPart } from './inbound-media.js';
-import { sourceOf } from './incoming-media.js';
-import { toReceivedCallback, type IncomingContext } from './incoming.js';
-import type { MediaSource } from './media-download.js';
-import { callNotificationOf, notificationOf, type CallInfo } from './notifications.js';
-import { listenForCommunityChanges } from './community-notifications.js';
-import { newsletterParticipantNotification } from './newsletter-events.js';
-import { ReceiptGate } from './receipt-gate.js';
-import { installSendWriteAhead } from './send-write-ahead.js';
-import { oneKeyTransactionAtATime } from './key-transactions.js';
-import { engineLogger } from './engine-logger.js';
-import { groupIdOf, isGroup, isLid, normalJid, userOf } from './jids.js';
-import { prewarmKeyPairs } from './keypair-pool.js';
-import { MessageMemory } from './message-memory.js';
+import type { StoredAuthState } from './auth-state.js';
+import { backoffDelay, classifyClose, type CloseAction } from './close-policy.js';
 import type { BoomLike } from './engine-call.js';
-import type { LiveSession } from './live-session.js';
-import type { SessionLabels, SessionReactions } from './session-hooks.js';
-import { createSocket, forgetGroup, rememberGroup, cachedGroup, type NetworkSettings, type SharedCaches, type WASocket } from './socket-config.js';
+import { HistoryImporter } from './history-import.js';
+import { Identity } from './identity.js';
+import { installIntake } from './intake-table.js';
+import { prewarmKeyPairs } from './keypair-pool.js';
+import { normalJid, userOf } from './jids.js';
+import type { LiveSession, OwnAddress } from './live-session.js';
+import { MessageMemory } from './message-memory.js';
+import { ReceiptGate } from './receipt-gate.js';
+import { loadLinkAuth, openLinkSocket, unlinkDevice } from './link-socket.js';
+import type { SessionDeps } from './session-deps.js';
+import { SessionCreds } from './session-creds.js';
+import { SessionIntake } from './session-intake.js';
+import type { NetworkSettings, SharedCaches, WASocket } from './socket-config.js';
 import { StatusTracker } from './status-tracker.js';
-import { ChatRecorder, type RecordedMessage } from './chat-recorder.js';
-import { HistoryImporter, type HistorySet } from './history-import.js';
-
-/** The repositories a session writes to (credentials, the stored copy, status, receipts). */
-export type SessionStore = Pick<Store, 'auth' | 'chats' | 'instances' | 'messages' | 'waMessages'>;
-
-export interface SessionDeps {
-  instanceId: string;
-  store: SessionStore;
-  clock: Clock;
-  log: Logger;
-  /** The root logger (no `component` binding) the engine's own logger is made from. */
-  engineLog: Logger;
-  metrics: Metrics;
-  events: EventSink;
-  net: NetworkSettings;
-  caches: SharedCaches;
-  backoff: BackoffPolicy;
-  /** Protocol ms a link must stay open before the backoff counter resets (no storm on flapping). */
-  stableMs: number;
-  /** Received media: files recorded before their event, downloaded after it. */
-  media: Pick<InboundMedia, 'register' | 'prefetch'>;
-  /** Wall ms a delivery receipt may wait for its event's commit before it goes anyway. */
-  receiptHoldMs: number;
-  onConnection(connected: boolean): void;
-  onRestriction(reason: string, fatal: boolean): void;
-  /** The session reached a state with no socket and nothing scheduled: the manager forgets it. */
-  onEnded(): void;
-  /** Per-instance reactions to committed messages and to calls (auto-read, call rejection). */
-  reactions?: SessionReactions | undefined;
-  /** Retention of the stored copy: history older or beyond the per-chat cap is not imported. */
-  chatRetention?: { maxAgeMs: number; maxPerChat: number } | undefined;
-  /** Keeps the store's labels from the app-state sync (business accounts; label-sync.ts). */
-  labels?: SessionLabels | undefined;
-}
+import { ChatRecorder } from './chat-recorder.js';
 
 type Waiter = { resolve(): void };
 
@@ -93,24 +54,30 @@ export class Session implements LiveSession {
   private closeWaiters: Waiter[] = [];
   private changeWaiters: Waiter[] = [];
   private writes: Promise<void> = Promise.resolve();
-  /** The creds write queued and not started yet: updates made meanwhile ride on it. */
-  private credsSave: Promise<void> | null = null;
-  private credsHolds = 0;
-  /** The instance row says paired (paired_at) for the creds this session holds. */
-  private pairingRecorded = false;
   private generation = 0;
   private gate: ReceiptGate | null = null;
-  /** Received messages are reported one upsert after the other: per chat order is kept. */
-  private incoming: Promise<void> = Promise.resolve();
-  /** The commit of the latest upsert handed to the outbox (stop() waits for it). */
-  private commits: Promise<void> = Promise.resolve();
-  /** Calls answered on the phone (so their end is CALL_ENDED, not a missed call); bounded. */
-  private answeredCalls = new Set<string>();
+  private readonly identity: Identity;
+  private readonly credentials: SessionCreds;
+  private readonly intake: SessionIntake;
   readonly log: Logger;
 
   constructor(private readonly deps: SessionDeps) {
     this.log = deps.log.child({ instanceId: deps.instanceId });
     this.memory = new MessageMemory(deps.store.waMessages, deps.instanceId, () => deps.clock.now());
+    this.identity = new Identity({
+      instanceId: deps.instanceId,
+      caches: deps.caches,
+      memory: this.memory,
+      me: () => this.me,
+      link: () => ({ sock: this.sock, open: this.open, holding: this.gate?.active() ?? false }),
+      failed: (err, what) => this.failed(err, what),
+    });
+    this.credentials = new SessionCreds({
+      instanceId: deps.instanceId,
+      instances: deps.store.instances,
+      now: () => deps.clock.now(),
+      persist: (write, what) => this.persist(write, what),
+    });
     this.chats = new ChatRecorder({
       instanceId: deps.instanceId,
       sink: deps.store.chats,
@@ -123,7 +90,7 @@ export class Session implements LiveSession {
       store: deps.store,
       events: deps.events,
       now: () => deps.clock.now(),
-      context: () => this.incomingContext(),
+      context: () => this.identity.incomingContext(),
       retention: deps.chatRetention ?? { maxAgeMs: Number.MAX_SAFE_INTEGER, maxPerChat: 0 },
       failed: (err, what) => this.failed(err, what),
       imported: (s) => this.log.info({ history: s }, 'history sync imported'),
@@ -142,6 +109,15 @@ export class Session implements LiveSession {
       now: () => deps.clock.now(),
       failed: (err, what) => this.failed(err, what),
     });
+    this.intake = new SessionIntake({
+      session: this,
+      events: deps.events,
+      clock: deps.clock,
+      identity: this.identity,
+      chats: this.chats,
+      media: deps.media,
+      reactions: deps.reactions,
+    });
   }
 
   get id(): string {
@@ -157,7 +133,7 @@ export class Session implements LiveSession {
   }
 
   /** Own phone (digits) and LID (jid without device), once known. */
-  get me(): { pn: string; lid: string | null } | null {
+  get me(): OwnAddress | null {
     const me = this.auth?.state.creds.me;
     if (!me?.id) return null;
     return { pn: normalJid(me.id), lid: me.lid ? normalJid(me.lid) : null };
@@ -204,100 +180,50 @@ export class Session implements LiveSession {
         this.log.warn('held frames went out before what they wait for was committed (the commit is slow)');
       },
     });
-    let auth = await loadAuthState(store.auth, instanceId, () => this.deps.clock.now(), gate);
-    if (auth.restored && !auth.state.creds.account) {
-      // Credentials of a pairing that never completed are useless (and a pairing code attempt
-      // leaves `me` set, which would make Baileys try to log in): start clean.
-      await store.auth.wipe(instanceId);
-      auth = await loadAuthState(store.auth, instanceId, () => this.deps.clock.now(), gate);
-    }
+    const auth = await loadLinkAuth(store.auth, instanceId, () => this.deps.clock.now(), gate);
     this.auth = auth;
     this.registered = !!auth.state.creds.account;
-    this.pairingRecorded = this.registered;
+    this.credentials.pairingRecorded = this.registered;
     // A pairing's first login makes hundreds of keys: have them made off the event loop meanwhile.
     if (!this.registered) prewarmKeyPairs();
     await this.setState(this.registered ? 'connecting' : this.state === 'pairing' ? 'pairing' : 'connecting', reason);
     // Read per socket: set before pairing, the opt-in applies to the link that receives the history.
     const syncHistory = (await store.instances.findById(instanceId))?.history_import === 1;
     const generation = ++this.generation;
-    const { sock, keyTransactions } = createSocket(this.deps.net, this.deps.caches, {
+    const sock = openLinkSocket(this.deps.net, this.deps.caches, auth, {
       instanceId,
-      auth: auth.state,
-      logger: engineLogger(this.deps.engineLog, { instanceId }),
+      engineLog: this.deps.engineLog,
       getMessage: async (key) => (key.id ? this.memory.message(key.id) : undefined),
       syncHistory,
     });
-    // What an encryption advanced is on disk before the message it made can leave.
-    installSendWriteAhead(sock.signalRepository, keyTransactions, (mutations) => auth.writeAhead(mutations));
-    // A send and a decryption must not commit over each other's Signal state (see the module).
-    oneKeyTransactionAtATime(sock.authState.keys);
     this.sock = sock;
     sockRef = sock;
     this.socketsOpened++;
     gate.install(sock);
     this.gate = gate;
-    // Messages are taken as Baileys emits them, not after its event buffer (which holds them for
-    // 100 ms, or for a whole offline catch-up): their receipts are held until they are committed.
-    const emit = sock.ev.emit.bind(sock.ev);
-    (sock.ev as { emit: (event: string, data: unknown) => boolean }).emit = (event, data) => {
-      if (event === 'creds.update' && generation === this.generation) {
-        // Baileys applies the update to the creds as it emits (the event is never buffered).
-        const listened = emit(event, data as never);
-        this.holdUntilCredsSaved(auth, gate, sock);
-        return listened;
-      }
-      if (event === 'messaging-history.set' && generation === this.generation) {
-        // Taken chunk by chunk here: Baileys' buffer would hold every chunk of a large history
-        // until its initial sync ends. Nothing else reads the set.
-        this.history.take(data as HistorySet);
-        return true;
-      }
-      if (event !== 'messages.upsert' || generation !== this.generation) return emit(event as 'messages.upsert', data as never);
-      const upsert = data as { messages: WAMessage[]; type: 'append' | 'notify' };
-      this.takeUpsert(upsert.messages, upsert.type, gate, sock);
-      return true;
-    };
-    sock.ws.on('CB:ack,class:message', (node: BinaryNode) => {
-      if (generation === this.generation) this.tracker.onAck(node);
-    });
-    // Community changes Baileys drops (link, unlink, deactivation): reported like any group change.
-    listenForCommunityChanges(sock, (change) => {
-      if (generation !== this.generation) return;
-      for (const jid of change.groups) forgetGroup(this.deps.caches, instanceId, jid);
-      this.takeUpsert([change.message], 'append', gate, sock);
-    });
-    sock.ev.process(async (events) => {
-      if (generation !== this.generation) return;
-      // Handed over before any await: the API waits for its own label change to be stored.
-      if (events['labels.edit'] || events['labels.association']) void this.deps.labels?.engineEvents(this, { edit: events['labels.edit'], association: events['labels.association'] });
-      try {
-        if (events['creds.update'] && auth.state.creds.account) this.registered = true;
-        const update = events['connection.update'];
-        if (update) await this.onConnectionUpdate(update);
-        if (events['messages.update']) {
-          this.tracker.onUpdates(events['messages.update']);
-          await this.onReadByMe(events['messages.update']);
-        }
-        if (events.call) await this.onCalls(events.call);
-        const channelAdmins = events['newsletter-participants.update'];
-        if (channelAdmins) {
-          const note = await newsletterParticipantNotification(channelAdmins, this.incomingContext(), this.deps.clock.now());
-          if (note) await this.emit([note]);
-        }
-        if (events['presence.update']) await this.onPresence(events['presence.update']);
-        if (events['message-receipt.update']) this.tracker.onReceipts(events['message-receipt.update']);
-        for (const g of events['groups.update'] ?? []) if (g.id) forgetGroup(this.deps.caches, instanceId, g.id);
-        const participants = events['group-participants.update'];
-        if (participants) forgetGroup(this.deps.caches, instanceId, participants.id);
-        for (const g of events['groups.upsert'] ?? []) rememberGroup(this.deps.caches, instanceId, g);
-        if (events['chats.upsert'] || events['chats.update'] || events['contacts.upsert'] || events['contacts.update']) await this.chats.engineEvents(events);
-      } catch (err) {
-        this.failed(err, 'handle engine events');
-      }
-    });
+    // Every input of this socket goes through the intake table; a replaced socket's is ignored.
+    installIntake(
+      {
+        session: this,
+        clock: this.deps.clock,
+        caches: this.deps.caches,
+        intake: this.intake,
+        identity: this.identity,
+        creds: this.credentials,
+        chats: this.chats,
+        history: this.history,
+        labels: this.deps.labels,
+        connectionUpdate: (update) => this.onConnectionUpdate(update),
+        accountKnown: () => {
+          this.registered = true;
+        },
+      },
+      { sock, gate, auth },
+      () => generation === this.generation,
+    );
   }
 
-  private async onConnectionUpdate(u: Partial<import('baileys').ConnectionState>): Promise<void> {
+  private async onConnectionUpdate(u: Partial<ConnectionState>): Promise<void> {
     if (u.qr) {
       this.qr = u.qr;
       if (this.state !== 'pairing') await this.setState('pairing', 'QR code issued');
@@ -431,8 +357,7 @@ export class Session implements LiveSession {
       await closed;
     }
     await this.writes;
-    await this.incoming;
-    await this.commits;
+    await this.intake.idle();
     await this.tracker.idle();
     await this.history.idle();
   }
@@ -449,7 +374,8 @@ export class Session implements LiveSession {
     if (sock && this.open) {
       this.closing = true;
       const closed = new Promise<void>((resolve) => this.closeWaiters.push({ resolve }));
-      await this.unlink(sock).catch((err: unknown) => this.failed(err, 'unlink the device'));
+      const jid = this.auth?.state.creds.me?.id;
+      if (jid) await unlinkDevice(sock, jid, this.deps.net.queryTimeoutMs).catch((err: unknown) => this.failed(err, 'unlink the device'));
       sock.end(undefined);
       await closed;
     } else {
@@ -460,23 +386,6 @@ export class Session implements LiveSession {
     await this.setState('disconnected', 'logged out through the API', { paired_at: null });
     if (wasOpen) await this.emit([{ type: 'DisconnectedCallback', disconnected: true, error: 'logged out', momment: this.deps.clock.now() }]);
     this.ended = true;
-  }
-
-  /**
-   * Asks the network to remove this companion and waits for its answer (Baileys' own logout only
-   * writes the request and closes at once, so a busy server may never act on it).
-   */
-  private async unlink(sock: WASocket): Promise<void> {
-    const jid = this.auth?.state.creds.me?.id;
-    if (!jid) return;
-    await sock.query(
-      {
-        tag: 'iq',
-        attrs: { to: 's.whatsapp.net', type: 'set', xmlns: 'md' },
-        content: [{ tag: 'remove-companion-device', attrs: { jid, reason: 'user_initiated' } }],
-      },
-      this.deps.net.queryTimeoutMs,
-    );
   }
 
   /** Resolves when the state changes (or after `ms` of wall-clock time). */
@@ -503,61 +412,6 @@ export class Session implements LiveSession {
     return this.persist(() => this.deps.store.instances.setStatus(this.id, { status, reason, at }, extra), `record status ${status}`);
   }
 
-  /**
-   * A login emits creds.update several times in a row; one write of the latest creds per queued
-   * slot is enough (each commit costs an fsync, and a restoring fleet logs in all at once).
-   */
-  /**
-   * Nothing leaves the device before the creds it just changed are on disk. The pairing's reply
-   * (which makes the network link the device) and a pre-key upload (which publishes key ids the
-   * creds count from) both follow a creds update at once: sent ahead of it, a crash leaves a linked
-   * device the gateway cannot log in as, or pre-key ids handed out twice with different keys.
-   */
-  private holdUntilCredsSaved(auth: StoredAuthState, gate: ReceiptGate, sock: WASocket): void {
-    const id = `creds:${++this.credsHolds}`;
-    gate.hold(id);
-    this.saveCreds(auth).then(
-      () => gate.settle(id),
-      (err: unknown) => {
-        gate.close();
-        sock.end(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  }
-
-  private saveCreds(auth: StoredAuthState): Promise<void> {
-    if (this.credsSave) return this.credsSave;
-    const save = new Promise<void>((resolve, reject) => {
-      void this.persist(async () => {
-        this.credsSave = null;
-        try {
-          await auth.saveCreds();
-          await this.recordPairing(auth);
-          resolve();
-        } catch (err) {
-          reject(err instanceof Error ? err : new Error(String(err)));
-          throw err;
-        }
-      }, 'save creds');
-    });
-    // persist() logs a failure; only callers that wait on the write need to see it.
-    save.catch(() => undefined);
-    this.credsSave = save;
-    return save;
-  }
-
-  /**
-   * The first creds that carry the account are the pairing's (pair-success): the instance is paired
-   * from here on, before the answer that makes the network link the device leaves. Killed after
-   * that, the gateway restores the instance at start and logs in as that device, rather than
-   * offering a new QR and leaving the linked device behind on the phone.
-   */
-  private async recordPairing(auth: StoredAuthState): Promise<void> {
-    if (this.pairingRecorded || !auth.state.creds.account) return;
-    await this.deps.store.instances.update(this.id, { paired_at: this.deps.clock.now() });
-    this.pairingRecorded = true;
-  }
-
   private persist(write: () => Promise<void>, what: string): Promise<void> {
     this.writes = this.writes.then(write).catch((err: unknown) => this.failed(err, what));
     return this.writes;
@@ -578,234 +432,8 @@ export class Session implements LiveSession {
     this.log[isDiskFull(err) ? 'debug' : 'error']({ err }, `${what} failed`);
   }
 
-  // ---- incoming ---------------------------------------------------------------------------
-
-  /** Queues an upsert for reporting; network messages and notifications hold their receipts. */
-  private takeUpsert(messages: readonly WAMessage[], type: 'append' | 'notify', gate: ReceiptGate, sock: WASocket): void {
-    const fromNetwork = messages.map((m) => {
-      const id = m.key.id ?? '';
-      // Stub messages come from notifications, acked when this returns: hold now.
-      if (m.messageStubType && id) gate.hold(id);
-      return type === 'notify' || !!m.messageStubType || gate.isHeld(id);
-    });
-    this.incoming = this.incoming.then(() => this.onUpsert(messages, fromNetwork, gate, sock));
-  }
-
-  /**
-   * Builds the upsert's events and hands them to the outbox; resolves once they are handed over
-   * (not committed), so the next upsert is built while this one commits: emits keep their order,
-   * and commits of many messages share one transaction. Receipts are released per commit.
-   */
-  private async onUpsert(messages: readonly WAMessage[], fromNetwork: readonly boolean[], gate: ReceiptGate, sock: WASocket): Promise<void> {
-    const ctx = this.incomingContext();
-    const events: GatewayEvent[] = [];
-    const keys: (string | null)[] = [];
-    const settle: string[] = [];
-    const media: string[] = [];
-    const recorded: RecordedMessage[] = [];
-    try {
-      for (const [i, msg] of messages.entries()) {
-        const id = msg.key.id;
-        const network = fromNetwork[i]!;
-        if (id && network) settle.push(id);
-        if (msg.key.fromMe) this.foldedReceipts(msg);
-        if (msg.key.remoteJid === 'status@broadcast') continue;
-        if (msg.messageStubType) {
-          const note = await notificationOf(msg, ctx);
-          // A group the API created is reported by the API path, with its pending id.
-          if (note && !(note.notification === 'GROUP_CREATE' && note.fromMe)) {
-            events.push(note);
-            keys.push(id ? `${id}:stub` : null);
-          }
-          continue;
-        }
-        if (!msg.message || !id) continue;
-        // Our own API sends are remembered by the send path (with list metadata); remember the rest.
-        if (network) void this.memory.remember(msg).catch((err: unknown) => this.failed(err, 'remember message'));
-        const event = await toReceivedCallback(msg, network ? { ...ctx, media: this.mediaFor(media) } : ctx, { fromApi: !network });
-        if (!event) continue;
-        events.push(event);
-        keys.push(network ? id : null);
-        recorded.push({ event, msg, network });
-      }
-    } catch (err) {
-      return this.notRecorded(err, gate, sock);
-    }
-    const committed = events.length > 0 ? this.deps.events.emit(this.id, events, keys) : Promise.resolve();
-    this.commits = committed.then(
-      () => {
-        for (const id of settle) gate.settle(id);
-        if (media.length > 0) this.deps.media.prefetch(media);
-        // The stored copy is written after the commit, in its own batches: never ahead of a receipt.
-        this.chats.messages(recorded);
-        // Read receipts (auto-read) only for what is recorded: a lost event is never marked read.
-        this.deps.reactions?.received(this, messages.filter((m, i) => fromNetwork[i] && !m.key.fromMe));
-      },
-      (err: unknown) => this.notRecorded(err, gate, sock),
-    );
-  }
-
-  /** Not recorded: the receipts must not go. Dropping the link makes the network deliver again. */
-  private notRecorded(err: unknown, gate: ReceiptGate, sock: WASocket): void {
-    this.failed(err, 'record received messages');
-    gate.close();
-    sock.end(err instanceof Error ? err : new Error(String(err)));
-  }
-
-  /** The media hook of the incoming context: records files, remembers their ids for prefetching. */
-  private mediaFor(collected: string[]): IncomingContext['media'] {
-    return async (messageId: string, parts: readonly MediaPart[]) => {
-      const links = await this.deps.media.register(this.id, messageId, parts);
-      for (const p of parts) if (!('inline' in p.source)) collected.push(mediaFileId(this.id, messageId, p.part));
-      return links;
-    };
-  }
-
-  /** The account's own phone read messages this instance received: Z-API's READ_BY_ME. */
-  private async onReadByMe(updates: readonly { key: WAMessage['key']; update: { status?: number | null } }[]): Promise<void> {
-    const byChat = new Map<string, string[]>();
-    for (const { key, update } of updates) {
-      if (key.fromMe || !key.id || !key.remoteJid || update.status !== 4) continue;
-      byChat.set(key.remoteJid, [...(byChat.get(key.remoteJid) ?? []), key.id]);
-    }
-    const events: GatewayEvent[] = [];
-    for (const [chat, ids] of byChat) {
-      const phone = isGroup(chat) ? groupIdOf(chat) : await this.phoneOf(chat);
-      events.push({ type: 'MessageStatusCallback', status: 'READ_BY_ME', ids, momment: this.deps.clock.now(), phone, isGroup: isGroup(chat), phoneDevice: 0 });
-      this.chats.readOnPhone(phone, ids);
-    }
-    await this.emit(events);
-  }
-
-  private async onCalls(calls: readonly CallInfo[]): Promise<void> {
-    this.deps.reactions?.calls(this, calls);
-    const ctx = this.incomingContext();
-    const events: GatewayEvent[] = [];
-    const keys: string[] = [];
-    for (const call of calls) {
-      if (call.status === 'accept') {
-        if (this.answeredCalls.size > 1000) this.answeredCalls.clear();
-        this.answeredCalls.add(call.id);
-      }
-      const event = await callNotificationOf(call, this.answeredCalls.has(call.id), ctx);
-      if (call.status === 'terminate') this.answeredCalls.delete(call.id);
-      if (!event) continue;
-      events.push(event);
-      keys.push(`${call.id}:${String(event.notification)}`);
-    }
-    if (events.length > 0) await this.deps.events.emit(this.id, events, keys).catch((err: unknown) => this.failed(err, 'record calls'));
-  }
-
-  private async onPresence(update: { id: string; presences: Record<string, { lastKnownPresence: string; lastSeen?: number }> }): Promise<void> {
-    if (isGroup(update.id)) return;
-    const events: GatewayEvent[] = [];
-    for (const [jid, p] of Object.entries(update.presences)) {
-      const status = p.lastKnownPresence.toUpperCase();
-      if (status !== 'AVAILABLE' && status !== 'UNAVAILABLE' && status !== 'COMPOSING' && status !== 'PAUSED' && status !== 'RECORDING') continue;
-      events.push({ type: 'PresenceChatCallback', phone: await this.phoneOf(jid), status, lastSeen: p.lastSeen ? p.lastSeen * 1000 : null, momment: this.deps.clock.now() });
-    }
-    await this.emit(events);
-  }
-
-  /** The live link's media access, or null while there is none. */
-  mediaNetwork(): MediaNetwork | null {
-    const sock = this.sock;
-    if (!sock || !this.open) return null;
-    return {
-      mediaHost: async () => {
-        const conn = await sock.refreshMediaConn(false);
-        const host = conn.hosts[0]?.hostname;
-        if (!host) throw new Error('the network named no media host');
-        return host;
-      },
-      reupload: async (messageId: string, source: MediaSource) => {
-        const stored = await this.memory.quoted(messageId);
-        if (!stored) throw new Error('the message is no longer known: its media cannot be asked for again');
-        const updated = await sock.updateMediaMessage(stored);
-        const content = updated.message ? Object.values(updated.message).find((v) => (v as { directPath?: string } | null)?.directPath) : undefined;
-        const fresh = content ? sourceOf(content as Parameters<typeof sourceOf>[0], source.mediaType) : null;
-        if (!fresh) throw new Error('the sender\'s phone did not upload the file again');
-        return fresh;
-      },
-    };
-  }
-
-  /**
-   * Baileys buffers events for ~100 ms and merges receipts that arrive meanwhile into the upsert of
-   * our own message (its `status`, or `userReceipt` in groups) instead of emitting updates.
-   */
-  private foldedReceipts(msg: WAMessage): void {
-    if (typeof msg.status === 'number') this.tracker.onUpdates([{ key: msg.key, update: { status: msg.status } }]);
-    for (const receipt of msg.userReceipt ?? []) {
-      if (receipt.userJid) this.tracker.onReceipts([{ key: msg.key, receipt: { ...receipt, userJid: receipt.userJid } }]);
-    }
-  }
-
-  incomingContext(): IncomingContext {
-    const me = this.me ?? { pn: '', lid: null };
-    return {
-      me,
-      phoneOf: (jid, alt, group) => this.phoneOf(jid, alt, group),
-      senderJids: async (jid, alt) => {
-        const out = new Set<string>();
-        for (const j of [jid, alt]) if (j) out.add(normalJid(j));
-        for (const j of [...out]) {
-          const other = await this.counterpart(j);
-          if (other) out.add(other);
-        }
-        return [...out];
-      },
-      chatName: async (jid) => cachedGroup(this.deps.caches, this.id, jid)?.subject ?? '',
-      listById: (id) => this.memory.listById(id),
-      latestList: (chat) => this.memory.latestList(chat),
-      stored: (id) => this.memory.message(id),
-      // Messages the API sent carry no links: the files are the ones the client sent.
-      media: async () => new Map(),
-    };
-  }
-
-
-  /**
-   * A person's phone number (digits); the LID address only when the network never told us the
-   * number. In a group (`group`), members' numbers are in its metadata: the network names the
-   * author of a group change by LID only.
-   */
-  async phoneOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<string> {
-    if (!jid) return '';
-    if (!isLid(jid)) return userOf(jid);
-    if (alt && !isLid(alt)) return userOf(alt);
-    const lid = normalJid(jid);
-    const pn = (await this.counterpart(lid)) ?? (group ? await this.phoneInGroup(group, lid) : null);
-    return pn ? userOf(pn) : `${userOf(jid)}@lid`;
-  }
-
-  /** A member's phone from the group's metadata (cached; read once from the network on a miss). */
-  private async phoneInGroup(group: string, lid: string): Promise<string | null> {
-    const sock = this.sock;
-    let meta = cachedGroup(this.deps.caches, this.id, group);
-    // Not while frames are held for a received message being recorded: the query would wait behind
-    // the hold, and the hold for the recording, until the hold's limit (the link looks dead by
-    // then). The LID address is reported instead; the next change by this member asks again.
-    if (!meta?.participants.some((p) => p.id === lid) && sock && this.open && !this.gate?.active()) {
-      meta = await sock.groupMetadata(group).catch(() => undefined);
-      if (meta) rememberGroup(this.deps.caches, this.id, meta);
-    }
-    const member = meta?.participants.find((p) => p.id === lid || p.lid === lid);
-    const pn = member?.phoneNumber ?? (member && !isLid(member.id) ? member.id : undefined);
-    if (!pn) return null;
-    // Remembered, so the next message or change by this member needs no lookup.
-    await this.sock?.signalRepository.lidMapping.storeLIDPNMappings([{ lid, pn: normalJid(pn) }]).catch(() => undefined);
-    return normalJid(pn);
-  }
-
-  private async counterpart(jid: string): Promise<string | null> {
-    const mapping = this.sock?.signalRepository.lidMapping;
-    if (!mapping) return null;
-    try {
-      return isLid(jid) ? await mapping.getPNForLID(jid) : await mapping.getLIDForPN(jid);
-    } catch (err) {
-      this.failed(err, 'map LID and phone');
-      return null;
-    }
+  /** A person's phone number (digits); the LID address when the network never told it (identity.ts). */
+  phoneOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<string> {
+    return this.identity.phoneOf(jid, alt, group);
   }
 }

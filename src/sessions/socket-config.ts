@@ -62,7 +62,7 @@ export function createSharedCaches(now: () => number = Date.now): SharedCaches {
   };
 }
 
-interface SocketHooks {
+export interface SocketHooks {
   instanceId: string;
   auth: AuthenticationState;
   logger: EngineLogger;
