@@ -13,7 +13,8 @@ import { offlineSessions } from './sessions/offline-sessions.js';
 import type { SessionsPort } from './sessions/port.js';
 import { SessionManager, type SessionManagerDeps } from './sessions/manager.js';
 import { wireAutoInvite } from './services/auto-invite.js';
-import { quietLibsignalConsole } from './sessions/libsignal-console.js';
+import { installBaileysPatches } from './sessions/patches/index.js';
+import { createEngines } from './sessions/engines.js';
 import { Sender } from './sender/sender.js';
 import { recordingInboundContacts } from './sender/inbound-contacts.js';
 import { AccountsService } from './services/accounts-service.js';
@@ -45,32 +46,18 @@ import { OutgoingMediaSweeper } from './media/outgoing-sweeper.js';
 import { QueuedBytesQuota } from './services/queued-bytes-quota.js';
 import { AccountReactions } from './sessions/account-reactions.js';
 import { wireCallRejectReply } from './services/call-reject-reply.js';
-import { AccountEngine } from './sessions/account-engine.js';
-import { offlineAccount, type AccountPort } from './sessions/account-port.js';
-import { mediaPipeline } from './sessions/media.js';
 import { AccountService } from './services/account-service.js';
 import { PrivacyService } from './services/privacy-service.js';
 import { accountRouteTree } from './http/routes/account-tree.js';
-import { ChatsEngine } from './sessions/chats-engine.js';
-import { offlineChats } from './sessions/chats-port.js';
 import { ChatsService } from './services/chats-service.js';
 import { chatRouteTree } from './http/routes/chats.js';
-import { GroupAdminEngine } from './sessions/group-admin-engine.js';
-import { offlineGroupAdmin } from './sessions/group-admin-port.js';
 import { GroupAdminService } from './services/group-admin-service.js';
 import { PartnerService } from './services/partner-service.js';
 import { groupAdminRouteTree } from './http/routes/group-admin.js';
-import { CommunityEngine } from './sessions/community-engine.js';
-import { offlineCommunities } from './sessions/community-port.js';
 import { CommunityService } from './services/community-service.js';
 import { communityRouteTree } from './http/routes/communities.js';
-import { NewsletterEngine } from './sessions/newsletter-engine.js';
-import { offlineNewsletters } from './sessions/newsletter-port.js';
 import { NewsletterService } from './services/newsletter-service.js';
 import { newsletterRouteTree } from './http/routes/newsletters.js';
-import { CatalogEngine } from './sessions/catalog-engine.js';
-import { offlineCatalog } from './sessions/catalog-port.js';
-import { historyDispatcher } from './sessions/history-download.js';
 import { CatalogService } from './services/catalog-service.js';
 import { catalogRouteTree } from './http/routes/catalog.js';
 import { ProxyService } from './services/proxy-service.js';
@@ -84,8 +71,6 @@ import { installFenceTriggers } from './store/fence-triggers.js';
 import { OutgoingBlobsRepo } from './store/outgoing-blobs-repo.js';
 import { HistorySyncService } from './services/history-sync-service.js';
 import { LabelSync } from './sessions/label-sync.js';
-import { BusinessEngine } from './sessions/business-engine.js';
-import { offlineBusiness } from './sessions/business-port.js';
 import { BusinessService } from './services/business-service.js';
 import { businessRouteTree } from './http/routes/business.js';
 
@@ -250,8 +235,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const outgoingSweeper = new OutgoingMediaSweeper(store.messages, outgoingFiles, log.child({ component: 'media' }), metrics);
   const mediaReleased = () => outgoingSweeper.soon();
 
-  // libsignal prints session records (with private keys) to the console: keep them out of the output.
-  if (!overrides.sessions) quietLibsignalConsole(log.child({ component: 'libsignal' }));
+  // Baileys' process-wide patches (network root, signature checks, key pool, quiet libsignal).
+  if (!overrides.sessions) installBaileysPatches({ waRootKey: config.waRootKey, log: log.child({ component: 'libsignal' }) });
   // Auto-read and call rejection, applied by every session from the instance's settings.
   const reactions = new AccountReactions({ store, log: log.child({ component: 'sessions' }), metrics, commandTimeoutMs: config.commandTimeoutMs });
   // Business accounts' labels: the store's copy is kept from the app-state sync.
@@ -324,53 +309,30 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const mediaSweeper = new MediaSweeper(store, mediaFiles, clock, log.child({ component: 'media' }), metrics);
   if (engine) wireAutoInvite(groups, engine, messages, store, log.child({ component: 'groups' }), metrics);
   if (engine) wireCallRejectReply(reactions, messages, store, log.child({ component: 'sessions' }), metrics);
-  // Profile pictures go through a media pipeline of their own (same guard and limits, its own
-  // slots): they are rare, and must not wait behind a queue of video conversions.
-  const profileMedia = mediaPipeline(guard, config.media);
-  const accountPort: AccountPort = engine
-    ? new AccountEngine({
-        sessionOf: (id) => engine.sessionOf(id),
-        media: profileMedia,
-        reactions,
-        commandTimeoutMs: config.commandTimeoutMs,
-      })
-    : offlineAccount();
-  const account = new AccountService(store, sessions, accountPort, (id) => instances.invalidate(id));
-  const privacy = new PrivacyService(accountPort);
+  // The feature engines (one port per family), or their offline null objects without an engine.
+  const engines = createEngines(engine, {
+    commandTimeoutMs: config.commandTimeoutMs,
+    guard,
+    media: config.media,
+    reactions,
+    labels: labelSync,
+    // Product images come from the network's CDN (the test network's media host and CA when set).
+    cdn: { mediaHost: config.waMediaHost, ca: overrides.engine?.mediaAgent?.options.ca },
+    log: log.child({ component: 'business' }),
+    metrics,
+  });
+  const account = new AccountService(store, sessions, engines.account, (id) => instances.invalidate(id));
+  const privacy = new PrivacyService(engines.account);
   // Chats and contacts: the stored copy the engine feeds, chat changes through the engine.
-  const chatsPort = engine
-    ? new ChatsEngine({ sessionOf: (id) => engine.sessionOf(id), checkPhones: (id, phones) => engine.checkPhones(id, phones), commandTimeoutMs: config.commandTimeoutMs })
-    : offlineChats();
-  const chats = new ChatsService(store.chats, sessions, chatsPort, clock);
+  const chats = new ChatsService(store.chats, sessions, engines.chats, clock);
   const partner = new PartnerService(store, instances, webhooks, account, guard);
   const proxies = new ProxyService(store, guard, sessions, (id) => instances.invalidate(id));
   const historySync = new HistorySyncService(store, (id) => instances.invalidate(id));
-  // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
-  const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
-  const groupAdmin = new GroupAdminService(groupAdminPort, sessions, groups, store.chats, messages, () => clock.now());
-  const communityPort = engine ? new CommunityEngine({ sessionOf: (id) => engine.sessionOf(id), commandTimeoutMs: config.commandTimeoutMs }) : offlineCommunities();
-  const communities = new CommunityService(communityPort, groupAdminPort, sessions, groups, messages);
-  // Channels (newsletters); their pictures share the profile pictures' pipeline.
-  const newsletterPort = engine ? new NewsletterEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineNewsletters();
-  const newsletters = new NewsletterService(newsletterPort, sessions, messages);
-  // WhatsApp Business: the profile and tags (labels).
-  const businessEngine = engine ? new BusinessEngine({ sessionOf: (id) => engine.sessionOf(id), labels: labelSync, commandTimeoutMs: config.commandTimeoutMs }) : null;
-  const business = new BusinessService(businessEngine ?? offlineBusiness(), sessions, store.labels);
-  if (engine && businessEngine) {
-    const businessLog = log.child({ component: 'business' });
-    // At each login, a business account's labels are brought up to date from its phone.
-    engine.onConnectionChange((instanceId, connected) => {
-      if (!connected) return;
-      businessEngine.syncLabels(instanceId).catch((err: unknown) => {
-        metrics.loggedFailures.inc({ component: 'sessions' });
-        businessLog.warn({ err, instanceId }, 'syncing the labels at login failed (the next change announced by the phone brings them)');
-      });
-    });
-  }
-  // Business catalogs; product images come from the network's CDN (the test network's media host and CA when set).
-  const catalogCdn = engine ? historyDispatcher({ mediaHost: config.waMediaHost, ca: overrides.engine?.mediaAgent?.options.ca }) : undefined;
-  const catalogPort = engine ? new CatalogEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs, cdn: catalogCdn }) : offlineCatalog();
-  const catalog = new CatalogService(catalogPort, messages);
+  const groupAdmin = new GroupAdminService(engines.groupAdmin, sessions, groups, store.chats, messages, () => clock.now());
+  const communities = new CommunityService(engines.communities, engines.groupAdmin, sessions, groups, messages);
+  const newsletters = new NewsletterService(engines.newsletters, sessions, messages);
+  const business = new BusinessService(engines.business, sessions, store.labels);
+  const catalog = new CatalogService(engines.catalog, messages);
 
   let draining = false;
   let accountPollErrorAt = 0;
@@ -507,7 +469,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await groups.idle();
       await phoneCheckJobs?.close();
       await engine?.close();
-      await catalogCdn?.close().catch(() => undefined);
+      await engines.close();
       await engine?.media.idle();
       mediaSweeper.stop();
       diskFull.stop();

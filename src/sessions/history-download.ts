@@ -8,7 +8,7 @@ import { Agent, type Dispatcher } from 'undici';
 /** The host Baileys builds history-blob URLs with (Baileys' DEF_MEDIA_HOST). */
 const WHATSAPP_MEDIA_ORIGIN = 'https://mmg.whatsapp.net';
 
-interface HistoryDownloadSettings {
+export interface HistoryDownloadSettings {
   /** `host[:port]` of the network's media host (ZAPGATE_WA_MEDIA_HOST); WhatsApp's when unset. */
   mediaHost?: string | undefined;
   /** Extra CA the media host's certificate chains to (a test network's). */

@@ -37,11 +37,9 @@ import { InboundMedia, type InboundMediaSettings } from './inbound-media.js';
 import { mediaNetworkOf } from './media-network.js';
 import type { MediaStore } from '../media/store.js';
 import type { MediaUrlSigner } from '../media/signed-urls.js';
-import { applyNetworkRoot, createSharedCaches, type SharedCaches } from './socket-config.js';
-import { useKeyPairPool } from './keypair-pool.js';
+import { createSharedCaches, type SharedCaches } from './socket-config.js';
 import { historyDispatcher } from './history-download.js';
 import type { Dispatcher } from 'undici';
-import { useNativeVerify } from './xeddsa.js';
 import type { SessionLabels, SessionReactions } from './session-hooks.js';
 import { openSocket, withTimeout } from './engine-call.js';
 
@@ -121,9 +119,6 @@ export class SessionManager implements SessionsPort, MessageTransport {
   private readonly historyDownloads: Dispatcher | undefined;
 
   constructor(private readonly deps: SessionManagerDeps) {
-    applyNetworkRoot(deps.settings.waRootKey);
-    useNativeVerify();
-    useKeyPairPool();
     this.log = deps.log.child({ component: 'sessions' });
     this.caches = createSharedCaches(() => deps.clock.now());
     this.historyDownloads = historyDispatcher({ mediaHost: deps.settings.waMediaHost, ca: deps.mediaAgent?.options.ca });

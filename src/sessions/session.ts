@@ -14,7 +14,7 @@ import type { BoomLike } from './engine-call.js';
 import { HistoryImporter } from './history-import.js';
 import { Identity } from './identity.js';
 import { installIntake } from './intake-table.js';
-import { prewarmKeyPairs } from './keypair-pool.js';
+import { prewarmKeyPairs } from './patches/keypair-pool.js';
 import { normalJid, userOf } from './jids.js';
 import type { LiveSession, OwnAddress } from './live-session.js';
 import { MessageMemory } from './message-memory.js';

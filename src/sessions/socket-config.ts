@@ -3,7 +3,7 @@
 // allocated per socket (the memory budget is ~2 MB per connected instance).
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent } from 'node:https';
-import makeWASocket, { DEFAULT_CONNECTION_CONFIG, WA_CERT_DETAILS, proto, type AuthenticationState, type GroupMetadata, type WAMessageKey } from 'baileys';
+import makeWASocket, { DEFAULT_CONNECTION_CONFIG, proto, type AuthenticationState, type GroupMetadata, type WAMessageKey } from 'baileys';
 import type { Dispatcher } from 'undici';
 import type { EngineLogger } from './engine-logger.js';
 import { BoundedCache } from './bounded-cache.js';
@@ -30,21 +30,6 @@ export interface NetworkSettings {
   queryTimeoutMs: number;
   /** Where Baileys downloads history-sync blobs (history-download.ts); its default fetch when unset. */
   historyDispatcher?: Dispatcher | undefined;
-}
-
-let appliedRootKey: string | undefined;
-
-/**
- * Trusts the configured network root. Baileys reads WA_CERT_DETAILS.PUBLIC_KEY at handshake time,
- * so one process talks to one network; a second, different key is refused instead of silently
- * re-pointing every running socket.
- */
-export function applyNetworkRoot(rootKeyBase64: string | undefined): void {
-  if (!rootKeyBase64 || rootKeyBase64 === appliedRootKey) return;
-  const key = Buffer.from(rootKeyBase64, 'base64');
-  if (key.length !== 32) throw new Error('ZAPGATE_WA_ROOT_KEY: expected the base64 of a 32-byte public key');
-  (WA_CERT_DETAILS as { PUBLIC_KEY: Buffer }).PUBLIC_KEY = key;
-  appliedRootKey = rootKeyBase64;
 }
 
 /** Caches Baileys would otherwise create per socket, bounded for the whole process. */

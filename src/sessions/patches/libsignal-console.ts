@@ -2,7 +2,7 @@
 // private ratchet keys ("Closing session: SessionEntry {…privKey…}"). A gateway must never print
 // key material, so its known lines go to the logger as bare messages at debug level, without their
 // arguments. Everything else on the console is left alone.
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 
 const LIBSIGNAL_LINES =
   /^(Closing session|Closing open session|Closing stale open session|Opening session|Session already closed|Decrypted message with closed session|Migrating session|Failed to decrypt message with any known session|Session error|Unhandled bucket type|V1 session storage migration error|WARNING: Expected pubkey)/;
