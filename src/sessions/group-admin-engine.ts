@@ -5,11 +5,13 @@
 import type { GroupMetadata } from 'baileys';
 import { errors } from '../errors.js';
 import type { GroupAdminPort, JoinRequestAction, ParticipantAction, ParticipantOutcome, ParticipatingGroup } from './group-admin-port.js';
-import { groupIdOf, groupJid, phoneJid } from './jids.js';
+import { groupIdOf, groupJid, phoneJid, userOf } from './jids.js';
 import type { MediaPipeline } from './media.js';
-import { mediaError, sessionCommands, type SessionCommands } from './engine-call.js';
-import { inviteLink, toGroupInfo } from './operations.js';
-import type { GroupInfo } from './port.js';
+import { mediaError, sessionCommands, toDomainError, type SessionCommands } from './engine-call.js';
+import { groupCreateKey, inviteLink, toGroupInfo } from './group-info.js';
+// Not re-exported by the package root: the parser Baileys' own groupCreate applies to the answer.
+import { extractGroupMetadata } from 'baileys/lib/Socket/groups.js';
+import type { CreatedGroup, GroupInfo, GroupSettingsChange } from './port.js';
 import type { LiveSession } from './live-session.js';
 import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from './socket-config.js';
 
@@ -117,6 +119,77 @@ export class GroupAdminEngine implements GroupAdminPort {
     return this.change(instanceId, groupId, async (sock, session) => {
       const answer = await sock.groupRequestParticipantsUpdate(groupJid(groupId), phones.map((p) => phoneJid(p)), action);
       return outcomes(session, phones, answer);
+    });
+  }
+
+  // ---- creation, settings and metadata (the SessionsPort's group operations) ----------------
+
+  /**
+   * Creates a group. `requestId` names the request: asked again with the same id (a retry after a
+   * crash), the network answers with the group it already made instead of making another.
+   */
+  createGroup(instanceId: string, subject: string, phones: readonly string[], requestId: string): Promise<CreatedGroup> {
+    return this.commands.run(instanceId, async (sock, session) => {
+      // Baileys' groupCreate, with the request's key instead of a random one.
+      const answer = await sock.query({
+        tag: 'iq',
+        attrs: { type: 'set', xmlns: 'w:g2', to: '@g.us' },
+        content: [
+          {
+            tag: 'create',
+            attrs: { subject, key: groupCreateKey(requestId) },
+            content: phones.map((p) => ({ tag: 'participant', attrs: { jid: phoneJid(p) } })),
+          },
+        ],
+      });
+      const created = extractGroupMetadata(answer);
+      // The create answer lists refused participants too (with an error attribute Baileys drops):
+      // only a fresh read tells who is actually in the group.
+      const meta = await sock.groupMetadata(created.id);
+      rememberGroup(session.caches, session.id, meta);
+      const added = new Set(await Promise.all(meta.participants.map((p) => session.phoneOf(p.id, p.phoneNumber ?? null))));
+      const me = session.me ? userOf(session.me.pn) : '';
+      const code = await sock.groupInviteCode(meta.id).catch(() => undefined);
+      return {
+        groupId: groupIdOf(meta.id),
+        inviteLink: code ? inviteLink(code) : null,
+        phonesNotAdded: phones.filter((p) => p !== me && !added.has(p)),
+      };
+    });
+  }
+
+  updateGroupSettings(instanceId: string, groupId: string, change: GroupSettingsChange): Promise<void> {
+    const jid = groupJid(groupId);
+    return this.commands.run(instanceId, async (sock) => {
+      if (change.adminOnlyMessage !== undefined) await sock.groupSettingUpdate(jid, change.adminOnlyMessage ? 'announcement' : 'not_announcement');
+      if (change.adminOnlySettings !== undefined) await sock.groupSettingUpdate(jid, change.adminOnlySettings ? 'locked' : 'unlocked');
+      if (change.requireAdminApproval !== undefined) await sock.groupJoinApprovalMode(jid, change.requireAdminApproval ? 'on' : 'off');
+      if (change.adminOnlyAddMember !== undefined) await sock.groupMemberAddMode(jid, change.adminOnlyAddMember ? 'admin_add' : 'all_member_add');
+    });
+  }
+
+  groupMetadata(instanceId: string, groupId: string): Promise<GroupInfo> {
+    const jid = groupJid(groupId);
+    return this.commands.run(instanceId, async (sock, session) => {
+      const meta = await sock.groupMetadata(jid);
+      rememberGroup(session.caches, session.id, meta);
+      // Only admins may read the invite code; for anyone else the link is simply not known.
+      const code = await sock.groupInviteCode(jid).catch(() => undefined);
+      return toGroupInfo(session, meta, code ? inviteLink(code) : null);
+    });
+  }
+
+  groupInvitationMetadata(instanceId: string, code: string): Promise<GroupInfo> {
+    return this.commands.run(instanceId, async (sock, session) => {
+      let meta: GroupMetadata;
+      try {
+        meta = await sock.groupGetInviteInfo(code);
+      } catch (err) {
+        const d = toDomainError(err);
+        if (d.code === 'network_refused') throw errors.networkRefused(`invitation link revoked or unknown: ${d.detail ?? d.message}`, err);
+        throw d;
+      }
+      return toGroupInfo(session, meta, inviteLink(code));
     });
   }
 }

@@ -93,3 +93,27 @@ async function lidOf(session: LiveSession, jid: string): Promise<string | null> 
   const lid = await session.sock?.signalRepository.lidMapping.getLIDForPN(jid).catch(() => null);
   return lid ? userOf(lid) : null;
 }
+
+export interface PhoneChecksDeps {
+  sessionOf(instanceId: string): LiveSession | undefined;
+  cache: PhoneChecksRepo;
+  clock: Clock;
+  options: PhoneCheckOptions;
+}
+
+/** phone-exists over the instances' sessions: the SessionsPort's phone checks. */
+export class PhoneChecks {
+  constructor(private readonly deps: PhoneChecksDeps) {}
+
+  check(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]> {
+    const { session } = openSocket(this.deps.sessionOf(instanceId));
+    return checkPhones(session, phones, this.deps.cache, this.deps.clock, this.deps.options);
+  }
+
+  /** How many of these numbers have no fresh answer in the cache. */
+  async unchecked(phones: readonly string[]): Promise<number> {
+    const unique = [...new Set(phones)];
+    const known = await this.deps.cache.findFresh(unique, this.deps.clock.now() - this.deps.options.ttlMs);
+    return unique.length - known.size;
+  }
+}
