@@ -7,6 +7,7 @@ import { prepareImage, prepareSticker, type PreparedImage } from '../convert/ima
 import { prepareVideo, prepareVoiceNote, type PreparedAudio, type PreparedVideo, type VideoMode } from '../convert/av.js';
 import { Semaphore } from '../convert/semaphore.js';
 import { decodeDataUri } from '../convert/data-uri.js';
+import { parseMediaRef } from '../media/outgoing-store.js';
 import { SendFailure, sendFailures } from '../domain/send-failure.js';
 import { AddressRefusedError, ResponseTooLargeError, TooManyRedirectsError, guardedFetch, type AddressGuard } from '../net/address-guard.js';
 
@@ -29,9 +30,6 @@ export interface MediaPipeline {
 export interface StoredMediaReader {
   read(sha256: string): Promise<Buffer | null>;
 }
-
-/** `zapgate-media:<sha256>:<bytes>`: a data URI the gateway stored when the message was queued. */
-const STORED_REF = /^zapgate-media:([0-9a-f]{64}):\d+$/;
 
 /** HTTP statuses after which the same URL may answer later. */
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
@@ -73,7 +71,8 @@ export function mediaPipeline(guard: AddressGuard, limits: MediaLimits = DEFAULT
   const held = new Semaphore(conversions * 4);
 
   async function load(ref: string, what: string): Promise<Buffer> {
-    const address = STORED_REF.exec(ref)?.[1];
+    // `zapgate-media:…`: a data URI the gateway stored when the message was queued.
+    const address = parseMediaRef(ref)?.sha256;
     if (address) {
       const bytes = stored ? await stored.read(address) : null;
       if (!bytes) throw sendFailures.invalidMedia(`${what}: the queued media file is no longer stored`);

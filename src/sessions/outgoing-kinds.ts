@@ -5,7 +5,7 @@
 // client shows — links, numbers and codes as text, REPLY buttons as a poll or as numbered text
 // whose answers come back as `buttonsResponseMessage`.
 import { randomBytes } from 'node:crypto';
-import sharp from 'sharp';
+import { jpegThumbnail as thumbnailOf } from '../convert/image.js';
 import type { AnyMessageContent, WAMessageKey, proto } from 'baileys';
 import type { ActionButton, CarouselCard, SendKindsContent, SharedContact } from '../domain/outgoing.js';
 import { errors } from '../errors.js';
@@ -128,13 +128,10 @@ async function linkContent(c: Extract<SendKindsContent, { type: 'link' }>, menti
   return { text: c.message, linkPreview, ...mention } as AnyMessageContent;
 }
 
-/** A JPEG thumbnail no wider than `width`, from an untrusted image (pixel count bounded). */
+/** A JPEG thumbnail no wider than `width` (convert/image.ts), from an untrusted image. */
 export async function jpegThumbnail(data: Buffer, width: number): Promise<Buffer> {
   try {
-    return await sharp(data, { limitInputPixels: 50_000_000, animated: false })
-      .resize({ width, height: width, fit: 'inside', withoutEnlargement: true })
-      .jpeg({ quality: 70 })
-      .toBuffer();
+    return await thumbnailOf(data, width);
   } catch (err) {
     throw errors.networkRefused('image: not a readable image', err);
   }
