@@ -44,7 +44,7 @@ import { MediaService } from './services/media-service.js';
 import { OutgoingMediaStore } from './media/outgoing-store.js';
 import { OutgoingMediaSweeper } from './media/outgoing-sweeper.js';
 import { QueuedBytesQuota } from './services/queued-bytes-quota.js';
-import { AccountReactions } from './sessions/account-reactions.js';
+import { AccountReactions } from './sessions/families/account/account-reactions.js';
 import { wireCallRejectReply } from './services/call-reject-reply.js';
 import { AccountService } from './services/account-service.js';
 import { PrivacyService } from './services/privacy-service.js';
@@ -70,7 +70,7 @@ import { ClusterRepo } from './store/cluster-repo.js';
 import { installFenceTriggers } from './store/fence-triggers.js';
 import { OutgoingBlobsRepo } from './store/outgoing-blobs-repo.js';
 import { HistorySyncService } from './services/history-sync-service.js';
-import { LabelSync } from './sessions/label-sync.js';
+import { LabelSync } from './sessions/families/business/label-sync.js';
 import { BusinessService } from './services/business-service.js';
 import { businessRouteTree } from './http/routes/business.js';
 

@@ -4,8 +4,8 @@
 import { errors } from '../errors.js';
 import { formatTarget, parsePhone, parseTarget } from '../domain/phone.js';
 import { maskStoredProxyUrl, proxyInUse } from '../net/proxy.js';
-import type { AccountPort, DeviceInfo } from '../sessions/account-port.js';
-import { reactionSettingsOf } from '../sessions/account-reactions.js';
+import type { AccountPort, DeviceInfo } from '../sessions/families/account/account-port.js';
+import { reactionSettingsOf } from '../sessions/families/account/account-reactions.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstancePatch, InstanceRow } from '../store/schema.js';

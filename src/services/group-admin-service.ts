@@ -4,7 +4,7 @@
 // reported, never hidden behind a bare `true`.
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
-import type { GroupAdminPort, JoinRequestAction, ParticipantAction, ParticipantOutcome } from '../sessions/group-admin-port.js';
+import type { GroupAdminPort, JoinRequestAction, ParticipantAction, ParticipantOutcome } from '../sessions/families/group-admin/group-admin-port.js';
 import { inviteText } from './auto-invite.js';
 import type { GroupInfo, SessionsPort } from '../sessions/port.js';
 import type { ChatReader } from '../store/chats-repo.js';

@@ -4,7 +4,7 @@
 // to its pairing. The phone sends its history once per pairing: set after it, the value applies to
 // the next pairing of the instance.
 import { errors } from '../errors.js';
-import { HISTORY_MAX_DAYS, historySettingsOf, type HistorySettings } from '../sessions/history-import.js';
+import { HISTORY_MAX_DAYS, historySettingsOf, type HistorySettings } from '../sessions/inbound/history-import.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { InstancePatch } from '../store/schema.js';
 

@@ -5,7 +5,7 @@
 import { DomainError, errors } from '../errors.js';
 import { SendFailure } from '../domain/send-failure.js';
 import type { LiveSession } from './live-session.js';
-import type { WASocket } from './socket-config.js';
+import type { WASocket } from './link/socket-config.js';
 
 /** Status codes with which the network refuses a request, as opposed to a link that failed. */
 const LINK_CODES = new Set([408, 428, 440, 500, 503, 515]);

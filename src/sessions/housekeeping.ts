@@ -2,7 +2,7 @@
 // copy of messages past the instance-wide retention settings, pruned every six hours.
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/index.js';
-import { MESSAGE_RETENTION_MS } from './message-memory.js';
+import { MESSAGE_RETENTION_MS } from './link/message-memory.js';
 
 const PRUNE_EVERY_MS = 6 * 60 * 60_000;
 

@@ -5,9 +5,9 @@
 import type { AuthenticationCreds } from 'baileys';
 import type { GatewayEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
-import type { MessageMemory } from './message-memory.js';
-import type { SharedCaches, WASocket } from './socket-config.js';
-import type { StatusTracker } from './status-tracker.js';
+import type { MessageMemory } from './link/message-memory.js';
+import type { SharedCaches, WASocket } from './link/socket-config.js';
+import type { StatusTracker } from './inbound/status-tracker.js';
 
 /** The account's own addresses: phone jid and LID jid (without device), once known. */
 export interface OwnAddress {

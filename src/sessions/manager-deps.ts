@@ -10,12 +10,12 @@ import type { MediaStore } from '../media/store.js';
 import type { Metrics } from '../metrics.js';
 import type { AddressGuard } from '../net/address-guard.js';
 import type { Store } from '../store/index.js';
-import type { BackoffPolicy } from './close-policy.js';
+import type { BackoffPolicy } from './link/close-policy.js';
 import type { ChatRetentionSettings } from './housekeeping.js';
-import type { InboundMediaSettings } from './inbound-media.js';
-import type { StoredMediaReader } from './media.js';
-import type { PhoneCheckOptions } from './phone-checks.js';
-import type { SessionStore } from './session-deps.js';
+import type { InboundMediaSettings } from './inbound/inbound-media.js';
+import type { StoredMediaReader } from './outbound/media.js';
+import type { PhoneCheckOptions } from './families/chats/phone-checks.js';
+import type { SessionStore } from './link/session-deps.js';
 import type { SessionLabels, SessionReactions } from './session-hooks.js';
 
 interface EngineSettings {

@@ -2,7 +2,7 @@
 // (auto-read, call rejection: account-reactions.ts) and the labels' app-state sync (label-sync.ts).
 import type { BaileysEventMap, WAMessage } from 'baileys';
 import type { LiveSession } from './live-session.js';
-import type { CallInfo } from './notifications.js';
+import type { CallInfo } from './inbound/notifications.js';
 
 /** Per-instance reactions to committed messages and to calls; implemented by AccountReactions. */
 export interface SessionReactions {

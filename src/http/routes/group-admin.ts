@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MAX_PHONES_PER_CHANGE, type GroupAdminService } from '../../services/group-admin-service.js';
-import type { JoinRequestAction, ParticipantAction } from '../../sessions/group-admin-port.js';
+import type { JoinRequestAction, ParticipantAction } from '../../sessions/families/group-admin/group-admin-port.js';
 import { instanceOf } from '../auth.js';
 import { errorResponses, named, ValueTrue } from '../schemas/common.js';
 import { EXAMPLE_IMAGE } from '../schemas/examples.js';

@@ -4,7 +4,7 @@
 import { Type, type FastifyPluginAsyncTypebox, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { HistorySyncService } from '../../services/history-sync-service.js';
-import { HISTORY_DEFAULT_DAYS, HISTORY_MAX_DAYS } from '../../sessions/history-import.js';
+import { HISTORY_DEFAULT_DAYS, HISTORY_MAX_DAYS } from '../../sessions/inbound/history-import.js';
 import { instanceOf } from '../auth.js';
 import { errorResponses, named } from '../schemas/common.js';
 

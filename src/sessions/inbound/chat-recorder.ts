@@ -4,12 +4,12 @@
 // contacts.upsert/update), and delivery statuses. Writes are handed to the store's batcher and never
 // awaited here: the copy must never slow the receive path or hold a receipt.
 import type { BaileysEventMap, Chat, Contact, WAMessage } from 'baileys';
-import type { ReceivedCallback } from '../events/types.js';
-import type { ChatActivitySink, ChatPatch, ChatSeen, ChatWrite, ContactPatch } from '../store/chats-repo.js';
-import type { ChatMessageRow } from '../store/schema.js';
-import { NAME_MAX_CHARS } from '../store/chats-repo.js';
+import type { ReceivedCallback } from '../../events/types.js';
+import type { ChatActivitySink, ChatPatch, ChatSeen, ChatWrite, ContactPatch } from '../../store/chats-repo.js';
+import type { ChatMessageRow } from '../../store/schema.js';
+import { NAME_MAX_CHARS } from '../../store/chats-repo.js';
 import { mediaFileId } from './inbound-media.js';
-import { groupIdOf, isGroup, isLid, normalJid, userOf } from './jids.js';
+import { groupIdOf, isGroup, isLid, normalJid, userOf } from '../jids.js';
 
 /** Text or caption kept per message (the copy is for listing chats, not an archive). */
 const BODY_MAX_CHARS = 4096;

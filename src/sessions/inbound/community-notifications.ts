@@ -4,7 +4,7 @@
 // group change. Parameters are already in the API's spelling: a group as `<digits>-group`, a
 // community as its digits.
 import { getAllBinaryNodeChildren, getBinaryNodeChild, proto, type BinaryNode, type WAMessage } from 'baileys';
-import { groupIdOf } from './jids.js';
+import { groupIdOf } from '../jids.js';
 
 const Stub = proto.WebMessageInfo.StubType;
 

@@ -10,13 +10,13 @@
 // With history_webhook on, newly imported messages also go to the received webhook, marked
 // `fromHistory: true` (and reported once: a message reported live before is not reported again).
 import type { Chat, Contact, WAMessage } from 'baileys';
-import type { EventSink, GatewayEvent } from '../events/types.js';
-import type { ChatMessageRow, InstanceRow } from '../store/schema.js';
-import type { HistoryBatch, HistoryChat, HistoryImport } from '../store/chats-repo.js';
-import { NAME_MAX_CHARS } from '../store/chats-repo.js';
+import type { EventSink, GatewayEvent } from '../../events/types.js';
+import type { ChatMessageRow, InstanceRow } from '../../store/schema.js';
+import type { HistoryBatch, HistoryChat, HistoryImport } from '../../store/chats-repo.js';
+import { NAME_MAX_CHARS } from '../../store/chats-repo.js';
 import { chatMessageOf } from './chat-recorder.js';
 import { toReceivedCallback, type IncomingContext } from './incoming.js';
-import { groupIdOf, isGroup, isLid, normalJid, userOf } from './jids.js';
+import { groupIdOf, isGroup, isLid, normalJid, userOf } from '../jids.js';
 
 export interface HistorySettings {
   enabled: boolean;

@@ -4,14 +4,14 @@
 // never hold up, reorder or lose an event. A link fetched before its download finished waits for it
 // (or starts it); a failed download is tried again when the link is fetched, and a file the media
 // host no longer has is asked again from the sender's phone (WhatsApp's media re-upload request).
-import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
-import type { MediaUrlSigner } from '../media/signed-urls.js';
-import type { MediaStore } from '../media/store.js';
-import type { AddressGuard } from '../net/address-guard.js';
-import type { MediaRepo, NewMediaFile } from '../store/media-repo.js';
-import type { MediaFileRow } from '../store/schema.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../logger.js';
+import type { Metrics } from '../../metrics.js';
+import type { MediaUrlSigner } from '../../media/signed-urls.js';
+import type { MediaStore } from '../../media/store.js';
+import type { AddressGuard } from '../../net/address-guard.js';
+import type { MediaRepo, NewMediaFile } from '../../store/media-repo.js';
+import type { MediaFileRow } from '../../store/schema.js';
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent } from 'node:https';
 import { downloadMedia, MediaGoneError, type DownloadLimits, type MediaSource } from './media-download.js';

@@ -4,11 +4,11 @@
 // replies, native selections) mapped back to the option ids the client chose.
 import { createHash } from 'node:crypto';
 import { decryptPollVote, normalizeMessageContent, proto, type WAMessage } from 'baileys';
-import type { ReceivedCallback, ReceivedContent } from '../events/types.js';
+import type { ReceivedCallback, ReceivedContent } from '../../events/types.js';
 import type { MediaPart } from './inbound-media.js';
 import { partsOf } from './incoming-media.js';
-import { groupIdOf, isGroup, userOf } from './jids.js';
-import { optionForId, optionForNumber, optionsForVoteHashes, type ListMeta } from './lists.js';
+import { groupIdOf, isGroup, userOf } from '../jids.js';
+import { optionForId, optionForNumber, optionsForVoteHashes, type ListMeta } from '../outbound/lists.js';
 
 export interface StoredList {
   messageId: string;

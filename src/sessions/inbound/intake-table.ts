@@ -5,19 +5,19 @@
 // one batch at a time, entries handled in the order listed. Input from a socket the session has
 // replaced is ignored (`current`).
 import type { BaileysEventMap, BinaryNode, ConnectionState, WAMessage } from 'baileys';
-import type { Clock } from '../clock.js';
-import type { StoredAuthState } from './auth-state.js';
+import type { Clock } from '../../clock.js';
+import type { StoredAuthState } from '../link/auth-state.js';
 import type { ChatRecorder } from './chat-recorder.js';
 import { COMMUNITY_FRAMES, communityChangeOf } from './community-notifications.js';
 import type { HistoryImporter, HistorySet } from './history-import.js';
-import type { Identity } from './identity.js';
-import type { LiveSession } from './live-session.js';
+import type { Identity } from '../link/identity.js';
+import type { LiveSession } from '../live-session.js';
 import { newsletterParticipantNotification } from './newsletter-events.js';
-import type { ReceiptGate } from './receipt-gate.js';
-import type { SessionCreds } from './session-creds.js';
-import type { SessionLabels } from './session-hooks.js';
+import type { ReceiptGate } from '../link/receipt-gate.js';
+import type { SessionCreds } from '../link/session-creds.js';
+import type { SessionLabels } from '../session-hooks.js';
 import type { SessionIntake } from './session-intake.js';
-import { forgetGroup, rememberGroup, type SharedCaches, type WASocket } from './socket-config.js';
+import { forgetGroup, rememberGroup, type SharedCaches, type WASocket } from '../link/socket-config.js';
 
 /** One socket, as the handlers see it. */
 export interface Link {

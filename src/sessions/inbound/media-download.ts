@@ -14,8 +14,8 @@ import { request } from 'node:https';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { getMediaKeys, type MediaType } from 'baileys';
-import type { MediaStore } from '../media/store.js';
-import type { AddressGuard } from '../net/address-guard.js';
+import type { MediaStore } from '../../media/store.js';
+import type { AddressGuard } from '../../net/address-guard.js';
 
 /** What a received message says about its file (stored as the media row's `source`). */
 export interface MediaSource {

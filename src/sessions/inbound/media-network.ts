@@ -2,7 +2,7 @@
 // and asking the sender's phone to upload a file again once its link expired.
 import type { MediaNetwork } from './inbound-media.js';
 import { sourceOf } from './incoming-media.js';
-import type { LiveSession } from './live-session.js';
+import type { LiveSession } from '../live-session.js';
 import type { MediaSource } from './media-download.js';
 
 /** The session's media access, or null while it has no open link. */

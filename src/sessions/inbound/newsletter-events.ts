@@ -1,7 +1,7 @@
 // Channel admin changes the network reports (Baileys' newsletter-participants.update) as Z-API's
 // NEWSLETTER_ADMIN_PROMOTE / NEWSLETTER_ADMIN_DEMOTE notifications on the received webhook.
 import { randomBytes } from 'node:crypto';
-import { notificationEvent, type ReceivedCallback } from '../events/types.js';
+import { notificationEvent, type ReceivedCallback } from '../../events/types.js';
 import type { IncomingContext } from './incoming.js';
 
 /** What Baileys emits when a channel's admins change (someone accepted an invite, or was demoted). */

@@ -2,9 +2,9 @@
 // (Baileys turns the network's w:gp2 notifications into stub messages), missed calls (stubs too),
 // call offers and answers, and deletions. Participants are reported as phones (CONTRACT §5).
 import { proto, type WAMessage } from 'baileys';
-import { notificationEvent, type ReceivedCallback } from '../events/types.js';
+import { notificationEvent, type ReceivedCallback } from '../../events/types.js';
 import type { IncomingContext } from './incoming.js';
-import { groupIdOf, isGroup } from './jids.js';
+import { groupIdOf, isGroup } from '../jids.js';
 
 const Stub = proto.WebMessageInfo.StubType;
 

@@ -3,18 +3,18 @@
 // presence. Upserts are reported one after the other (per chat order is kept), and the receipts
 // a network message holds go only once its event is committed (receipt-gate.ts).
 import type { WAMessage } from 'baileys';
-import type { Clock } from '../clock.js';
-import type { EventSink, GatewayEvent } from '../events/types.js';
+import type { Clock } from '../../clock.js';
+import type { EventSink, GatewayEvent } from '../../events/types.js';
 import type { ChatRecorder, RecordedMessage } from './chat-recorder.js';
-import type { Identity } from './identity.js';
+import type { Identity } from '../link/identity.js';
 import { mediaFileId, type InboundMedia, type MediaPart } from './inbound-media.js';
 import { toReceivedCallback, type IncomingContext } from './incoming.js';
-import { groupIdOf, isGroup } from './jids.js';
-import type { LiveSession } from './live-session.js';
+import { groupIdOf, isGroup } from '../jids.js';
+import type { LiveSession } from '../live-session.js';
 import { callNotificationOf, notificationOf, type CallInfo } from './notifications.js';
-import type { ReceiptGate } from './receipt-gate.js';
-import type { SessionReactions } from './session-hooks.js';
-import type { WASocket } from './socket-config.js';
+import type { ReceiptGate } from '../link/receipt-gate.js';
+import type { SessionReactions } from '../session-hooks.js';
+import type { WASocket } from '../link/socket-config.js';
 
 export interface SessionIntakeDeps {
   session: LiveSession;

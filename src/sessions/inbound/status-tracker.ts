@@ -1,9 +1,9 @@
 // The network's view of what we sent: server acks (SENT, or a nack with the network's reason) and
 // receipts (RECEIVED, READ, PLAYED), recorded monotonically and reported once per change.
 import type { BinaryNode, MessageUserReceiptUpdate, WAMessageUpdate } from 'baileys';
-import { errors } from '../errors.js';
-import type { MessageStatus, MessageStatusCallback } from '../events/types.js';
-import type { WaStatus } from '../store/messages-repo.js';
+import { errors } from '../../errors.js';
+import type { MessageStatus, MessageStatusCallback } from '../../events/types.js';
+import type { WaStatus } from '../../store/messages-repo.js';
 
 /** Ack error codes that mean "this account is being restricted": the sender pauses. */
 const RESTRICTION_ACK_CODES = new Set([463, 475, 479, 429]);

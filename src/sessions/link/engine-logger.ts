@@ -3,7 +3,7 @@
 // the gateway logs at trace (then everything, for diagnosing the engine), and with the routine restart the network asks for after every pairing
 // (stream error 515) logged as info instead of as an error.
 import type { SocketConfig } from 'baileys';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 
 export type EngineLogger = SocketConfig['logger'];
 

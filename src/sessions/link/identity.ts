@@ -1,9 +1,9 @@
 // Who is who on one link: a person's phone number behind a LID address (from Baileys' LID↔phone
 // mapping, else from the group's metadata), and the incoming context the message mappers read
 // (own addresses, sender jids, chat names, remembered lists and messages).
-import type { IncomingContext } from './incoming.js';
-import { isLid, normalJid, userOf } from './jids.js';
-import type { OwnAddress } from './live-session.js';
+import type { IncomingContext } from '../inbound/incoming.js';
+import { isLid, normalJid, userOf } from '../jids.js';
+import type { OwnAddress } from '../live-session.js';
 import type { MessageMemory } from './message-memory.js';
 import { cachedGroup, rememberGroup, type SharedCaches, type WASocket } from './socket-config.js';
 

@@ -4,7 +4,7 @@
 import { loadAuthState, type AuthStorage, type KeyWriteDeferral, type StoredAuthState } from './auth-state.js';
 import { engineLogger } from './engine-logger.js';
 import { oneKeyTransactionAtATime } from './key-transactions.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 import { installSendWriteAhead } from './send-write-ahead.js';
 import { createSocket, type NetworkSettings, type SharedCaches, type SocketHooks, type WASocket } from './socket-config.js';
 

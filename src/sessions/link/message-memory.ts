@@ -1,10 +1,10 @@
 // What one instance remembers of its recent messages (in the store's wa_messages): enough to quote
 // them, answer retry requests, decrypt votes on its polls and build exact keys for deletions.
 import { proto, type WAMessage } from 'baileys';
-import type { WaMessagesRepo } from '../store/wa-messages-repo.js';
-import type { WaMessageRow } from '../store/schema.js';
-import type { StoredList } from './incoming.js';
-import { parseMeta, type ListMeta } from './lists.js';
+import type { WaMessagesRepo } from '../../store/wa-messages-repo.js';
+import type { WaMessageRow } from '../../store/schema.js';
+import type { StoredList } from '../inbound/incoming.js';
+import { parseMeta, type ListMeta } from '../outbound/lists.js';
 
 /** Messages older than this are forgotten (quotes and deletions of older ones fall back to defaults). */
 export const MESSAGE_RETENTION_MS = 14 * 24 * 60 * 60_000;

@@ -1,7 +1,7 @@
 // One session's credentials on disk: each creds update is saved (one write of the latest creds per
 // queued slot) and the link's frames wait for it, and the pairing is recorded on the instance row
 // the moment the creds first carry the account.
-import type { InstancesRepo } from '../store/instances-repo.js';
+import type { InstancesRepo } from '../../store/instances-repo.js';
 import type { StoredAuthState } from './auth-state.js';
 import type { ReceiptGate } from './receipt-gate.js';
 import type { WASocket } from './socket-config.js';

@@ -1,13 +1,13 @@
 // What a session is given by the manager: its stores, clock, logs, the outbox, network settings
 // and shared caches, the reconnect policy, and the hooks it reports to.
-import type { Clock } from '../clock.js';
-import type { EventSink } from '../events/types.js';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
-import type { Store } from '../store/index.js';
+import type { Clock } from '../../clock.js';
+import type { EventSink } from '../../events/types.js';
+import type { Logger } from '../../logger.js';
+import type { Metrics } from '../../metrics.js';
+import type { Store } from '../../store/index.js';
 import type { BackoffPolicy } from './close-policy.js';
-import type { InboundMedia } from './inbound-media.js';
-import type { SessionLabels, SessionReactions } from './session-hooks.js';
+import type { InboundMedia } from '../inbound/inbound-media.js';
+import type { SessionLabels, SessionReactions } from '../session-hooks.js';
 import type { NetworkSettings, SharedCaches } from './socket-config.js';
 
 /** The repositories a session writes to (credentials, the stored copy, status, receipts). */

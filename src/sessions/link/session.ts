@@ -3,29 +3,29 @@
 // closes. The manager serialises lifecycle calls per instance; this class never opens two sockets.
 // What comes in over the link is routed by intake-table.ts to session-intake.ts; credentials are
 // kept by session-creds.ts; who is who (LID ↔ phone) by identity.ts.
-import { isDiskFull } from '../errors.js';
+import { isDiskFull } from '../../errors.js';
 import type { AuthenticationCreds, ConnectionState } from 'baileys';
-import type { GatewayEvent } from '../events/types.js';
-import type { Logger } from '../logger.js';
-import type { InstancePatch, InstanceStatus } from '../store/schema.js';
+import type { GatewayEvent } from '../../events/types.js';
+import type { Logger } from '../../logger.js';
+import type { InstancePatch, InstanceStatus } from '../../store/schema.js';
 import type { StoredAuthState } from './auth-state.js';
 import { backoffDelay, classifyClose, type CloseAction } from './close-policy.js';
-import type { BoomLike } from './engine-call.js';
-import { HistoryImporter } from './history-import.js';
+import type { BoomLike } from '../engine-call.js';
+import { HistoryImporter } from '../inbound/history-import.js';
 import { Identity } from './identity.js';
-import { installIntake } from './intake-table.js';
-import { prewarmKeyPairs } from './patches/keypair-pool.js';
-import { normalJid, userOf } from './jids.js';
-import type { LiveSession, OwnAddress } from './live-session.js';
+import { installIntake } from '../inbound/intake-table.js';
+import { prewarmKeyPairs } from '../patches/keypair-pool.js';
+import { normalJid, userOf } from '../jids.js';
+import type { LiveSession, OwnAddress } from '../live-session.js';
 import { MessageMemory } from './message-memory.js';
 import { ReceiptGate } from './receipt-gate.js';
 import { loadLinkAuth, openLinkSocket, unlinkDevice } from './link-socket.js';
 import type { SessionDeps } from './session-deps.js';
 import { SessionCreds } from './session-creds.js';
-import { SessionIntake } from './session-intake.js';
+import { SessionIntake } from '../inbound/session-intake.js';
 import type { NetworkSettings, SharedCaches, WASocket } from './socket-config.js';
-import { StatusTracker } from './status-tracker.js';
-import { ChatRecorder } from './chat-recorder.js';
+import { StatusTracker } from '../inbound/status-tracker.js';
+import { ChatRecorder } from '../inbound/chat-recorder.js';
 
 type Waiter = { resolve(): void };
 

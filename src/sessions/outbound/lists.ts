@@ -1,8 +1,8 @@
 // Option and button lists (CONTRACT §6): how each delivery mode renders them, and how an answer
 // (poll vote, numbered reply, native selection) maps back to the option id the client gave.
 import { createHash } from 'node:crypto';
-import type { ListButton, ListOption } from '../domain/outgoing.js';
-import type { ListMode } from '../store/schema.js';
+import type { ListButton, ListOption } from '../../domain/outgoing.js';
+import type { ListMode } from '../../store/schema.js';
 
 
 /** Stored beside the sent message so answers can be mapped back. */

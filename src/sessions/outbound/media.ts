@@ -2,14 +2,14 @@
 // size and time limits, every payload sniffed and converted through src/convert (bounded in
 // pixels, seconds, memory and concurrency). Every failure is a classified SendFailure, so the
 // sender knows whether retrying can help.
-import { DEFAULT_MEDIA_LIMITS, type MediaLimits } from '../convert/limits.js';
-import { prepareImage, prepareSticker, type PreparedImage } from '../convert/image.js';
-import { prepareVideo, prepareVoiceNote, type PreparedAudio, type PreparedVideo, type VideoMode } from '../convert/av.js';
-import { Semaphore } from '../convert/semaphore.js';
-import { decodeDataUri } from '../convert/data-uri.js';
-import { parseMediaRef } from '../media/outgoing-store.js';
-import { SendFailure, sendFailures } from '../domain/send-failure.js';
-import { AddressRefusedError, ResponseTooLargeError, TooManyRedirectsError, guardedFetch, type AddressGuard } from '../net/address-guard.js';
+import { DEFAULT_MEDIA_LIMITS, type MediaLimits } from '../../convert/limits.js';
+import { prepareImage, prepareSticker, type PreparedImage } from '../../convert/image.js';
+import { prepareVideo, prepareVoiceNote, type PreparedAudio, type PreparedVideo, type VideoMode } from '../../convert/av.js';
+import { Semaphore } from '../../convert/semaphore.js';
+import { decodeDataUri } from '../../convert/data-uri.js';
+import { parseMediaRef } from '../../media/outgoing-store.js';
+import { SendFailure, sendFailures } from '../../domain/send-failure.js';
+import { AddressRefusedError, ResponseTooLargeError, TooManyRedirectsError, guardedFetch, type AddressGuard } from '../../net/address-guard.js';
 
 export interface MediaPipeline {
   readonly limits: MediaLimits;

@@ -4,17 +4,17 @@
 // engine messages in outgoing.ts. Failures are domain errors (engine-call.ts), a failed media
 // upload a SendFailure (asSendFailure).
 import { generateWAMessageFromContent, prepareWAMessageMedia, type AnyMediaMessageContent, type BinaryNode, type WAMessage, type proto } from 'baileys';
-import { errors } from '../errors.js';
-import { STATUS_TARGET } from '../domain/phone.js';
-import type { DeleteMessageRequest, OutboundMessage, ReadMessageRequest } from './port.js';
-import { isGroup, phoneJid, targetJid } from './jids.js';
+import { errors } from '../../errors.js';
+import { STATUS_TARGET } from '../../domain/phone.js';
+import type { DeleteMessageRequest, OutboundMessage, ReadMessageRequest } from '../port.js';
+import { isGroup, phoneJid, targetJid } from '../jids.js';
 import { asSendFailure, buildParts, carriesMedia, quotedOption } from './outgoing.js';
 import type { ListSettings } from './lists.js';
 import type { MediaPipeline } from './media.js';
 import type { ImageContent } from './outgoing-kinds.js';
-import type { LiveSession } from './live-session.js';
-import { openSocket, withTimeout } from './engine-call.js';
-import type { WASocket } from './socket-config.js';
+import type { LiveSession } from '../live-session.js';
+import { openSocket, withTimeout } from '../engine-call.js';
+import type { WASocket } from '../link/socket-config.js';
 
 export interface MessagingEngineDeps {
   sessionOf(instanceId: string): LiveSession | undefined;

@@ -5,10 +5,10 @@
 // client shows — links, numbers and codes as text, REPLY buttons as a poll or as numbered text
 // whose answers come back as `buttonsResponseMessage`.
 import { randomBytes } from 'node:crypto';
-import { jpegThumbnail as thumbnailOf } from '../convert/image.js';
+import { jpegThumbnail as thumbnailOf } from '../../convert/image.js';
 import type { AnyMessageContent, WAMessageKey, proto } from 'baileys';
-import type { ActionButton, CarouselCard, SendKindsContent, SharedContact } from '../domain/outgoing.js';
-import { errors } from '../errors.js';
+import type { ActionButton, CarouselCard, SendKindsContent, SharedContact } from '../../domain/outgoing.js';
+import { errors } from '../../errors.js';
 import { buttonListMeta, numberedText, type ListMeta, type ListSettings } from './lists.js';
 
 /**

@@ -3,15 +3,15 @@
 // from it, so a resend after a crash repeats exactly the same ids.
 import { createHash } from 'node:crypto';
 import type { AnyMessageContent, WAMessage, proto } from 'baileys';
-import type { MediaOutgoingContent, OutgoingMessage } from '../domain/outgoing.js';
-import type { PreparedImage } from '../convert/image.js';
-import type { PreparedVideo } from '../convert/av.js';
-import { mimetypeOfExtension } from '../convert/document.js';
-import { sendFailures } from '../domain/send-failure.js';
-import type { ListMode } from '../store/schema.js';
+import type { MediaOutgoingContent, OutgoingMessage } from '../../domain/outgoing.js';
+import type { PreparedImage } from '../../convert/image.js';
+import type { PreparedVideo } from '../../convert/av.js';
+import { mimetypeOfExtension } from '../../convert/document.js';
+import { sendFailures } from '../../domain/send-failure.js';
+import type { ListMode } from '../../store/schema.js';
 import { buttonListMeta, numberedText, optionListMeta, pollName, type ListMeta } from './lists.js';
 import type { MediaPipeline } from './media.js';
-import { groupJid, phoneJid } from './jids.js';
+import { groupJid, phoneJid } from '../jids.js';
 import { buildKindsParts, jpegThumbnail, mentionContext, pollMessage, type ImageContent } from './outgoing-kinds.js';
 
 type SendPart =

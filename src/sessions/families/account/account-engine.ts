@@ -4,9 +4,9 @@
 import type { AccountPort, AccountReactionSettings, BlacklistCategory, BlacklistChange, DeviceInfo, PrivacyCategory, PrivacyValue } from './account-port.js';
 import * as ops from './account-ops.js';
 import type { AccountReactions } from './account-reactions.js';
-import type { MediaPipeline } from './media.js';
-import { mediaError, sessionCommands, type SessionCommands } from './engine-call.js';
-import type { LiveSession } from './live-session.js';
+import type { MediaPipeline } from '../../outbound/media.js';
+import { mediaError, sessionCommands, type SessionCommands } from '../../engine-call.js';
+import type { LiveSession } from '../../live-session.js';
 
 interface AccountEngineDeps {
   sessionOf(instanceId: string): LiveSession | undefined;

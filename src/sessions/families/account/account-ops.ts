@@ -3,12 +3,12 @@
 // timer, blocking, profile pictures and what the connected device is. Baileys' failures become
 // domain errors through withTimeout, as every other operation.
 import type { BinaryNode } from 'baileys';
-import { errors } from '../errors.js';
+import { errors } from '../../../errors.js';
 import type { BlacklistCategory, BlacklistChange, DeviceInfo, PrivacyCategory, PrivacyValue } from './account-port.js';
-import { phoneJid, targetJid, userOf } from './jids.js';
-import { openSocket, withTimeout } from './engine-call.js';
-import type { LiveSession } from './live-session.js';
-import type { WASocket } from './socket-config.js';
+import { phoneJid, targetJid, userOf } from '../../jids.js';
+import { openSocket, withTimeout } from '../../engine-call.js';
+import type { LiveSession } from '../../live-session.js';
+import type { WASocket } from '../../link/socket-config.js';
 
 const S_WHATSAPP_NET = 's.whatsapp.net';
 

@@ -2,7 +2,7 @@
 // privacy, blocking, the connected device, and the per-instance reactions (auto-read, call
 // rejection). Kept beside SessionsPort rather than inside it so the group and message engine code
 // stays as it is; the Baileys engine implements it in account-engine.ts.
-import { errors } from '../errors.js';
+import { errors } from '../../../errors.js';
 
 /** WhatsApp's privacy categories that take a who-can value (Baileys' privacyQuery names). */
 export type PrivacyCategory = 'last' | 'online' | 'profile' | 'status' | 'readreceipts' | 'groupadd';

@@ -4,15 +4,15 @@
 // caller. Settings are read from the store once per instance and then kept here, updated by the
 // API (applyReactions), so the receiving path pays a map lookup, not a query (bench/inbound).
 import { getContentType, type WAMessage, type WAMessageKey } from 'baileys';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
-import type { InstancesRepo } from '../store/instances-repo.js';
-import type { InstanceRow } from '../store/schema.js';
+import type { Logger } from '../../../logger.js';
+import type { Metrics } from '../../../metrics.js';
+import type { InstancesRepo } from '../../../store/instances-repo.js';
+import type { InstanceRow } from '../../../store/schema.js';
 import type { AccountReactionSettings } from './account-port.js';
-import type { CallInfo } from './notifications.js';
-import { withTimeout } from './engine-call.js';
-import type { SessionReactions } from './session-hooks.js';
-import type { LiveSession } from './live-session.js';
+import type { CallInfo } from '../../inbound/notifications.js';
+import { withTimeout } from '../../engine-call.js';
+import type { SessionReactions } from '../../session-hooks.js';
+import type { LiveSession } from '../../live-session.js';
 
 interface AccountReactionsDeps {
   /** The instance's settings, read once per instance (the SQL store implements it). */

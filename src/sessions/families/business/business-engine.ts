@@ -6,13 +6,13 @@
 // note is a `note_edit` mutation of regular_low, which Baileys has no helper for.
 import { proto, type BinaryNode } from 'baileys';
 import { createHash } from 'node:crypto';
-import { errors } from '../errors.js';
+import { errors } from '../../../errors.js';
 import type { BusinessCategory, BusinessHours, BusinessPort, BusinessProfile, BusinessProfileChange, DayOfWeek, HoursMode, LabelEdit } from './business-port.js';
-import { groupJid, phoneJid } from './jids.js';
+import { groupJid, phoneJid } from '../../jids.js';
 import type { LabelSync } from './label-sync.js';
-import { sessionCommands, type SessionCommands } from './engine-call.js';
-import type { LiveSession } from './live-session.js';
-import type { WASocket } from './socket-config.js';
+import { sessionCommands, type SessionCommands } from '../../engine-call.js';
+import type { LiveSession } from '../../live-session.js';
+import type { WASocket } from '../../link/socket-config.js';
 
 const S_WHATSAPP_NET = 's.whatsapp.net';
 

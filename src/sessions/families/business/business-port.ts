@@ -3,7 +3,7 @@
 // edit, delete, put on a chat or take off). Labels are app-state mutations the account's phone
 // syncs; the engine keeps the store's copy from that sync (business-engine.ts). Chat notes are
 // app-state mutations too.
-import { errors } from '../errors.js';
+import { errors } from '../../../errors.js';
 
 export type DayOfWeek = 'SUNDAY' | 'MONDAY' | 'TUESDAY' | 'WEDNESDAY' | 'THURSDAY' | 'FRIDAY' | 'SATURDAY';
 export type HoursMode = 'specificHours' | 'open24h' | 'appointmentOnly';

@@ -5,11 +5,11 @@
 // CHAT_LABEL_ASSOCIATION notification; a replayed patch changes nothing and reports nothing.
 // Work is chained per instance, so the API can wait for its own change to be stored.
 import { randomUUID } from 'node:crypto';
-import { notificationEvent, type ReceivedCallback } from '../events/types.js';
-import type { LabelsRepo } from '../store/labels-repo.js';
-import { groupIdOf, isGroup, userOf } from './jids.js';
-import type { LabelEvents, SessionLabels } from './session-hooks.js';
-import type { LiveSession } from './live-session.js';
+import { notificationEvent, type ReceivedCallback } from '../../../events/types.js';
+import type { LabelsRepo } from '../../../store/labels-repo.js';
+import { groupIdOf, isGroup, userOf } from '../../jids.js';
+import type { LabelEvents, SessionLabels } from '../../session-hooks.js';
+import type { LiveSession } from '../../live-session.js';
 
 /** One chat's label change, as Z-API's notificationParameters carry it. */
 interface LabelAssociationParameter {

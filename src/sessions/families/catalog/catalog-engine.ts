@@ -13,13 +13,13 @@ import { request, type Dispatcher } from 'undici';
 import { getBinaryNodeChild, getBinaryNodeChildren, getBinaryNodeChildString, getUrlFromDirectPath, jidNormalizedUser, type BinaryNode, type ProductCreate, type ProductUpdate, type WAMediaUpload } from 'baileys';
 // Not re-exported by the package root: the product node Baileys' own productCreate sends.
 import { toProductNode } from 'baileys/lib/Utils/business.js';
-import { DomainError, errors } from '../errors.js';
+import { DomainError, errors } from '../../../errors.js';
 import type { CatalogCollection, CatalogPage, CatalogPort, CatalogProduct, ProductInput, ProductSnapshot } from './catalog-port.js';
-import { phoneJid } from './jids.js';
-import type { MediaPipeline } from './media.js';
-import { mediaError, sessionCommands, type SessionCommands } from './engine-call.js';
-import type { LiveSession } from './live-session.js';
-import type { WASocket } from './socket-config.js';
+import { phoneJid } from '../../jids.js';
+import type { MediaPipeline } from '../../outbound/media.js';
+import { mediaError, sessionCommands, type SessionCommands } from '../../engine-call.js';
+import type { LiveSession } from '../../live-session.js';
+import type { WASocket } from '../../link/socket-config.js';
 
 interface CatalogEngineDeps {
   sessionOf(instanceId: string): LiveSession | undefined;

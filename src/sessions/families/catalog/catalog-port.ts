@@ -1,7 +1,7 @@
 // What services may ask of the engine about WhatsApp Business catalogs: read a business's products
 // (paged) and collections, change the account's own products, collections and cart setting, and
 // tell whether the paired account is a business one. The Baileys engine is catalog-engine.ts.
-import { errors } from '../errors.js';
+import { errors } from '../../../errors.js';
 
 /** A product as the network shows it. `price` is in thousandths of the currency unit (WhatsApp's unit). */
 export interface CatalogProduct {

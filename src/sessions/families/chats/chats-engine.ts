@@ -3,12 +3,12 @@
 // Failures become domain errors through withTimeout, as every other operation.
 import type { ChatModification, MinimalMessage } from 'baileys';
 import type { AddressBookName, ChatAction, ChatsPort, LastMessageRef, NetworkContact } from './chats-port.js';
-import { errors } from '../errors.js';
-import { openSocket, withTimeout } from './engine-call.js';
-import { profilePictureUrl } from './account-ops.js';
-import { phoneJid } from './jids.js';
-import type { PhoneCheck } from './port.js';
-import type { LiveSession } from './live-session.js';
+import { errors } from '../../../errors.js';
+import { openSocket, withTimeout } from '../../engine-call.js';
+import { profilePictureUrl } from '../account/account-ops.js';
+import { phoneJid } from '../../jids.js';
+import type { PhoneCheck } from '../../port.js';
+import type { LiveSession } from '../../live-session.js';
 
 interface ChatsEngineDeps {
   sessionOf(instanceId: string): LiveSession | undefined;

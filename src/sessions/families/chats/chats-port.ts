@@ -1,7 +1,7 @@
 // What services may ask of the engine about chats and contacts: changing a chat as the phone does
 // (an app-state patch every device of the account syncs), and what the network says of a contact
 // the stored copy does not know. The Baileys engine implements it in chats-engine.ts.
-import { errors } from '../errors.js';
+import { errors } from '../../../errors.js';
 
 /** Z-API's modify-chat actions. */
 export type ChatAction = 'read' | 'unread' | 'archive' | 'unarchive' | 'pin' | 'unpin' | 'mute' | 'unmute' | 'clear' | 'delete';

@@ -1,13 +1,13 @@
 // phone-exists(-batch): answers from the shared cache when fresh, the rest asked of the network in
 // small chunks with a pause between them (a burst of 50,000 lookups is what gets numbers banned).
-import type { Clock } from '../clock.js';
-import { errors } from '../errors.js';
-import type { PhoneChecksRepo } from '../store/phone-checks-repo.js';
-import type { PhoneCheckRow } from '../store/schema.js';
-import { phoneJid, userOf } from './jids.js';
-import { openSocket, withTimeout } from './engine-call.js';
-import type { PhoneCheck } from './port.js';
-import type { LiveSession } from './live-session.js';
+import type { Clock } from '../../../clock.js';
+import { errors } from '../../../errors.js';
+import type { PhoneChecksRepo } from '../../../store/phone-checks-repo.js';
+import type { PhoneCheckRow } from '../../../store/schema.js';
+import { phoneJid, userOf } from '../../jids.js';
+import { openSocket, withTimeout } from '../../engine-call.js';
+import type { PhoneCheck } from '../../port.js';
+import type { LiveSession } from '../../live-session.js';
 
 export interface PhoneCheckOptions {
   /** How long an answer stays valid, protocol ms. */

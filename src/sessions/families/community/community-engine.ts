@@ -6,13 +6,13 @@
 // command timeout (409 when not connected).
 import { getBinaryNodeChild, getBinaryNodeChildren, type BinaryNode } from 'baileys';
 import { randomBytes } from 'node:crypto';
-import { DomainError, errors } from '../errors.js';
+import { DomainError, errors } from '../../../errors.js';
 import type { CommunityMetadata, CommunityPort, CommunitySubGroup, CommunitySummary, GroupLinkOutcome, WhoCanAddGroups } from './community-port.js';
-import type { ParticipantAction, ParticipantOutcome } from './group-admin-port.js';
-import { groupIdOf, groupJid, phoneJid } from './jids.js';
-import { sessionCommands, toDomainError, type SessionCommands } from './engine-call.js';
-import type { LiveSession } from './live-session.js';
-import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from './socket-config.js';
+import type { ParticipantAction, ParticipantOutcome } from '../group-admin/group-admin-port.js';
+import { groupIdOf, groupJid, phoneJid } from '../../jids.js';
+import { sessionCommands, toDomainError, type SessionCommands } from '../../engine-call.js';
+import type { LiveSession } from '../../live-session.js';
+import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from '../../link/socket-config.js';
 
 interface CommunityEngineDeps {
   sessionOf(instanceId: string): LiveSession | undefined;

@@ -3,8 +3,8 @@
 // add groups, deactivate, the description, and the community's members and admins. Communities
 // are addressed by their digits (Z-API's communityId); groups by `<digits>-group`. The Baileys
 // engine implements it in community-engine.ts.
-import { errors } from '../errors.js';
-import type { ParticipantAction, ParticipantOutcome } from './group-admin-port.js';
+import { errors } from '../../../errors.js';
+import type { ParticipantAction, ParticipantOutcome } from '../group-admin/group-admin-port.js';
 
 /** A group of a community, as Z-API shows it. */
 export interface CommunitySubGroup {

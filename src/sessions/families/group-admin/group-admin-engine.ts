@@ -3,17 +3,17 @@
 // own status; a group picture goes through the outgoing-media pipeline (address guard, size and
 // pixel limits), never fetched by Baileys itself.
 import type { GroupMetadata } from 'baileys';
-import { errors } from '../errors.js';
+import { errors } from '../../../errors.js';
 import type { GroupAdminPort, JoinRequestAction, ParticipantAction, ParticipantOutcome, ParticipatingGroup } from './group-admin-port.js';
-import { groupIdOf, groupJid, phoneJid, userOf } from './jids.js';
-import type { MediaPipeline } from './media.js';
-import { mediaError, sessionCommands, toDomainError, type SessionCommands } from './engine-call.js';
+import { groupIdOf, groupJid, phoneJid, userOf } from '../../jids.js';
+import type { MediaPipeline } from '../../outbound/media.js';
+import { mediaError, sessionCommands, toDomainError, type SessionCommands } from '../../engine-call.js';
 import { groupCreateKey, inviteLink, toGroupInfo } from './group-info.js';
 // Not re-exported by the package root: the parser Baileys' own groupCreate applies to the answer.
 import { extractGroupMetadata } from 'baileys/lib/Socket/groups.js';
-import type { CreatedGroup, GroupInfo, GroupSettingsChange } from './port.js';
-import type { LiveSession } from './live-session.js';
-import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from './socket-config.js';
+import type { CreatedGroup, GroupInfo, GroupSettingsChange } from '../../port.js';
+import type { LiveSession } from '../../live-session.js';
+import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from '../../link/socket-config.js';
 
 interface GroupAdminEngineDeps {
   sessionOf(instanceId: string): LiveSession | undefined;

@@ -2,8 +2,8 @@
 // account is in, read a group without its invite link, manage the link, join and leave, edit the
 // subject, description and picture, and change participants, admins and join requests. The Baileys
 // engine implements it in group-admin-engine.ts.
-import { errors } from '../errors.js';
-import type { GroupInfo } from './port.js';
+import { errors } from '../../../errors.js';
+import type { GroupInfo } from '../../port.js';
 
 export type ParticipantAction = 'add' | 'remove' | 'promote' | 'demote';
 export type JoinRequestAction = 'approve' | 'reject';

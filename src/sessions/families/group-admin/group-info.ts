@@ -2,10 +2,10 @@
 // and the key that makes a group creation idempotent.
 import { createHash } from 'node:crypto';
 import type { GroupMetadata } from 'baileys';
-import { notificationEvent, type ReceivedCallback } from '../events/types.js';
-import type { LiveSession } from './live-session.js';
-import { groupIdOf } from './jids.js';
-import type { GroupInfo } from './port.js';
+import { notificationEvent, type ReceivedCallback } from '../../../events/types.js';
+import type { LiveSession } from '../../live-session.js';
+import { groupIdOf } from '../../jids.js';
+import type { GroupInfo } from '../../port.js';
 
 /**
  * The `key` of a group's create query, derived from the request (Baileys' groupCreate draws a

@@ -4,13 +4,13 @@
 // admin invites are the same w:mex GraphQL queries WhatsApp's clients send, issued here. A channel
 // picture goes through the outgoing-media pipeline, never fetched by Baileys itself.
 import { getBinaryNodeChild, type BinaryNode } from 'baileys';
-import { DomainError, errors } from '../errors.js';
-import { phoneJid } from './jids.js';
-import type { MediaPipeline } from './media.js';
+import { DomainError, errors } from '../../../errors.js';
+import { phoneJid } from '../../jids.js';
+import type { MediaPipeline } from '../../outbound/media.js';
 import type { DirectoryQuery, NewsletterPort, NewsletterRole, NewsletterView } from './newsletter-port.js';
-import { mediaError, sessionCommands, type SessionCommands } from './engine-call.js';
-import type { LiveSession } from './live-session.js';
-import type { WASocket } from './socket-config.js';
+import { mediaError, sessionCommands, type SessionCommands } from '../../engine-call.js';
+import type { LiveSession } from '../../live-session.js';
+import type { WASocket } from '../../link/socket-config.js';
 
 interface NewsletterEngineDeps {
   sessionOf(instanceId: string): LiveSession | undefined;

@@ -2,7 +2,7 @@
 // do: create and delete, read one or the ones the account is in, search the directory, follow and
 // mute, edit name/description/picture/reactions, and the admin invites, demotion and ownership.
 // The Baileys engine implements it in newsletter-engine.ts.
-import { errors } from '../errors.js';
+import { errors } from '../../../errors.js';
 
 export type NewsletterRole = 'OWNER' | 'ADMIN' | 'SUBSCRIBER' | 'GUEST';
 
