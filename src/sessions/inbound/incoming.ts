@@ -1,4 +1,4 @@
-// Incoming network messages → ReceivedCallback (CONTRACT §5, Z-API's shapes): phones instead of
+// Incoming network messages → ReceivedCallback (docs/contract.md §5, Z-API's shapes): phones instead of
 // LIDs, Z-API's common fields, one content key per message (media with signed links to the files),
 // edits, deletions and pins as Z-API reports them, and answers to our lists (poll votes, numbered
 // replies, native selections) mapped back to the option ids the client chose.
@@ -85,7 +85,7 @@ export async function toReceivedCallback(msg: WAMessage, ctx: IncomingContext, o
     fromApi: opts.fromApi,
     forwarded: !!info?.isForwarded,
     messageExpirationSeconds: info?.expiration ?? 0,
-    // CONTRACT §5: people are named by phone, never by LID; Z-API's LID fields stay, always null.
+    // docs/contract.md §5: people are named by phone, never by LID; Z-API's LID fields stay, always null.
     chatLid: null,
     senderLid: null,
     participantLid: null,

@@ -1,6 +1,6 @@
 // System events a linked device receives → Z-API's notification ReceivedCallbacks: group changes
 // (Baileys turns the network's w:gp2 notifications into stub messages), missed calls (stubs too),
-// call offers and answers, and deletions. Participants are reported as phones (CONTRACT §5).
+// call offers and answers, and deletions. Participants are reported as phones (docs/contract.md §5).
 import { proto, type WAMessage } from 'baileys';
 import { notificationEvent, type ReceivedCallback } from '../../events/types.js';
 import type { IncomingContext } from './incoming.js';

@@ -1,5 +1,5 @@
 // What a closed socket means for the instance: the reconnect policy per close code
-// (WHATSAPP-PROTOCOL.md Part 1), as a pure function so every code is unit-tested.
+// (docs/whatsapp-protocol.md Part 1), as a pure function so every code is unit-tested.
 
 export type CloseAction =
   /** 515 (restart required, always right after pairing): reconnect at once. */

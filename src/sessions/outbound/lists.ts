@@ -1,4 +1,4 @@
-// Option and button lists (CONTRACT §6): how each delivery mode renders them, and how an answer
+// Option and button lists (docs/contract.md §6): how each delivery mode renders them, and how an answer
 // (poll vote, numbered reply, native selection) maps back to the option id the client gave.
 import { createHash } from 'node:crypto';
 import type { ListButton, ListOption } from '../../domain/outgoing.js';

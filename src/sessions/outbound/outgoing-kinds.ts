@@ -1,6 +1,6 @@
 // The send-kinds of a queued message → Baileys parts: link previews, contacts (vCard 3.0), polls,
 // reactions, forwards, pins, and the interactive buttons (actions, OTP, Pix, carousel). Interactive
-// messages follow the instance's list mode like option and button lists do (CONTRACT §6): `native`
+// messages follow the instance's list mode like option and button lists do (docs/contract.md §6): `native`
 // sends WhatsApp's interactive message; `poll` (default) and `text` send a faithful rendering every
 // client shows — links, numbers and codes as text, REPLY buttons as a poll or as numbered text
 // whose answers come back as `buttonsResponseMessage`.

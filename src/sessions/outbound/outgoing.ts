@@ -157,8 +157,7 @@ export async function buildParts(message: OutgoingMessage, messageId: string, ct
   }
 }
 
-// ─── Media parts ─────────────────────────────────────────────────────────────────────────────
-// Everything Baileys would otherwise compute from the media itself (thumbnail, size, length,
+// Media parts: everything Baileys would otherwise compute from the media itself (thumbnail, size, length,
 // waveform) is given here, from the bounded conversions: the engine never decodes user media.
 
 function imageContent(img: PreparedImage): Record<string, unknown> {
@@ -237,7 +236,6 @@ export function asSendFailure(err: unknown): unknown {
   }
   return err;
 }
-// ─── end of media parts ───────────────────────────────────────────────────────────────────────
 
 /** The `quoted` send option for a reply, when the replied-to message is known to this instance. */
 export async function quotedOption(message: OutgoingMessage, ctx: OutgoingContext): Promise<{ quoted: WAMessage } | Record<string, never>> {
