@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { proto } from 'baileys';
 import { buildParts, derivedMessageId, type OutgoingContext } from '../../src/sessions/outbound/outgoing.js';
-import { vcardOf } from '../../src/sessions/outbound/outgoing-kinds.js';
+import { vcardOf } from '../../src/sessions/outbound/content/location-contacts.js';
 import { mediaPipeline } from '../../src/sessions/outbound/media.js';
 import { createAddressGuard } from '../../src/net/address-guard.js';
 import type { OutgoingMessage } from '../../src/domain/outgoing.js';
