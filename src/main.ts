@@ -16,28 +16,10 @@ import { createStore, type Store } from './store/index.js';
 import { OutgoingBlobsRepo } from './store/outgoing-blobs-repo.js';
 import { offlineSessions } from './sessions/offline-sessions.js';
 import type { SessionsPort } from './sessions/port.js';
-import { SessionManager, type SessionManagerDeps } from './sessions/manager.js';
-import { quietLibsignalConsole } from './sessions/libsignal-console.js';
-import { AccountReactions } from './sessions/account-reactions.js';
-import { AccountEngine } from './sessions/account-engine.js';
-import { offlineAccount, type AccountPort } from './sessions/account-port.js';
-import { mediaPipeline } from './sessions/media.js';
-import { ChatsEngine } from './sessions/chats-engine.js';
-import { offlineChats } from './sessions/chats-port.js';
-import { GroupAdminEngine } from './sessions/group-admin-engine.js';
-import { offlineGroupAdmin } from './sessions/group-admin-port.js';
-import { CommunityEngine } from './sessions/community-engine.js';
-import { offlineCommunities } from './sessions/community-port.js';
-import { NewsletterEngine } from './sessions/newsletter-engine.js';
-import { offlineNewsletters } from './sessions/newsletter-port.js';
-import { CatalogEngine } from './sessions/catalog-engine.js';
-import { offlineCatalog } from './sessions/catalog-port.js';
-import { historyDispatcher } from './sessions/history-download.js';
-import { LabelSync } from './sessions/label-sync.js';
-import { BusinessEngine } from './sessions/business-engine.js';
-import { offlineBusiness } from './sessions/business-port.js';
+import type { SessionManager } from './sessions/manager.js';
+import { buildEngine, type EngineTuning } from './sessions/wiring.js';
 import { Sender } from './sender/sender.js';
-import { createEventPipeline, type EventPipeline } from './outbox/pipeline.js';
+import { createEventPipeline } from './outbox/pipeline.js';
 import type { OutboxTuning } from './outbox/index.js';
 import type { EventSink } from './events/types.js';
 import { closeAndExit, openClusterMember, type ClusterMember } from './cluster/member.js';
@@ -74,7 +56,7 @@ export interface GatewayOverrides {
   /** Replaces the engine (HTTP contract tests run with no network at all). */
   sessions?: SessionsPort;
   /** Engine tuning for tests and benchmarks (a test network's media CA, backoff, restore width). */
-  engine?: Partial<Pick<SessionManagerDeps, 'mediaAgent' | 'backoff' | 'stableMs' | 'restoreConcurrency' | 'phoneChecks'>>;
+  engine?: EngineTuning;
   /** phone-exists-batch job settings (tests use small slices to see progress). */
   phoneCheckJobs?: Partial<PhoneCheckJobSettings>;
   /** Event stream settings (tests use a short heartbeat). */
@@ -166,7 +148,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const outgoingSweeper = new OutgoingMediaSweeper(store.messages, outgoingFiles, log.child({ component: 'media' }), metrics);
   const mediaReleased = () => outgoingSweeper.soon();
 
-  const { engine, reactions, ports, catalogCdn } = buildEngines(config, overrides, { clock, log, metrics, store, engineStore, cluster, guard, events, mediaFiles, signer, outgoingFiles });
+  // The engine (sessions/wiring.ts): incoming 1:1 messages also tell the anti-ban strategy who is no stranger (outbox/pipeline.ts).
+  const { engine, reactions, ports } = buildEngine({
+    config, withEngine: !overrides.sessions, tuning: overrides.engine, clock, log, metrics, store, engineStore, ownership: cluster?.node, events: events.fromEngine, guard,
+    media: { files: mediaFiles, signer, outgoing: outgoingFiles },
+  });
   const sessions: SessionsPort = overrides.sessions ?? engine ?? offlineSessions();
   // One FIFO lane per instance, sending through the engine's MessageTransport.
   const sender = engine
@@ -191,7 +177,6 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // The use cases (services/index.ts), and the record the routes are built from (http/routes/index.ts).
   const services = createServices({
     config, clock, log, metrics, guard, store, sessions, engine, ports, reactions, sender,
-    labels: ports.businessEngine,
     placement: cluster?.node ?? null,
     media: { files: mediaFiles, signer, outgoing: outgoingFiles, released: mediaReleased },
     deliveries: outbox.deliveries,
@@ -255,7 +240,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await groups.idle();
       await phoneCheckJobs?.close();
       await engine?.close();
-      await catalogCdn?.close().catch(() => undefined);
+      await ports.close();
       await engine?.media.idle();
       mediaSweeper.stop();
       diskFull.stop();
@@ -275,93 +260,4 @@ function reachableUrl(bound: ReturnType<HttpServer['server']['address']>): strin
   if (!bound || typeof bound !== 'object') return null;
   const host = bound.family === 'IPv6' ? `[${bound.address === '::' ? '::1' : bound.address}]` : bound.address === '0.0.0.0' ? '127.0.0.1' : bound.address;
   return `http://${host}:${bound.port}`;
-}
-
-// ─── The engine and its feature ports ──────────────────────────────────────────────────────────
-// One block, kept as it was, for the sessions/ restructuring to replace at once with
-// installBaileysPatches() and createEngines() (sessions/engines.ts).
-
-interface EngineWiring {
-  clock: Clock;
-  log: Logger;
-  metrics: Metrics;
-  store: Store;
-  engineStore: Store;
-  cluster: ClusterMember | null;
-  guard: AddressGuard;
-  events: EventPipeline;
-  mediaFiles: DirectoryMediaStore;
-  signer: MediaUrlSigner;
-  outgoingFiles: OutgoingMediaStore;
-}
-
-function buildEngines(config: Config, overrides: GatewayOverrides, { clock, log, metrics, store, engineStore, cluster, guard, events, mediaFiles, signer, outgoingFiles }: EngineWiring) {
-  const mediaSettings = {
-    limits: { maxBytes: config.receivedMedia.maxBytes, timeoutMs: config.receivedMedia.downloadTimeoutMs },
-    retentionMs: config.receivedMedia.retentionMs,
-    perInstance: config.receivedMedia.downloadsPerInstance,
-    total: config.receivedMedia.downloads,
-  };
-  // libsignal prints session records (with private keys) to the console: keep them out of the output.
-  if (!overrides.sessions) quietLibsignalConsole(log.child({ component: 'libsignal' }));
-  // Auto-read and call rejection, applied by every session from the instance's settings.
-  const reactions = new AccountReactions({ store, log: log.child({ component: 'sessions' }), metrics, commandTimeoutMs: config.commandTimeoutMs });
-  // Business accounts' labels: the store's copy is kept from the app-state sync.
-  const labelSync = new LabelSync({ labels: store.labels, now: () => clock.now() });
-  const engine = overrides.sessions
-    ? null
-    : new SessionManager({
-        store: engineStore,
-        clock,
-        log,
-        metrics,
-        // Incoming 1:1 messages also tell the anti-ban strategy who is no stranger (outbox/pipeline.ts).
-        events: events.fromEngine,
-        guard,
-        settings: { waUrl: config.waUrl, waRootKey: config.waRootKey, waMediaHost: config.waMediaHost, timeScale: config.timeScale, commandTimeoutMs: config.commandTimeoutMs, media: config.media },
-        media: { store: mediaFiles, signer, settings: mediaSettings },
-        outgoingMedia: outgoingFiles,
-        reactions,
-        chatRetention: config.chatRetention,
-        labels: labelSync,
-        ...(cluster ? { ownership: cluster.node } : {}),
-        ...overrides.engine,
-      });
-  // Profile pictures go through a media pipeline of their own (same guard and limits, its own
-  // slots): they are rare, and must not wait behind a queue of video conversions.
-  const profileMedia = mediaPipeline(guard, config.media);
-  const accountPort: AccountPort = engine
-    ? new AccountEngine({
-        sessionOf: (id) => engine.sessionOf(id),
-        media: profileMedia,
-        reactions,
-        commandTimeoutMs: config.commandTimeoutMs,
-      })
-    : offlineAccount();
-  // Chats and contacts: the stored copy the engine feeds, chat changes through the engine.
-  const chatsPort = engine
-    ? new ChatsEngine({ sessionOf: (id) => engine.sessionOf(id), checkPhones: (id, phones) => engine.checkPhones(id, phones), commandTimeoutMs: config.commandTimeoutMs })
-    : offlineChats();
-  // Group administration beyond creation and settings; group pictures share the profile pictures' pipeline.
-  const groupAdminPort = engine ? new GroupAdminEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineGroupAdmin();
-  const communityPort = engine ? new CommunityEngine({ sessionOf: (id) => engine.sessionOf(id), commandTimeoutMs: config.commandTimeoutMs }) : offlineCommunities();
-  // Channels (newsletters); their pictures share the profile pictures' pipeline.
-  const newsletterPort = engine ? new NewsletterEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs }) : offlineNewsletters();
-  // WhatsApp Business: the profile and tags (labels).
-  const businessEngine = engine ? new BusinessEngine({ sessionOf: (id) => engine.sessionOf(id), labels: labelSync, commandTimeoutMs: config.commandTimeoutMs }) : null;
-  // Business catalogs; product images come from the network's CDN (the test network's media host and CA when set).
-  const catalogCdn = engine ? historyDispatcher({ mediaHost: config.waMediaHost, ca: overrides.engine?.mediaAgent?.options.ca }) : undefined;
-  const catalogPort = engine ? new CatalogEngine({ sessionOf: (id) => engine.sessionOf(id), media: profileMedia, commandTimeoutMs: config.commandTimeoutMs, cdn: catalogCdn }) : offlineCatalog();
-  const ports = {
-    account: accountPort,
-    chats: chatsPort,
-    groupAdmin: groupAdminPort,
-    communities: communityPort,
-    newsletters: newsletterPort,
-    business: businessEngine ?? offlineBusiness(),
-    /** Null without an engine: nothing to sync at login. */
-    businessEngine,
-    catalog: catalogPort,
-  };
-  return { engine, reactions, ports, catalogCdn };
 }

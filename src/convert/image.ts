@@ -116,3 +116,11 @@ export async function prepareSticker(data: Buffer, limits: MediaLimits, slots: S
     }
   });
 }
+
+/** A JPEG thumbnail no wider or taller than `width` (a link preview's), from an untrusted image: pixel count bounded. */
+export async function jpegThumbnail(data: Buffer, width: number): Promise<Buffer> {
+  return sharp(data, { limitInputPixels: 50_000_000, animated: false })
+    .resize({ width, height: width, fit: 'inside', withoutEnlargement: true })
+    .jpeg({ quality: 70 })
+    .toBuffer();
+}

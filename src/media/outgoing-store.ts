@@ -16,8 +16,17 @@ interface StoredMedia {
   ref: string;
 }
 
+/** A whole reference: what a queued message's media field holds when the gateway stored the file. */
+const MEDIA_REF = /^zapgate-media:([0-9a-f]{64}):(\d+)$/;
+
 export function mediaRef(sha256: string, bytes: number): string {
   return `zapgate-media:${sha256}:${bytes}`;
+}
+
+/** The stored file a media field names (`zapgate-media:<sha256>:<bytes>`), or null for a URL or data URI. */
+export function parseMediaRef(ref: string): { sha256: string; bytes: number } | null {
+  const m = MEDIA_REF.exec(ref);
+  return m ? { sha256: m[1]!, bytes: Number(m[2]) } : null;
 }
 
 /** Every stored file a payload references, with its size. */

@@ -5,7 +5,7 @@ import type { Instance, InstanceChanges } from '../domain/instance.js';
 import { errors } from '../errors.js';
 import { formatTarget, parsePhone, parseTarget } from '../domain/phone.js';
 import { maskStoredProxyUrl, proxyInUse } from '../net/proxy.js';
-import type { AccountPort, DeviceInfo } from '../sessions/account-port.js';
+import type { AccountPort, DeviceInfo } from '../sessions/families/account/account-port.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { WebhookKind } from '../events/types.js';

@@ -5,7 +5,7 @@
 // anything is sent; labels are read from the store the app-state sync keeps.
 import { errors } from '../errors.js';
 import { formatTarget, parsePhone, parseTarget } from '../domain/phone.js';
-import type { BusinessCategory, BusinessHours, BusinessPort, BusinessProfile, DayOfWeek, HoursMode } from '../sessions/business-port.js';
+import type { BusinessCategory, BusinessHours, BusinessPort, BusinessProfile, DayOfWeek, HoursMode } from '../sessions/families/business/business-port.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { LabelsRepo } from '../store/labels-repo.js';
 

@@ -2,7 +2,7 @@
 // queue like any other message: paced, durable, reported by DeliveryCallback.
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { AccountReactions } from '../sessions/account-reactions.js';
+import type { AccountReactions } from '../sessions/families/account/account-reactions.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { MessagesService } from './messages-service.js';
 

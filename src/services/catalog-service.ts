@@ -4,7 +4,7 @@
 // only a business account may do is refused with 422 on a personal one, after the input is checked.
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
-import type { CatalogPort, CatalogProduct } from '../sessions/catalog-port.js';
+import type { CatalogPort, CatalogProduct } from '../sessions/families/catalog/catalog-port.js';
 import type { Instance } from '../domain/instance.js';
 import type { MessagesService, SendCommon, SendResult } from './messages-service.js';
 

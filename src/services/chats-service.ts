@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import { formatTarget, parseTarget } from '../domain/phone.js';
 import { DomainError } from '../errors.js';
-import type { ChatAction, ChatsPort } from '../sessions/chats-port.js';
+import type { ChatAction, ChatsPort } from '../sessions/families/chats/chats-port.js';
 import { targetJid } from '../sessions/jids.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { ChatEditor, ChatPatch, ChatReader, ContactReader } from '../store/chats-repo.js';

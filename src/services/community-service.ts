@@ -4,9 +4,9 @@
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
 import { inviteText } from './auto-invite.js';
-import type { CommunityMetadata, CommunityPort, CommunitySubGroup, CommunitySummary, GroupLinkOutcome, WhoCanAddGroups } from '../sessions/community-port.js';
+import type { CommunityMetadata, CommunityPort, CommunitySubGroup, CommunitySummary, GroupLinkOutcome, WhoCanAddGroups } from '../sessions/families/community/community-port.js';
 import type { ParticipantAction } from '../domain/groups.js';
-import type { GroupAdminPort } from '../sessions/group-admin-port.js';
+import type { GroupAdminPort } from '../sessions/families/group-admin/group-admin-port.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { Instance } from '../domain/instance.js';
 import { answer, MAX_PHONES_PER_CHANGE, type ParticipantsChange } from './group-admin-service.js';

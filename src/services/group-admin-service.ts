@@ -5,7 +5,7 @@
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
 import type { JoinRequestAction, ParticipantAction, ParticipantOutcome } from '../domain/groups.js';
-import type { GroupAdminPort } from '../sessions/group-admin-port.js';
+import type { GroupAdminPort } from '../sessions/families/group-admin/group-admin-port.js';
 import { inviteText } from './auto-invite.js';
 import type { GroupInfo, SessionsPort } from '../sessions/port.js';
 import type { ChatReader } from '../store/chats-repo.js';

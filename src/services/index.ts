@@ -1,6 +1,6 @@
 // The use cases, built in one place from the store, the engine's ports and the sender: the record
 // http/routes/index.ts turns into routes. Reactions between services (an invite link queued after a
-// group creation, a reply to a rejected call, labels synced at login) are wired here too, so one
+// group creation, a reply to a rejected call) are wired here too, so one
 // file names every edge between them.
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -12,15 +12,15 @@ import type { MediaUrlSigner } from '../media/signed-urls.js';
 import type { OutgoingMediaStore } from '../media/outgoing-store.js';
 import type { WebhookDeliveriesService } from '../outbox/replay.js';
 import type { Sender } from '../sender/sender.js';
-import type { AccountPort } from '../sessions/account-port.js';
-import type { AccountReactions } from '../sessions/account-reactions.js';
-import type { BusinessPort } from '../sessions/business-port.js';
-import type { CatalogPort } from '../sessions/catalog-port.js';
-import type { ChatsPort } from '../sessions/chats-port.js';
-import type { CommunityPort } from '../sessions/community-port.js';
-import type { GroupAdminPort } from '../sessions/group-admin-port.js';
+import type { AccountPort } from '../sessions/families/account/account-port.js';
+import type { AccountReactions } from '../sessions/families/account/account-reactions.js';
+import type { BusinessPort } from '../sessions/families/business/business-port.js';
+import type { CatalogPort } from '../sessions/families/catalog/catalog-port.js';
+import type { ChatsPort } from '../sessions/families/chats/chats-port.js';
+import type { CommunityPort } from '../sessions/families/community/community-port.js';
+import type { GroupAdminPort } from '../sessions/families/group-admin/group-admin-port.js';
 import type { SessionManager } from '../sessions/manager.js';
-import type { NewsletterPort } from '../sessions/newsletter-port.js';
+import type { NewsletterPort } from '../sessions/families/newsletter/newsletter-port.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { Store } from '../store/index.js';
 import { AccountService } from './account-service.js';
@@ -37,7 +37,6 @@ import { GroupAdminService } from './group-admin-service.js';
 import { GroupsService } from './groups-service.js';
 import { HistorySyncService } from './history-sync-service.js';
 import { InstancesService, type InstancePlacement } from './instances-service.js';
-import { syncLabelsAtLogin } from './label-sync-on-login.js';
 import { MediaService } from './media-service.js';
 import { MessagesService } from './messages-service.js';
 import { NewsletterService } from './newsletter-service.js';
@@ -74,8 +73,6 @@ interface ServicesDeps {
   ports: FeaturePorts;
   /** Auto-read and call rejection (a rejected call may be answered with a message). */
   reactions: AccountReactions;
-  /** A business account's labels, synced at each login (null: no engine). */
-  labels: { syncLabels(instanceId: string): Promise<void> } | null;
   /** Who sends what is queued, and applies update-antiban live (null: no engine). */
   sender: Sender | null;
   /** Cluster mode: new instances get an owner at once. */
@@ -101,7 +98,6 @@ export function createServices(deps: ServicesDeps) {
 
   if (engine) wireAutoInvite(groups, engine, messages, store, log.child({ component: 'groups' }), metrics);
   if (engine) wireCallRejectReply(deps.reactions, messages, store, log.child({ component: 'sessions' }), metrics);
-  if (engine && deps.labels) syncLabelsAtLogin(engine, deps.labels, log.child({ component: 'business' }), metrics);
 
   return {
     accounts,

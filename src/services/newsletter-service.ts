@@ -4,7 +4,7 @@
 // before anything is sent; the network's refusals are reported as they are.
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
-import type { DirectoryView, NewsletterPort, NewsletterView } from '../sessions/newsletter-port.js';
+import type { DirectoryView, NewsletterPort, NewsletterView } from '../sessions/families/newsletter/newsletter-port.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { Instance } from '../domain/instance.js';
 import type { MessagesService, SendResult } from './messages-service.js';

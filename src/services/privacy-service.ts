@@ -2,7 +2,7 @@
 // network's categories and values; a blacklist change is only valid with CONTACT_BLACKLIST.
 import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
-import type { AccountPort, BlacklistCategory, BlacklistChange, PrivacyCategory, PrivacyValue } from '../sessions/account-port.js';
+import type { AccountPort, BlacklistCategory, BlacklistChange, PrivacyCategory, PrivacyValue } from '../sessions/families/account/account-port.js';
 
 /** Z-API's endpoints that take `visualizationType` (or `type` for group-add), by their path word. */
 export type VisibilitySetting = 'last-seen' | 'photo-visualization' | 'description' | 'group-add' | 'online';

@@ -1,101 +1,35 @@
-// The engine behind every operation: one Session per instance with a live or scheduled link,
-// lifecycle commands serialised per instance (so two sockets never share credentials), restore
-// of every paired instance at start, and the SessionsPort / MessageTransport the rest uses.
+// The lifecycle of many sessions: one Session per instance with a live or scheduled link,
+// lifecycle commands serialised per instance (so two sockets never share credentials), restore of
+// every paired instance at start, cluster acquire/release, and pairing, restart, logout, removal.
+// Network operations belong to the engines that own them (messaging-engine.ts, the group admin
+// engine, phone-checks.ts); the SessionsPort / MessageTransport methods here hand over to them.
 import type { Agent as HttpAgent } from 'node:http';
-import type { Agent } from 'node:https';
-import type { Clock } from '../clock.js';
 import { isDiskFull, errors } from '../errors.js';
-import { notificationEvent, type EventSink } from '../events/types.js';
 import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
-import type { AddressGuard } from '../net/address-guard.js';
 import { ProxyAgent, proxyInUse } from '../net/proxy.js';
-import type { Store } from '../store/index.js';
 import type { InstanceRow } from '../store/schema.js';
-import { deserialize } from './auth-state.js';
-import { DEFAULT_BACKOFF, type BackoffPolicy } from './close-policy.js';
-import { mediaPipeline, type StoredMediaReader } from './media.js';
-import type { MediaLimits } from '../convert/limits.js';
-import { MESSAGE_RETENTION_MS } from './message-memory.js';
-import * as ops from './operations.js';
-import { checkPhones, DEFAULT_PHONE_CHECKS, type PhoneCheckOptions } from './phone-checks.js';
-import type {
-  CreatedGroup,
-  DeleteMessageRequest,
-  ReadMessageRequest,
-  GroupInfo,
-  GroupSettingsChange,
-  MessageTransport,
-  OutboundMessage,
-  PhoneCheck,
-  RestrictionSignal,
-  SessionsPort,
-} from './port.js';
-import { Session, type SessionStore } from './session.js';
-import type { SessionReactions } from './account-reactions.js';
-import { InboundMedia, type InboundMediaSettings } from './inbound-media.js';
-import type { MediaStore } from '../media/store.js';
-import type { MediaUrlSigner } from '../media/signed-urls.js';
-import { applyNetworkRoot, createSharedCaches, type SharedCaches } from './socket-config.js';
-import { useKeyPairPool } from './keypair-pool.js';
-import { historyDispatcher } from './history-download.js';
+import { deserialize } from './link/auth-state.js';
+import { DEFAULT_BACKOFF } from './link/close-policy.js';
+import { mediaPipeline } from './outbound/media.js';
+import { DEFAULT_PHONE_CHECKS, PhoneChecks } from './families/chats/phone-checks.js';
+import { MessagingEngine } from './outbound/messaging-engine.js';
+import { GroupAdminEngine } from './families/group-admin/group-admin-engine.js';
+import { groupCreatedEvent } from './families/group-admin/group-info.js';
+import { Housekeeping } from './housekeeping.js';
+import { Listeners } from './listeners.js';
+import { restoreEach } from './restore.js';
+import type { CreatedGroup, DeleteMessageRequest, ReadMessageRequest, GroupInfo, GroupSettingsChange, MessageTransport, OutboundMessage, PhoneCheck, RestrictionSignal, SessionsPort } from './port.js';
+import { Session } from './link/session.js';
+import type { SessionManagerDeps } from './manager-deps.js';
+import { InboundMedia } from './inbound/inbound-media.js';
+import { mediaNetworkOf } from './inbound/media-network.js';
+import { createSharedCaches, type SharedCaches } from './link/socket-config.js';
+import { historyDispatcher } from './inbound/history-download.js';
 import type { Dispatcher } from 'undici';
-import { useNativeVerify } from './xeddsa.js';
-import type { SessionLabels } from './label-sync.js';
+import { withTimeout } from './engine-call.js';
 
-interface EngineSettings {
-  waUrl?: string | undefined;
-  waRootKey?: string | undefined;
-  /** `host[:port]` of the network's media host for downloads by path (history sync); WhatsApp's when unset. */
-  waMediaHost?: string | undefined;
-  timeScale: number;
-  commandTimeoutMs: number;
-  /** Limits of outgoing media (ZAPGATE_MEDIA_*); the defaults of src/convert/limits.ts otherwise. */
-  media?: MediaLimits | undefined;
-}
+export type { SessionManagerDeps } from './manager-deps.js';
 
-export interface SessionManagerDeps {
-  /** What its sessions need, plus restore (credentials, paired instances), contacts and phone checks. */
-  store: SessionStore & Pick<Store, 'antiban' | 'media' | 'phoneChecks'>;
-  clock: Clock;
-  log: Logger;
-  metrics: Metrics;
-  events: EventSink;
-  guard: AddressGuard;
-  settings: EngineSettings;
-  /** Trusts a test network's media CA for uploads (else NODE_EXTRA_CA_CERTS). */
-  mediaAgent?: Agent;
-  /** Sessions restored in parallel at start. */
-  restoreConcurrency?: number;
-  backoff?: BackoffPolicy;
-  /** Protocol ms a link must stay up before its backoff counter resets. */
-  stableMs?: number;
-  phoneChecks?: Partial<Omit<PhoneCheckOptions, 'commandTimeoutMs'>>;
-  /** Where received media goes and how its links are made. */
-  media: { store: MediaStore; signer: MediaUrlSigner; settings: InboundMediaSettings };
-  /** Wall ms a delivery receipt may wait for its event's commit (default 10 s). */
-  receiptHoldMs?: number;
-  /** Files queued messages reference (`zapgate-media:…`), read when they are sent. */
-  outgoingMedia?: StoredMediaReader;
-  /** Auto-read and call rejection (account-reactions.ts). */
-  reactions?: SessionReactions;
-  /** How long the stored copy keeps messages, and how many per chat (0 = no limit). */
-  chatRetention?: ChatRetentionSettings;
-  /** Business accounts' labels, kept from the app-state sync (label-sync.ts). */
-  labels?: SessionLabels;
-  /**
-   * Cluster mode: whether this node runs the instance. Sessions start only for instances it owns;
-   * any other answers `no_owner` (503) rather than open a second socket for one device.
-   */
-  ownership?: { owns(instanceId: string): boolean; readonly retryAfterSeconds: number };
-}
-
-interface ChatRetentionSettings {
-  maxAgeMs: number;
-  maxPerChat: number;
-}
-
-const PRUNE_EVERY_MS = 6 * 60 * 60_000;
 /**
  * Contacts a status post is shown to at most: the most recent the instance talked with. Each is
  * one more encryption (and device query) per post; WhatsApp's own clients post to a few hundred.
@@ -105,13 +39,17 @@ const STATUS_AUDIENCE_MAX = 1_000;
 export class SessionManager implements SessionsPort, MessageTransport {
   private readonly sessions = new Map<string, Session>();
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly connectionListeners: ((instanceId: string, connected: boolean) => void)[] = [];
-  private readonly restrictionListeners: ((signal: RestrictionSignal) => void)[] = [];
+  private readonly connectionListeners: Listeners<[instanceId: string, connected: boolean]>;
+  private readonly restrictionListeners: Listeners<[signal: RestrictionSignal]>;
   private readonly caches: SharedCaches;
-  private readonly opDeps: ops.OperationDeps;
   private readonly log: Logger;
+  private readonly housekeeping: Housekeeping;
+  /** Sends what the sender hands over; presence, read receipts and deletions. */
+  private readonly messaging: MessagingEngine;
+  /** Group creation, settings and metadata (the group admin engine). */
+  private readonly groups: GroupAdminEngine;
+  private readonly phoneChecks: PhoneChecks;
   private closed = false;
-  private cancelPrune: (() => void) | null = null;
   private restoring: Promise<void> | null = null;
   /** Received media: registered by sessions, downloaded in the background, served by the API. */
   readonly media: InboundMedia;
@@ -119,21 +57,28 @@ export class SessionManager implements SessionsPort, MessageTransport {
   private readonly historyDownloads: Dispatcher | undefined;
 
   constructor(private readonly deps: SessionManagerDeps) {
-    applyNetworkRoot(deps.settings.waRootKey);
-    useNativeVerify();
-    useKeyPairPool();
     this.log = deps.log.child({ component: 'sessions' });
     this.caches = createSharedCaches(() => deps.clock.now());
     this.historyDownloads = historyDispatcher({ mediaHost: deps.settings.waMediaHost, ca: deps.mediaAgent?.options.ca });
-    this.opDeps = {
-      media: mediaPipeline(deps.guard, deps.settings.media, deps.outgoingMedia),
-      commandTimeoutMs: deps.settings.commandTimeoutMs,
+    const failed = (err: unknown, what: string) => this.failed(err, what);
+    this.connectionListeners = new Listeners('connection listener', failed);
+    this.restrictionListeners = new Listeners('restriction listener', failed);
+    this.housekeeping = new Housekeeping({ store: deps.store, clock: deps.clock, retention: deps.chatRetention, failed });
+    const sessionOf = (id: string) => this.sessions.get(id);
+    const commandTimeoutMs = deps.settings.commandTimeoutMs;
+    const media = mediaPipeline(deps.guard, deps.settings.media, deps.outgoingMedia);
+    this.messaging = new MessagingEngine({
+      sessionOf,
+      media,
+      commandTimeoutMs,
       listSettings: async (id) => {
         const row = await deps.store.instances.findById(id);
         return { mode: row?.list_mode ?? 'poll', replyHint: row?.list_reply_hint ?? null };
       },
       statusAudience: (id) => deps.store.antiban.contactsOf(id, STATUS_AUDIENCE_MAX),
-    };
+    });
+    this.groups = new GroupAdminEngine({ sessionOf, media, commandTimeoutMs });
+    this.phoneChecks = new PhoneChecks({ sessionOf, cache: deps.store.phoneChecks, clock: deps.clock, options: { ...DEFAULT_PHONE_CHECKS, ...deps.phoneChecks, commandTimeoutMs } });
     this.media = new InboundMedia({
       repo: deps.store.media,
       store: deps.media.store,
@@ -144,7 +89,10 @@ export class SessionManager implements SessionsPort, MessageTransport {
       log: this.deps.log.child({ component: 'media' }),
       metrics: deps.metrics,
       settings: deps.media.settings,
-      network: (id) => this.sessions.get(id)?.mediaNetwork() ?? null,
+      network: (id) => {
+        const session = this.sessions.get(id);
+        return session ? mediaNetworkOf(session) : null;
+      },
       proxyOf: (id) => this.proxyOf(id),
     });
   }
@@ -154,7 +102,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
   /** Reconnects every paired instance (bounded concurrency, jittered) and starts housekeeping. */
   start(): Promise<void> {
     this.restoring ??= this.restoreAll();
-    this.schedulePrune(0);
+    this.housekeeping.start();
     return this.restoring;
   }
 
@@ -165,23 +113,14 @@ export class SessionManager implements SessionsPort, MessageTransport {
 
   private async restoreAll(): Promise<void> {
     const rows = await this.deps.store.instances.listPaired();
-    const queue = rows.map((r) => r.id).filter((id) => this.mine(id));
-    const workers = Math.max(1, Math.min(this.deps.restoreConcurrency ?? 32, queue.length));
     const settleMs = Math.max(this.deps.settings.commandTimeoutMs, 30_000);
-    await Promise.all(
-      Array.from({ length: workers }, async () => {
-        for (let id = queue.shift(); id !== undefined && !this.closed; id = queue.shift()) {
-          // A little jitter so a fleet does not hit the network in lockstep.
-          await this.deps.clock.sleep(Math.random() * 200);
-          try {
-            const session = await this.serialise(id, () => this.startSession(id, 'restoring after restart'));
-            await this.settled(session, settleMs);
-          } catch (err) {
-            this.failed(err, `restore ${id}`);
-          }
-        }
-      }),
-    );
+    await restoreEach(rows.map((r) => r.id).filter((id) => this.mine(id)), {
+      concurrency: this.deps.restoreConcurrency ?? 32,
+      clock: this.deps.clock,
+      stopped: () => this.closed,
+      restore: async (id) => this.settled(await this.serialise(id, () => this.startSession(id, 'restoring after restart')), settleMs),
+      failed: (err, what) => this.failed(err, what),
+    });
   }
 
   /** Waits until a starting session is open or has stopped trying for now. */
@@ -192,33 +131,15 @@ export class SessionManager implements SessionsPort, MessageTransport {
     }
   }
 
-  private schedulePrune(delayMs: number): void {
-    this.cancelPrune = this.deps.clock.setTimer(delayMs, () => {
-      this.deps.store.waMessages
-        .pruneOlderThan(this.deps.clock.now() - MESSAGE_RETENTION_MS)
-        .catch((err: unknown) => this.failed(err, 'prune remembered messages'))
-        .then(() => this.pruneChatCopy())
-        .catch((err: unknown) => this.failed(err, 'prune stored chat messages'))
-        .finally(() => {
-          if (!this.closed) this.schedulePrune(PRUNE_EVERY_MS);
-        });
-    });
-  }
-
   /** Applies the retention settings to the stored copy of messages; returns how many went. */
-  async pruneChatCopy(): Promise<number> {
-    const r = this.deps.chatRetention;
-    if (!r) return 0;
-    await this.deps.store.chats.drain();
-    let n = r.maxAgeMs > 0 ? await this.deps.store.chats.pruneOlderThan(this.deps.clock.now() - r.maxAgeMs) : 0;
-    if (r.maxPerChat > 0) n += await this.deps.store.chats.prunePerChat(r.maxPerChat);
-    return n;
+  pruneChatCopy(): Promise<number> {
+    return this.housekeeping.pruneChatCopy();
   }
 
   /** Closes every socket WITHOUT logging out: the devices stay linked for the next start. */
   async close(): Promise<void> {
     this.closed = true;
-    this.cancelPrune?.();
+    this.housekeeping.stop();
     await Promise.all([...this.sessions.values()].map((s) => s.stop().catch((err: unknown) => this.failed(err, `stop ${s.id}`))));
     this.sessions.clear();
     await this.deps.store.auth.drain();
@@ -304,8 +225,8 @@ export class SessionManager implements SessionsPort, MessageTransport {
       reactions: this.deps.reactions,
       chatRetention: this.deps.chatRetention,
       labels: this.deps.labels,
-      onConnection: (connected) => this.connectionChanged(instanceId, connected),
-      onRestriction: (reason, fatal) => this.restricted({ instanceId, reason, fatal }),
+      onConnection: (connected) => this.connectionListeners.call(instanceId, connected),
+      onRestriction: (reason, fatal) => this.restrictionListeners.call({ instanceId, reason, fatal }),
       onEnded: () => {
         if (this.sessions.get(instanceId) === session) this.sessions.delete(instanceId);
       },
@@ -326,7 +247,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
     return status !== 'replaced' && status !== 'banned' && (await this.isPaired(instanceId));
   }
 
-  /** The instance's proxy (issue 13 item 3): its live session's, else one made from its setting. */
+  /** The instance's proxy: its live session's, else one made from its setting. */
   private async proxyOf(instanceId: string): Promise<HttpAgent | undefined> {
     const live = this.sessions.get(instanceId);
     if (live) return live.proxy;
@@ -335,10 +256,9 @@ export class SessionManager implements SessionsPort, MessageTransport {
 
   private proxyAgent(row: InstanceRow | undefined): ProxyAgent | undefined {
     const url = row ? proxyInUse(row.proxy_url, row.proxy_enabled === 1) : null;
-    if (!url) return undefined;
     // The far end's TLS trusts what the media agent trusts (a test network's CA).
     const ca = this.deps.mediaAgent?.options.ca;
-    return new ProxyAgent(url, { guard: this.deps.guard, tls: ca === undefined ? undefined : { ca }, timeoutMs: this.deps.settings.commandTimeoutMs });
+    return url ? new ProxyAgent(url, { guard: this.deps.guard, tls: ca === undefined ? undefined : { ca }, timeoutMs: this.deps.settings.commandTimeoutMs }) : undefined;
   }
 
   private async isPaired(instanceId: string): Promise<boolean> {
@@ -399,7 +319,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
       }
       const sock = session.sock;
       if (!session.qr || !sock) throw errors.commandTimeout();
-      return ops.withTimeout(this.deps.settings.commandTimeoutMs, () => sock.requestPairingCode(phone));
+      return withTimeout(this.deps.settings.commandTimeoutMs, () => sock.requestPairingCode(phone));
     });
   }
 
@@ -456,74 +376,52 @@ export class SessionManager implements SessionsPort, MessageTransport {
     return this.isConnected(instanceId);
   }
 
-  // ---- network operations ---------------------------------------------------------------------
+  // ---- network operations: handed to the engines that own them ------------------------------------
 
   checkPhones(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]> {
-    const { session } = ops.openSocket(this.sessions.get(instanceId));
-    return checkPhones(session, phones, this.deps.store.phoneChecks, this.deps.clock, {
-      ...DEFAULT_PHONE_CHECKS,
-      ...this.deps.phoneChecks,
-      commandTimeoutMs: this.deps.settings.commandTimeoutMs,
-    });
+    return this.phoneChecks.check(instanceId, phones);
   }
 
-  async uncheckedPhones(phones: readonly string[]): Promise<number> {
-    const unique = [...new Set(phones)];
-    const ttlMs = this.deps.phoneChecks?.ttlMs ?? DEFAULT_PHONE_CHECKS.ttlMs;
-    const known = await this.deps.store.phoneChecks.findFresh(unique, this.deps.clock.now() - ttlMs);
-    return unique.length - known.size;
+  uncheckedPhones(phones: readonly string[]): Promise<number> {
+    return this.phoneChecks.unchecked(phones);
   }
 
   createGroup(instanceId: string, subject: string, phones: readonly string[], requestId: string): Promise<CreatedGroup> {
-    return ops.createGroup(ops.openSocket(this.sessions.get(instanceId)).session, { subject, phones, requestId }, this.opDeps);
+    return this.groups.createGroup(instanceId, subject, phones, requestId);
   }
 
   updateGroupSettings(instanceId: string, groupId: string, change: GroupSettingsChange): Promise<void> {
-    return ops.updateGroupSettings(ops.openSocket(this.sessions.get(instanceId)).session, groupId, change, this.opDeps);
+    return this.groups.updateGroupSettings(instanceId, groupId, change);
   }
 
   groupInvitationMetadata(instanceId: string, code: string): Promise<GroupInfo> {
-    return ops.groupInvitationMetadata(ops.openSocket(this.sessions.get(instanceId)).session, code, this.opDeps);
+    return this.groups.groupInvitationMetadata(instanceId, code);
   }
 
   groupMetadata(instanceId: string, groupId: string): Promise<GroupInfo> {
-    return ops.groupMetadata(ops.openSocket(this.sessions.get(instanceId)).session, groupId, this.opDeps);
+    return this.groups.groupMetadata(instanceId, groupId);
   }
 
   deleteMessage(instanceId: string, request: DeleteMessageRequest): Promise<void> {
-    return ops.deleteMessage(ops.openSocket(this.sessions.get(instanceId)).session, request, this.opDeps);
+    return this.messaging.deleteMessage(instanceId, request);
   }
 
   readMessage(instanceId: string, request: ReadMessageRequest): Promise<void> {
-    return ops.readMessage(ops.openSocket(this.sessions.get(instanceId)).session, request, this.opDeps);
+    return this.messaging.readMessage(instanceId, request);
   }
 
-  async sendMessage(message: OutboundMessage): Promise<void> {
-    await ops.sendOutbound(ops.openSocket(this.sessions.get(message.instanceId)).session, message, this.opDeps);
+  sendMessage(message: OutboundMessage): Promise<void> {
+    return this.messaging.sendMessage(message);
   }
 
-  async sendPresence(instanceId: string, phone: string, state: 'composing' | 'recording' | 'paused'): Promise<void> {
-    await ops.sendPresence(ops.openSocket(this.sessions.get(instanceId)).session, phone, state, this.opDeps);
+  sendPresence(instanceId: string, phone: string, state: 'composing' | 'recording' | 'paused'): Promise<void> {
+    return this.messaging.sendPresence(instanceId, phone, state);
   }
 
-  /** GroupsService.onCreated: reports the API-created group with both its ids (CONTRACT §8). */
+  /** GroupsService.onCreated (services/auto-invite.ts): reports the API-created group with both its ids. */
   async groupCreated(instanceId: string, pendingId: string, groupId: string | null, phonesNotAdded: readonly string[]): Promise<void> {
     if (!groupId) return;
-    const session = this.sessions.get(instanceId);
-    const me = session?.me?.pn;
-    const event = notificationEvent({
-      messageId: pendingId,
-      phone: groupId,
-      fromMe: true,
-      momment: this.deps.clock.now(),
-      status: 'SENT',
-      participantPhone: me ? me.split('@')[0] ?? null : null,
-      isGroup: true,
-      notification: 'GROUP_CREATE',
-      notificationParameters: [groupId, pendingId, ...phonesNotAdded],
-      groupId,
-      pendingGroupId: pendingId,
-    });
+    const event = groupCreatedEvent({ pendingId, groupId, phonesNotAdded }, this.sessions.get(instanceId)?.me?.pn, this.deps.clock.now());
     await this.deps.events.emit(instanceId, [event]);
   }
 
@@ -535,31 +433,11 @@ export class SessionManager implements SessionsPort, MessageTransport {
   }
 
   onConnectionChange(listener: (instanceId: string, connected: boolean) => void): void {
-    this.connectionListeners.push(listener);
+    this.connectionListeners.add(listener);
   }
 
   onRestriction(listener: (signal: RestrictionSignal) => void): void {
-    this.restrictionListeners.push(listener);
-  }
-
-  private connectionChanged(instanceId: string, connected: boolean): void {
-    for (const l of this.connectionListeners) {
-      try {
-        l(instanceId, connected);
-      } catch (err) {
-        this.failed(err, 'connection listener');
-      }
-    }
-  }
-
-  private restricted(signal: RestrictionSignal): void {
-    for (const l of this.restrictionListeners) {
-      try {
-        l(signal);
-      } catch (err) {
-        this.failed(err, 'restriction listener');
-      }
-    }
+    this.restrictionListeners.add(listener);
   }
 
   private failed(err: unknown, what: string): void {

@@ -1,5 +1,5 @@
-// The sessions port with no engine behind it: nothing is ever connected. Used where no network is
-// configured (and by HTTP contract tests); every network operation is refused honestly.
+// The sessions port with no engine behind it: nothing is ever connected. The HTTP contract tests
+// build on it; every network operation is refused honestly.
 import { errors } from '../errors.js';
 import type { SessionsPort } from './port.js';
 

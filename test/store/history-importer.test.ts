@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import type { WAMessage } from 'baileys';
 import type { GatewayEvent } from '../../src/events/types.js';
-import { HistoryImporter, type HistorySet } from '../../src/sessions/history-import.js';
-import type { IncomingContext } from '../../src/sessions/incoming.js';
+import { HistoryImporter, type HistorySet } from '../../src/sessions/inbound/history-import.js';
+import type { IncomingContext } from '../../src/sessions/inbound/incoming.js';
 import type { Store } from '../../src/store/index.js';
 import { seedInstance, storeTest } from '../helpers/store-fixtures.js';
 

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DomainError } from '../../src/errors.js';
 import { CatalogService } from '../../src/services/catalog-service.js';
-import type { CatalogPort, CatalogProduct, ProductInput } from '../../src/sessions/catalog-port.js';
+import type { CatalogPort, CatalogProduct, ProductInput } from '../../src/sessions/families/catalog/catalog-port.js';
 import type { OutgoingContent } from '../../src/domain/outgoing.js';
 import type { Instance } from '../../src/domain/instance.js';
 

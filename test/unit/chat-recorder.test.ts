@@ -3,7 +3,7 @@
 // copy already counts from the message itself; only read (0) and marked unread (-1) are states.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChatRecorder } from '../../src/sessions/chat-recorder.js';
+import { ChatRecorder } from '../../src/sessions/inbound/chat-recorder.js';
 import type { ChatWrite } from '../../src/store/chats-repo.js';
 
 function recorder(): { r: ChatRecorder; writes: ChatWrite[] } {

@@ -12,21 +12,6 @@ import ts from 'typescript';
 const ROOT = resolve(import.meta.dirname, '../..');
 const SCANNED = ['src', 'simnet/src', 'simnet/test'];
 
-/**
- * The circles the tree still has, each the sorted list of files (relative to the repository root)
- * of one strongly connected component. The list may only shrink: a new circle fails the test, and
- * so does an entry here that no longer exists (delete it when you break the circle).
- */
-const KNOWN_CYCLES: readonly (readonly string[])[] = [
-  // sessions: the feature files import the concrete Session class, which imports them back.
-  [
-    'src/sessions/account-reactions.ts',
-    'src/sessions/label-sync.ts',
-    'src/sessions/operations.ts',
-    'src/sessions/session.ts',
-  ],
-];
-
 /** A graph of files: each file with the files it imports. */
 type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
@@ -159,24 +144,10 @@ function describe(graph: ImportGraph, component: readonly string[]): string {
   return `  ${cyclePath(graph, component)}\n    files: ${files}`;
 }
 
-const key = (component: readonly string[]): string => [...component].sort().join('\n');
-
-test('no import circle in src/ or simnet/ beyond the known ones, and every known one still exists', (t) => {
+test('no import circle in src/ or simnet/ (type-only imports included)', () => {
   const graph = repositoryGraph();
   const cycles = importCycles(graph);
-  t.diagnostic(`${cycles.length} import circle(s) today`);
-  for (const component of cycles) t.diagnostic(`${cyclePath(graph, component)} (${component.length} files: ${component.join(', ')})`);
-
-  const known = new Set(KNOWN_CYCLES.map(key));
-  const found = new Set(cycles.map(key));
-  const fresh = cycles.filter((c) => !known.has(key(c)));
-  const gone = KNOWN_CYCLES.filter((c) => !found.has(key(c)));
-  assert.equal(fresh.length, 0, `import circles not in KNOWN_CYCLES:\n${fresh.map((c) => describe(graph, c)).join('\n')}`);
-  assert.equal(
-    gone.length,
-    0,
-    `KNOWN_CYCLES lists circles that no longer exist as listed (remove them, or list the component as it is now):\n${gone.map((c) => `  ${c.join(', ')}`).join('\n')}`,
-  );
+  assert.equal(cycles.length, 0, `import circles (move the shared declaration into a leaf file both sides import):\n${cycles.map((c) => describe(graph, c)).join('\n')}`);
 });
 
 test('the scan reads the source tree and resolves its `.js` imports to `.ts` files', () => {

@@ -2,7 +2,7 @@
 // key, not encrypted) only with the sender's hash to check it by.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sourceOf } from '../../src/sessions/incoming-media.js';
+import { sourceOf } from '../../src/sessions/inbound/incoming-media.js';
 
 const hash = Buffer.alloc(32, 7);
 

@@ -5,8 +5,8 @@
 // the signal repository's decrypting calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ReceiptGate } from '../../src/sessions/receipt-gate.js';
-import type { WASocket } from '../../src/sessions/socket-config.js';
+import { ReceiptGate } from '../../src/sessions/link/receipt-gate.js';
+import type { WASocket } from '../../src/sessions/link/socket-config.js';
 
 function fakeSocket() {
   const wire: string[] = [];

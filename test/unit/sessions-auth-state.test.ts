@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { initAuthCreds, proto } from 'baileys';
 import { dialects } from '../helpers/databases.js';
 import { createStore } from '../../src/store/index.js';
-import { KEY_TYPES, loadAuthState } from '../../src/sessions/auth-state.js';
+import { KEY_TYPES, loadAuthState } from '../../src/sessions/link/auth-state.js';
 
 async function withInstance(open: () => Promise<{ database: import('../../src/store/database.js').Database; dispose(): Promise<void> }>, fn: (s: ReturnType<typeof createStore>, id: string) => Promise<void>) {
   const t = await open();

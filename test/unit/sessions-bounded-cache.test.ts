@@ -1,7 +1,7 @@
 // The process-wide cache handed to every socket: bounded in size, expiring, and scoped per instance.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BoundedCache } from '../../src/sessions/bounded-cache.js';
+import { BoundedCache } from '../../src/sessions/link/bounded-cache.js';
 
 test('never holds more than its bound, evicting the least recently used', () => {
   const c = new BoundedCache(3, 1_000);

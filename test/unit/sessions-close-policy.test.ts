@@ -1,7 +1,7 @@
 // The reconnect policy per close code (docs/whatsapp-protocol.md Part 1) and the backoff's bounds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoffDelay, classifyClose, DEFAULT_BACKOFF, QR_REFS_ENDED } from '../../src/sessions/close-policy.js';
+import { backoffDelay, classifyClose, DEFAULT_BACKOFF, QR_REFS_ENDED } from '../../src/sessions/link/close-policy.js';
 
 const paired = { registered: true, intentional: false };
 

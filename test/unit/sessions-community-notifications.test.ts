@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { proto, type BinaryNode } from 'baileys';
-import { communityChangeOf } from '../../src/sessions/community-notifications.js';
+import { communityChangeOf } from '../../src/sessions/inbound/community-notifications.js';
 
 const Stub = proto.WebMessageInfo.StubType;
 const PARENT = '120363000000000001@g.us';

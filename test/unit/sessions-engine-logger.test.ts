@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/logger.js';
-import { engineLogger, isRoutineRestart } from '../../src/sessions/engine-logger.js';
+import { engineLogger, isRoutineRestart } from '../../src/sessions/link/engine-logger.js';
 
 function capture(level: string) {
   const lines: string[] = [];

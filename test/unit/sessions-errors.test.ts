@@ -1,7 +1,7 @@
 // What Baileys throws becomes the domain's error: refusal (422), not connected (409) or timeout (504).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toDomainError, withTimeout } from '../../src/sessions/operations.js';
+import { toDomainError, withTimeout } from '../../src/sessions/engine-call.js';
 import { errors } from '../../src/errors.js';
 
 /** Errors shaped like the @hapi/boom ones Baileys throws. */

@@ -2,7 +2,7 @@
 // key (so the network answers a retry with the group it made), other requests send other keys.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupCreateKey } from '../../src/sessions/operations.js';
+import { groupCreateKey } from '../../src/sessions/families/group-admin/group-info.js';
 
 test('a pending id always gives the same create key, shaped like a WhatsApp Web id', () => {
   const id = 'pending-0b6f1c1e-3c51-4a8e-9d0c-1f2a3b4c5d6e';

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { proto, type WAMessage } from 'baileys';
-import { toReceivedCallback, type IncomingContext, type StoredList } from '../../src/sessions/incoming.js';
-import { optionListMeta, buttonListMeta } from '../../src/sessions/lists.js';
+import { toReceivedCallback, type IncomingContext, type StoredList } from '../../src/sessions/inbound/incoming.js';
+import { optionListMeta, buttonListMeta } from '../../src/sessions/outbound/lists.js';
 
 const ME = { pn: '5511900000000@s.whatsapp.net', lid: '111000@lid' };
 const LIDS: Record<string, string> = { '222000@lid': '5511988887777@s.whatsapp.net' };

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { addTransactionCapability, type SignalKeyStore } from 'baileys';
 import { pino } from 'pino';
-import { oneKeyTransactionAtATime } from '../../src/sessions/key-transactions.js';
-import { withScopedStorage } from '../../src/sessions/tx-storage.js';
+import { oneKeyTransactionAtATime } from '../../src/sessions/link/key-transactions.js';
+import { withScopedStorage } from '../../src/sessions/link/tx-storage.js';
 
 function keysOver(data: Map<string, Uint8Array>) {
   const store: SignalKeyStore = {

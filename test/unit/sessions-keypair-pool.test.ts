@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Curve } from 'baileys';
-import { pooledKeyPairs, prewarmKeyPairs, useKeyPairPool } from '../../src/sessions/keypair-pool.js';
+import { pooledKeyPairs, prewarmKeyPairs, useKeyPairPool } from '../../src/sessions/patches/keypair-pool.js';
 
 test('prewarmed keys are real X25519 pairs, handed out once each; an empty pool still answers', async () => {
   useKeyPairPool();

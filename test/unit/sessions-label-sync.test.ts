@@ -4,8 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { GatewayEvent } from '../../src/events/types.js';
-import { LabelSync, type LabelEvents } from '../../src/sessions/label-sync.js';
-import type { Session } from '../../src/sessions/session.js';
+import { LabelSync } from '../../src/sessions/families/business/label-sync.js';
+import type { LabelEvents } from '../../src/sessions/session-hooks.js';
+import type { Session } from '../../src/sessions/link/session.js';
 import type { LabelValue } from '../../src/store/labels-repo.js';
 
 function fakes() {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/logger.js';
-import { quietLibsignalConsole } from '../../src/sessions/libsignal-console.js';
+import { quietLibsignalConsole } from '../../src/sessions/patches/libsignal-console.js';
 
 test('libsignal session dumps are kept off the console and logged without their key material', () => {
   const logged: string[] = [];

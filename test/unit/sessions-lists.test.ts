@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { buttonListMeta, numberedText, optionForNumber, optionListMeta, optionsForVoteHashes, MAX_POLL_OPTIONS } from '../../src/sessions/lists.js';
+import { buttonListMeta, numberedText, optionForNumber, optionListMeta, optionsForVoteHashes, MAX_POLL_OPTIONS } from '../../src/sessions/outbound/lists.js';
 
 const options = [
   { id: 'opt-a', title: 'Pizza', description: 'cheese' },

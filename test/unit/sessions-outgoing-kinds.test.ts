@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { proto } from 'baileys';
-import { buildParts, derivedMessageId, type OutgoingContext } from '../../src/sessions/outgoing.js';
-import { vcardOf } from '../../src/sessions/outgoing-kinds.js';
-import { mediaPipeline } from '../../src/sessions/media.js';
+import { buildParts, derivedMessageId, type OutgoingContext } from '../../src/sessions/outbound/outgoing.js';
+import { vcardOf } from '../../src/sessions/outbound/content/location-contacts.js';
+import { mediaPipeline } from '../../src/sessions/outbound/media.js';
 import { createAddressGuard } from '../../src/net/address-guard.js';
 import type { OutgoingMessage } from '../../src/domain/outgoing.js';
 

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { buildParts, derivedMessageId, type OutgoingContext } from '../../src/sessions/outgoing.js';
-import { mediaPipeline } from '../../src/sessions/media.js';
+import { buildParts, derivedMessageId, type OutgoingContext } from '../../src/sessions/outbound/outgoing.js';
+import { mediaPipeline } from '../../src/sessions/outbound/media.js';
 import { SendFailure } from '../../src/domain/send-failure.js';
 import { createAddressGuard } from '../../src/net/address-guard.js';
 import type { OutgoingMessage } from '../../src/domain/outgoing.js';

@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addTransactionCapability, type SignalKeyStoreWithTransaction } from 'baileys';
 import { pino } from 'pino';
-import { loadAuthState, type AuthStorage } from '../../src/sessions/auth-state.js';
-import { installSendWriteAhead, SharedWrite, type EncryptingRepository } from '../../src/sessions/send-write-ahead.js';
-import { withScopedStorage, type ScopedStorage } from '../../src/sessions/tx-storage.js';
+import { loadAuthState, type AuthStorage } from '../../src/sessions/link/auth-state.js';
+import { installSendWriteAhead, SharedWrite, type EncryptingRepository } from '../../src/sessions/link/send-write-ahead.js';
+import { withScopedStorage, type ScopedStorage } from '../../src/sessions/link/tx-storage.js';
 
 type Write = { type: string; id: string; value: string | null };
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setImmediate as tick } from 'node:timers/promises';
-import { ScopedStorage, withScopedStorage } from '../../src/sessions/tx-storage.js';
+import { ScopedStorage, withScopedStorage } from '../../src/sessions/link/tx-storage.js';
 
 test('`new AsyncLocalStorage()` answers a scoped storage only while a socket is being made', () => {
   const { result, storages } = withScopedStorage(() => [new AsyncLocalStorage(), new AsyncLocalStorage()]);

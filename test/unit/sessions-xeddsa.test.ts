@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Curve } from 'baileys';
-import { useNativeVerify, xeddsaVerify } from '../../src/sessions/xeddsa.js';
+import { useNativeVerify, xeddsaVerify } from '../../src/sessions/patches/xeddsa.js';
 
 const flip = (b: Uint8Array, i: number, bit = 1): Buffer => {
   const c = Buffer.from(b);

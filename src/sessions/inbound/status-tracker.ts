@@ -1,0 +1,129 @@
+// The network's view of what we sent: server acks (SENT, or a nack with the network's reason) and
+// receipts (RECEIVED, READ, PLAYED), recorded monotonically and reported once per change.
+import type { BinaryNode, MessageUserReceiptUpdate, WAMessageUpdate } from 'baileys';
+import { errors } from '../../errors.js';
+import type { MessageStatus, MessageStatusCallback } from '../../events/types.js';
+
+/** Ack error codes that mean "this account is being restricted": the sender pauses. */
+const RESTRICTION_ACK_CODES = new Set([463, 475, 479, 429]);
+
+interface TrackerDeps {
+  advance(messageIds: readonly string[], status: MessageStatus, at: number): Promise<{ message_id: string; phone: string }[]>;
+  recordError(messageId: string, reason: string, at: number): Promise<void>;
+  emit(events: MessageStatusCallback[]): Promise<void>;
+  restriction(reason: string): void;
+  now(): number;
+  /** Logs and counts a failure that must not break the socket's event loop. */
+  failed(err: unknown, what: string): void;
+}
+
+interface AckWaiter {
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+// proto.WebMessageInfo.Status: 2 server ack, 3 delivered, 4 read, 5 played.
+const STATUS_OF: Record<number, MessageStatus> = { 2: 'SENT', 3: 'RECEIVED', 4: 'READ', 5: 'PLAYED' };
+
+export class StatusTracker {
+  private readonly waiters = new Map<string, AckWaiter>();
+  /** Records apply in arrival order, so RECEIVED then READ never race into READ alone. */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: TrackerDeps) {}
+
+  /** Registers interest in the server ack of `messageId`; call before the stanza is written. */
+  expectAck(messageId: string): Promise<void> {
+    const acked = new Promise<void>((resolve, reject) => {
+      this.waiters.set(messageId, { resolve, reject });
+    });
+    // A nack can arrive before the sender starts awaiting (while Baileys is still returning):
+    // that must not count as an unhandled rejection; the awaiting caller still sees it.
+    acked.catch(() => {});
+    return acked;
+  }
+
+  forget(messageId: string): void {
+    this.waiters.delete(messageId);
+  }
+
+  /** The socket closed: nothing pending will be acknowledged on it. */
+  failPending(): void {
+    for (const [id, w] of this.waiters) {
+      this.waiters.delete(id);
+      w.reject(errors.notConnected());
+    }
+  }
+
+  /** `<ack class="message" id=… [error=…]/>` from the server. */
+  onAck(node: BinaryNode): void {
+    const id = node.attrs.id;
+    if (!id) return;
+    const error = node.attrs.error;
+    const waiter = this.waiters.get(id);
+    this.waiters.delete(id);
+    if (error) {
+      const code = Number(error);
+      const reason = `the network refused the message (error ${error})`;
+      waiter?.reject(errors.networkRefused(reason));
+      this.deps.recordError(id, reason, this.deps.now()).catch((err: unknown) => this.deps.failed(err, 'record nack'));
+      if (RESTRICTION_ACK_CODES.has(code)) this.deps.restriction(`message refused with error ${error}`);
+      return;
+    }
+    waiter?.resolve();
+    this.record([id], 'SENT');
+  }
+
+  onUpdates(updates: readonly WAMessageUpdate[]): void {
+    const byStatus = new Map<MessageStatus, string[]>();
+    for (const { key, update } of updates) {
+      if (!key.fromMe || !key.id || typeof update.status !== 'number') continue;
+      const status = STATUS_OF[update.status];
+      if (!status) continue;
+      byStatus.set(status, [...(byStatus.get(status) ?? []), key.id]);
+    }
+    for (const [status, ids] of byStatus) this.record(ids, status);
+  }
+
+  /** Group receipts: the first participant to receive/read/play moves the message forward. */
+  onReceipts(updates: readonly MessageUserReceiptUpdate[]): void {
+    for (const { key, receipt } of updates) {
+      if (!key.fromMe || !key.id) continue;
+      const status: MessageStatus | undefined = receipt.playedTimestamp
+        ? 'PLAYED'
+        : receipt.readTimestamp
+          ? 'READ'
+          : receipt.receiptTimestamp
+            ? 'RECEIVED'
+            : undefined;
+      if (status) this.record([key.id], status);
+    }
+  }
+
+  /** Resolves once every status seen so far is recorded (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  private record(ids: string[], status: MessageStatus): void {
+    const at = this.deps.now();
+    this.chain = this.chain
+      .then(() => this.deps.advance(ids, status, at))
+      .then(async (moved) => {
+        if (moved.length === 0) return;
+        const byPhone = new Map<string, string[]>();
+        for (const m of moved) byPhone.set(m.phone, [...(byPhone.get(m.phone) ?? []), m.message_id]);
+        await this.deps.emit(
+          [...byPhone].map(([phone, list]) => ({
+            type: 'MessageStatusCallback',
+            status,
+            ids: list,
+            momment: at,
+            phone,
+            isGroup: phone.endsWith('-group'),
+          })),
+        );
+      })
+      .catch((err: unknown) => this.deps.failed(err, `record status ${status}`));
+  }
+}

@@ -1,0 +1,71 @@
+// What one instance remembers of its recent messages (in the store's wa_messages): enough to quote
+// them, answer retry requests, decrypt votes on its polls and build exact keys for deletions.
+import { proto, type WAMessage } from 'baileys';
+import type { WaMessagesRepo } from '../../store/wa-messages-repo.js';
+import type { WaMessageRow } from '../../store/schema.js';
+import type { StoredList } from '../inbound/incoming.js';
+import { parseMeta, type ListMeta } from '../outbound/lists.js';
+
+/** Messages older than this are forgotten (quotes and deletions of older ones fall back to defaults). */
+export const MESSAGE_RETENTION_MS = 14 * 24 * 60 * 60_000;
+
+export class MessageMemory {
+  constructor(
+    private readonly repo: WaMessagesRepo,
+    private readonly instanceId: string,
+    private readonly now: () => number,
+  ) {}
+
+  async remember(msg: WAMessage, meta?: ListMeta): Promise<void> {
+    const { key, message } = msg;
+    if (!key.id || !key.remoteJid || !message) return;
+    await this.repo.put({
+      instance_id: this.instanceId,
+      message_id: key.id,
+      remote_jid: key.remoteJid,
+      from_me: key.fromMe ? 1 : 0,
+      participant: key.participant ?? null,
+      message: Buffer.from(proto.Message.encode(message).finish()).toString('base64'),
+      meta: meta ? JSON.stringify(meta) : null,
+      created_at: this.now(),
+    });
+  }
+
+  row(messageId: string): Promise<WaMessageRow | undefined> {
+    return this.repo.find(this.instanceId, messageId);
+  }
+
+  async message(messageId: string): Promise<proto.IMessage | undefined> {
+    const row = await this.row(messageId);
+    return row ? decode(row) : undefined;
+  }
+
+  /** The stored message as Baileys' `quoted` option wants it. */
+  async quoted(messageId: string): Promise<WAMessage | undefined> {
+    const row = await this.row(messageId);
+    if (!row) return undefined;
+    return {
+      key: { remoteJid: row.remote_jid, fromMe: row.from_me === 1, id: row.message_id, ...(row.participant ? { participant: row.participant } : {}) },
+      message: decode(row),
+    };
+  }
+
+  async listById(messageId: string): Promise<StoredList | undefined> {
+    return toList(await this.row(messageId));
+  }
+
+  async latestList(chatJid: string): Promise<StoredList | undefined> {
+    return toList(await this.repo.latestWithMeta(this.instanceId, chatJid));
+  }
+}
+
+function decode(row: WaMessageRow): proto.IMessage {
+  return proto.Message.decode(Buffer.from(row.message, 'base64'));
+}
+
+function toList(row: WaMessageRow | undefined): StoredList | undefined {
+  const meta = parseMeta(row?.meta);
+  if (!row || !meta) return undefined;
+  const secret = decode(row).messageContextInfo?.messageSecret ?? undefined;
+  return { messageId: row.message_id, meta, ...(secret ? { secret } : {}) };
+}
