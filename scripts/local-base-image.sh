@@ -20,6 +20,11 @@ tag=${1:-docker.io/library/node:20-bookworm-slim}
 if ! command -v podman >/dev/null 2>&1; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null
 fi
+# Inside another container podman cannot raise the open-files limit it sets by default (runc fails
+# with "error setting rlimit type 7"): with no containers.conf of its own, let it keep the current one.
+if [ ! -f /etc/containers/containers.conf ]; then
+  mkdir -p /etc/containers && printf '[containers]\ndefault_ulimits = []\n' >/etc/containers/containers.conf
+fi
 base=$(bash "$repo/scripts/bookworm-rootfs.sh" "${ZAPGATE_FRESH_CACHE:-/var/cache/zapgate-fresh-machine}" | tail -n 1)
 
 work=$(mktemp -d /var/tmp/zapgate-base-image-XXXXXX)
