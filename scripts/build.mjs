@@ -68,7 +68,9 @@ try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 } catch {
   console.error('build: TypeScript is not installed here: run `npm install` first (it builds dist/ too)');
-  process.exit(1);
+  // Under `npx zapgate` in a checkout not installed yet, npm hides this script's output and a failure
+  // would end npx silently; succeeding lets it run bin/zapgate.js, which says what to do.
+  process.exit(process.env.npm_command === 'exec' ? 0 : 1);
 }
 const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', staging], { stdio: 'inherit', cwd: root });
 if (result.status !== 0) process.exit(result.status ?? 1);
