@@ -10,7 +10,7 @@
 #   bash scripts/fresh-machine.sh --full     # both README commands completely, /srv then /root
 #   ZAPGATE_FRESH_LOCATIONS="/srv/zapgate" bash scripts/fresh-machine.sh --full   # one location
 #
-# Quick mode, at /root/zapgate: `npm install`; `npm start` until GET /readyz answers 200, then a
+# Quick mode, at /root/zapgate: `npm install`; `npx zapgate --help`; `npm start` until GET /readyz answers 200, then a
 # clean stop; `npm run demo` with a pairing and a send through simnet (scripts/demo-session.mjs);
 # the test runner's start-up through the README's test command on one small file that uses
 # PostgreSQL. --full, at /srv/zapgate and then /root/zapgate: the same, then the whole `npm test`.
@@ -98,7 +98,7 @@ in_machine() {
   local env=(HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 TERM=dumb
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
   [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && env+=("NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS")
-  timeout --kill-after=30 "$limit" unshare --mount --pid --fork --propagation private /bin/bash -c '
+  timeout --kill-after=30 "$limit" unshare --mount --pid --fork --kill-child --propagation private /bin/bash -c '
     set -e
     r=$1; shift
     mount -t proc proc "$r/proc"
@@ -147,6 +147,8 @@ check_location() {
   local loc=$1 port
   echo "== $loc ($mode)"
   step "$loc: npm install" 1800 "cd $loc && npm install" || return 0
+  # The command line through npx, as the README shows it (fast: the build is reused, not redone).
+  step "$loc: npx zapgate --help" 120 "cd $loc && npx zapgate --help | head -n 1" || true
   port=$(free_port)
   # `npm start` as the README runs it (ZAPGATE_PORT/HOST only keep it off the host's busy ports),
   # stopped with SIGTERM once ready: it must exit 0.
