@@ -99,6 +99,10 @@ function reachableBinaries(bin, as, base) {
   const version = JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')).version;
   const copy = join(base, `zapgate-test-pg-bin-${process.arch}-${version}`);
   const marker = join(copy, '.complete');
+  // Only a copy this process's user made is trusted (it sits in a shared temp dir).
+  if (existsSync(copy) && statSync(copy).uid !== process.getuid()) {
+    throw new Error(`${copy} belongs to another user: remove it, or set TMPDIR elsewhere (the test PostgreSQL's binaries are copied there)`);
+  }
   if (!existsSync(marker)) {
     // Copied beside it, then renamed: a concurrent or interrupted run never sees half a tree.
     const staging = mkdtempSync(`${copy}.tmp-`);
