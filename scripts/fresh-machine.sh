@@ -151,15 +151,20 @@ check_location() {
   step "$loc: npx zapgate --help" 120 "cd $loc && npx zapgate --help | head -n 1" || true
   port=$(free_port)
   # `npm start` as the README runs it (ZAPGATE_PORT/HOST only keep it off the host's busy ports),
-  # stopped with SIGTERM once ready: it must exit 0.
-  step "$loc: npm start -> GET /readyz 200, SIGTERM" 300 "
+  # then Ctrl-C as a terminal sends it — SIGINT to npm and the gateway together (npm does not pass
+  # a signal of its own on) —: the gateway must shut down cleanly and everything exit within 30 s.
+  step "$loc: npm start -> GET /readyz 200, Ctrl-C" 300 "
+    set -m
     cd $loc
     ZAPGATE_PORT=$port ZAPGATE_HOST=127.0.0.1 npm start >start.log 2>&1 &
     npm_pid=\$!
-    if ! node --input-type=module -e '$readyz' http://127.0.0.1:$port/readyz; then kill \$npm_pid; cat start.log; exit 1; fi
-    kill -TERM \$npm_pid
-    for i in \$(seq 1 60); do kill -0 \$npm_pid 2>/dev/null || break; sleep 0.5; done
-    wait \$npm_pid && echo 'stopped cleanly (exit 0)' || { echo 'npm start did not exit 0 on SIGTERM'; cat start.log; exit 1; }
+    if ! node --input-type=module -e '$readyz' http://127.0.0.1:$port/readyz; then kill -KILL -- -\$npm_pid; cat start.log; exit 1; fi
+    kill -INT -- -\$npm_pid
+    for i in \$(seq 1 60); do kill -0 -- -\$npm_pid 2>/dev/null || break; sleep 0.5; done
+    wait \$npm_pid; rc=\$?
+    if kill -0 -- -\$npm_pid 2>/dev/null; then echo 'still running 30 s after Ctrl-C'; cat start.log; exit 1; fi
+    grep -q 'shutting down' start.log || { echo 'no clean shutdown'; cat start.log; exit 1; }
+    echo \"readyz done; stopped cleanly on Ctrl-C (npm exit \$rc)\"
     rm -rf data start.log
   " || true
   step "$loc: npm run demo -> pair + send through simnet" 300 "cd $loc && node scripts/demo-session.mjs" || true
