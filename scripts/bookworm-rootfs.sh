@@ -42,6 +42,7 @@ mkdir -p "$cache"
 # What an interrupted build left (one build at a time per cache: CI runs one job at a time).
 rm -rf "$rootfs".new-*
 staging=$(mktemp -d "$rootfs.new-XXXXXX")
+chmod 0755 "$staging"   # it becomes "/": every user must be able to enter it
 trap 'rm -rf "$staging"' EXIT
 echo "bookworm-rootfs: debootstrap bookworm${include:+ with $include} from $mirror (minutes, once)" >&2
 if ! timeout 900 debootstrap --variant=minbase ${include:+--include="$include"} bookworm "$staging" "$mirror" >"$staging.log" 2>&1; then

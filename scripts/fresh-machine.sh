@@ -72,6 +72,7 @@ trap 'exit 130' INT TERM
 echo "== the machine: $(cat "$base/.zapgate-rootfs")"
 s=$(date +%s)
 cp -a "$base" "$root"
+chmod 0755 "$work" "$root"   # "/" of the machine: every user (nobody, for PostgreSQL) enters it
 # This machine's DNS, trust store and npm settings (registry, CA file, node-gyp's headers).
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 mkdir -p "$root/etc/ssl/certs" && cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
