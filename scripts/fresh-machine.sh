@@ -63,7 +63,7 @@ cleanup() {
   for pid in $(jobs -p); do kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   # Mounts live in each step's own namespace and are gone with it; this is belt and braces.
-  grep -o " $root/[^ ]*" /proc/self/mounts 2>/dev/null | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  { grep -o " $root/[^ ]*" /proc/self/mounts 2>/dev/null || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   if [ "${ZAPGATE_FRESH_KEEP:-}" = 1 ]; then echo "fresh-machine: kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
