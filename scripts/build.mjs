@@ -52,7 +52,8 @@ for (const entry of existsSync(dirname(outDir)) ? readdirSync(dirname(outDir)) :
 const staging = join(dirname(outDir), `${prefix}new-${process.pid}`);
 rmSync(staging, { recursive: true, force: true });
 process.on('exit', () => rmSync(staging, { recursive: true, force: true }));
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130));
+// Ended by a signal: the staging directory goes (the exit handler), dist/ stays as it was.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) process.on(signal, () => process.exit(code));
 
 function alive(pid) {
   try {
