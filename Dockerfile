@@ -1,27 +1,29 @@
-# zapgate's container image: a build stage that installs everything and compiles the TypeScript,
-# and a runtime stage with the production dependencies, the compiled build and nothing else.
+# zapgate's container image: a build stage with the compiler toolchain that installs everything,
+# compiles the SQLite addon and the TypeScript, and a runtime stage with the production dependencies,
+# the compiled build and nothing else (no compiler, no sources, no dev dependencies).
 #
-#   docker build -t zapgate .
+#   docker build -t zapgate .                      podman build --format docker -t zapgate .
 #   docker run -p 3000:3000 -v zapgate-data:/data zapgate        (or: docker compose up, compose.yaml)
 #
-# scripts/container-smoke.sh builds and runs it on a machine without a container registry (podman).
+# podman builds OCI images unless told `--format docker`, and the OCI format has no HEALTHCHECK: it
+# is dropped (with a warning). README.md, "Container", says more, and how to make a stand-in for
+# node:20-bookworm-slim on a machine that cannot pull it (scripts/local-base-image.sh).
 
 FROM node:20-bookworm-slim AS build
-# better-sqlite3 compiles from source when no prebuilt binary can be fetched: a C++ toolchain.
+# better-sqlite3 compiles from source when its prebuilt binary cannot be downloaded: a C++ toolchain.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
-# Node's headers for that compile, when the build context carries them (.node-headers/include/node:
-# scripts/container-smoke.sh adds them on a machine that cannot download them); elsewhere node-gyp
-# fetches its own. The glob lets the COPY succeed either way.
-COPY package.json .node-header[s] /tmp/build-extras/
-RUN if [ -d /tmp/build-extras/include/node ]; then mkdir -p /usr/include && cp -r /tmp/build-extras/include/node /usr/include/node; fi \
-  && rm -rf /tmp/build-extras
 WORKDIR /app
 # Dependencies first (a layer reused while only sources change); their install scripts run through
 # `npm rebuild`, because the project's own `prepare` (the build) needs the sources copied below.
+# node-gyp compiles against the headers of the image's own Node (include/node: the official image
+# ships them, and so does the stand-in) instead of downloading them.
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild
+RUN for dir in "$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")" /usr/local /usr; do \
+      if [ -f "$dir/include/node/common.gypi" ]; then export npm_config_nodedir="$dir"; break; fi; \
+    done \
+  && npm ci --ignore-scripts --no-audit --no-fund && npm rebuild
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/build.mjs
 COPY bin ./bin
@@ -50,6 +52,7 @@ USER node
 VOLUME ["/data"]
 EXPOSE 3000
 # Ready = listening, database reachable and this process owning it (GET /readyz, 200 or 503).
+# Kept in Docker-format images only (podman: build with --format docker); compose.yaml repeats it.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.ZAPGATE_PORT || 3000) + '/readyz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1))"]
 # node is PID 1: zapgate handles SIGTERM itself (drains, closes sessions, exits 0).

@@ -34,7 +34,7 @@ if (process.env.ZAPGATE_FROM_SOURCE === '1') {
 } else {
   const entry = new URL('../dist/src/cli.js', import.meta.url);
   if (!existsSync(entry)) {
-    console.error('zapgate: no build in dist/: run `npm run build` (npm install runs it too)');
+    console.error('zapgate: no build in dist/: run `npm install` (it builds dist/), or `npm run build` once installed');
     process.exit(1);
   }
   warnIfStale(entry);

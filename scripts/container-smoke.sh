@@ -5,8 +5,9 @@
 #
 #   bash scripts/container-smoke.sh
 #
-# Uses podman (as this machine has it: --runtime runc, --network=host). On a machine that cannot pull
-# node:20-bookworm-slim, build a stand-in first: bash ../shared/tools/local-node-base-image.sh
+# Uses podman (--runtime runc and --network=host, which work inside another container too), building
+# with --format docker so that the image keeps its HEALTHCHECK. On a machine that cannot pull
+# node:20-bookworm-slim, make a stand-in first: bash scripts/local-base-image.sh (README.md, "Container").
 # Settings: ZAPGATE_SMOKE_TAG (zapgate:smoke), ZAPGATE_SMOKE_PORT (a free port),
 # ZAPGATE_SMOKE_DATABASE_URL (run it on PostgreSQL instead of SQLite in the volume).
 set -euo pipefail
@@ -27,11 +28,6 @@ trap cleanup EXIT
 
 # The build context: the files git knows (tracked, or new and not ignored), as they are on disk.
 git ls-files -z --cached --others --exclude-standard | tar --null -T - -c | tar -x -C "$ctx"
-# better-sqlite3 compiles in the image; node-gyp needs Node's headers and cannot download them here.
-# This machine's own headers fit the stand-in base image (it carries this machine's node binary).
-if [ -d /usr/include/node ] && [ -f /usr/include/node/node_version.h ]; then
-  mkdir -p "$ctx/.node-headers/include" && cp -r /usr/include/node "$ctx/.node-headers/include/node"
-fi
 
 echo "== build $tag"
 start=$(date +%s)
@@ -50,7 +46,8 @@ quiet() { grep -v 'systemd connection' >&2 || true; }
 deadline=$(( $(date +%s) + 120 ))
 status=000
 while [ "$(date +%s)" -lt "$deadline" ]; do
-  status=$(curl -s -o /tmp/$name.readyz -w '%{http_code}' "http://127.0.0.1:$port/readyz" || true)
+  status=$(node -e 'fetch(process.argv[1]).then(async (r) => { require("fs").writeFileSync(process.argv[2], await r.text()); console.log(r.status) }, () => console.log("000"))' \
+    "http://127.0.0.1:$port/readyz" "/tmp/$name.readyz")
   [ "$status" = 200 ] && break
   [ "$("${podman[@]}" inspect -f '{{.State.Running}}' "$name")" = true ] || break
   sleep 1

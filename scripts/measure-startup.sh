@@ -53,7 +53,7 @@ done
 for c in "${checkouts[@]}"; do
   i=$(echo "$c" | md5sum | cut -c1-8)
   deadline=$((SECONDS + 90))
-  until curl -sf "http://127.0.0.1:$(cat "$work/$i/port")/readyz" >/dev/null; do
+  until node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "http://127.0.0.1:$(cat "$work/$i/port")/readyz"; do
     [ $SECONDS -lt $deadline ] || { echo "serve of $c: not ready"; break; }
     sleep 0.2
   done

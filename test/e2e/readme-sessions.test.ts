@@ -2,14 +2,17 @@
 // simnet/README.md ("A session with curl") run as written, in bash, against `zapgate demo`
 // (gateway + simnet in this process): only the addresses and the Client-Token are filled in, and a
 // simnet phone scans the QR the README saves to qr.png. What each command answers is checked.
+// `curl` in those scripts is test/helpers/curl-standin.mjs (HTTP through Node), put first on PATH:
+// the suite needs no curl on the machine.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
@@ -31,11 +34,21 @@ function shellBlock(file: string, heading: string): string {
   return m[1];
 }
 
+/** A directory whose `curl` runs the Node stand-in (made once per process, removed at exit). */
+const curlBin = ((): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'zapgate-curl-'));
+  const standin = fileURLToPath(new URL('../helpers/curl-standin.mjs', import.meta.url));
+  writeFileSync(join(dir, 'curl'), `#!/bin/sh\nexec '${process.execPath}' '${standin}' "$@"\n`);
+  chmodSync(join(dir, 'curl'), 0o755);
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+})();
+
 /** Runs a script in bash; each curl answer ends its own line (`-w '\n'`) so answers can be told apart. */
 async function bash(script: string, cwd: string, env: Record<string, string> = {}): Promise<string[]> {
   const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script.replaceAll('curl -s ', "curl -sS -w '\\n' ")], {
     cwd,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, PATH: `${curlBin}:${process.env.PATH ?? '/usr/bin:/bin'}` },
     timeout: 60_000,
   });
   return stdout.split('\n').filter((l) => l.trim() !== '');

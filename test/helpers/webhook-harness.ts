@@ -1,14 +1,14 @@
-// Webhook test harness: a test CA and certificate minted with openssl, HTTPS receivers on loopback
+// Webhook test harness: a test CA and certificate minted in-process (simnet/src/media/certs.ts), HTTPS receivers on loopback
 // that record what they get, and a restartable in-process gateway (same SQLite file across restarts)
 // whose outbox trusts the test CA. Nothing here ever talks to anything but loopback.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request as undiciRequest } from 'undici';
+import { mintTestCertificates } from '../../simnet/src/media/certs.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/main.js';
 import { createAddressGuard, type Resolver } from '../../src/net/address-guard.js';
@@ -30,21 +30,9 @@ let pki: TestPki | undefined;
 /** A CA and a server certificate for 127.0.0.1, 127.0.0.2, ::1 and hooks.test (once per process). */
 export function testPki(): TestPki {
   if (pki !== undefined) return pki;
-  const dir = mkdtempSync(join(tmpdir(), 'zapgate-pki-'));
-  try {
-    const openssl = (args: string[]) => execFileSync('/usr/bin/openssl', args, { stdio: 'ignore' });
-    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    openssl(['req', '-x509', ...ec, '-days', '2', '-subj', '/CN=zapgate test CA', '-addext', 'basicConstraints=critical,CA:TRUE',
-      '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-keyout', join(dir, 'ca.key'), '-out', join(dir, 'ca.pem')]);
-    openssl(['req', ...ec, '-subj', '/CN=127.0.0.1', '-keyout', join(dir, 'srv.key'), '-out', join(dir, 'srv.csr')]);
-    writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,IP:127.0.0.2,IP:::1,DNS:hooks.test\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
-    openssl(['x509', '-req', '-in', join(dir, 'srv.csr'), '-CA', join(dir, 'ca.pem'), '-CAkey', join(dir, 'ca.key'), '-CAcreateserial',
-      '-days', '2', '-extfile', join(dir, 'ext.cnf'), '-out', join(dir, 'srv.pem')]);
-    pki = { ca: readFileSync(join(dir, 'ca.pem'), 'utf8'), key: readFileSync(join(dir, 'srv.key')), cert: readFileSync(join(dir, 'srv.pem')) };
-    return pki;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const minted = mintTestCertificates({ caName: 'zapgate test CA', serverName: '127.0.0.1', ips: ['127.0.0.1', '127.0.0.2', '::1'], dnsNames: ['hooks.test'], days: 2 });
+  pki = { ca: minted.caPem, key: Buffer.from(minted.keyPem), cert: Buffer.from(minted.certPem) };
+  return pki;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,13 +1,10 @@
 // Address guard against real loopback receivers: refused targets never see a request, allowed ones do.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
 import {
   AddressRefusedError,
@@ -19,6 +16,7 @@ import {
   type AddressGuardOptions,
   type ResolvedAddress,
 } from '../../src/net/address-guard.js';
+import { mintTestCertificates } from '../../simnet/src/media/certs.js';
 import { isLoopback, loopbackOnlyConnections } from '../helpers/loopback-only.js';
 
 // Safety net: these tests may only ever dial loopback (the spy fails the file otherwise).
@@ -421,32 +419,11 @@ describe('timeouts', () => {
 });
 
 describe('https', () => {
-  let dir = '';
-  let pem: { key: Buffer; cert: Buffer } | undefined;
-  before(() => {
-    try {
-      dir = mkdtempSync(join(tmpdir(), 'zapgate-guard-'));
-      execFileSync(
-        'openssl',
-        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=receiver.test',
-          '-addext', 'subjectAltName=DNS:receiver.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
-        { stdio: 'ignore' },
-      );
-      pem = { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
-    } catch {
-      pem = undefined;
-    }
-  });
-  after(() => {
-    if (dir !== '') rmSync(dir, { recursive: true, force: true });
-  });
+  // Minted in-process (no openssl command): a CA and a certificate for receiver.test only.
+  const pem = mintTestCertificates({ caName: 'guard test CA', serverName: 'receiver.test', ips: [], dnsNames: ['receiver.test'], days: 1 });
 
-  test('TLS goes to the checked IP but verifies and sends SNI for the hostname', async (t) => {
-    if (pem === undefined) {
-      t.skip('openssl is not available to make a test certificate');
-      return;
-    }
-    const server = https.createServer({ key: pem.key, cert: pem.cert });
+  test('TLS goes to the checked IP but verifies and sends SNI for the hostname', async () => {
+    const server = https.createServer({ key: pem.keyPem, cert: pem.certPem });
     const target = await listen(server, '127.0.0.1');
     const servernames: string[] = [];
     server.on('secureConnection', (s: { servername?: string | false }) => servernames.push(String(s.servername)));
@@ -456,7 +433,7 @@ describe('https', () => {
         allowHttp: false,
         allowHosts: ['receiver.test', '127.0.0.1'],
         resolve: stubResolve({ 'receiver.test': ['127.0.0.1'] }),
-        connect: { ca: pem.cert },
+        connect: { ca: pem.caPem },
       });
       const res = await guardedFetch(guard, `https://receiver.test:${target.port}/`);
       assert.equal(res.body.toString(), 'secure');

@@ -26,6 +26,12 @@ test('a data dir that cannot be written names ZAPGATE_DATA_DIR', () => {
   assert.match(explainStartError(Object.assign(new Error('unable to open database file'), { code: 'SQLITE_CANTOPEN' }), sqlite), /ZAPGATE_DATA_DIR/);
 });
 
+test('a program that cannot be run is named as missing, not blamed on the data dir', () => {
+  const line = explainStartError(sysError('ENOENT', { syscall: 'spawnSync ffmpeg', path: 'ffmpeg' }), sqlite);
+  assert.match(line, /^the command ffmpeg is not installed/, line);
+  assert.doesNotMatch(line, /data dir|ZAPGATE_DATA_DIR/, line);
+});
+
 test('a database that cannot be used names ZAPGATE_DATABASE_URL, by host and port, never its password', () => {
   const cases: [Error, RegExp][] = [
     [sysError('ECONNREFUSED', { syscall: 'connect' }), /connect ECONNREFUSED/],

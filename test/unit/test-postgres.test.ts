@@ -4,10 +4,12 @@
 // This covers that path on every run, also where a server does answer on 5432 (CI here).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { freePort } from '../helpers/process-gateway.js';
-import { answers, probeAddress, testPostgres } from '../../scripts/test-postgres.mjs';
+import { answers, probeAddress, reachableBy, testPostgres } from '../../scripts/test-postgres.mjs';
 import { openDatabase } from '../../src/store/database.js';
 import { createStore } from '../../src/store/index.js';
 import { AccountsService } from '../../src/services/accounts-service.js';
@@ -16,6 +18,22 @@ import { systemClock } from '../../src/clock.js';
 test('the probe looks where ZAPGATE_TEST_PG_PROBE says, 127.0.0.1:5432 by default', () => {
   assert.deepEqual(probeAddress({}), { host: '127.0.0.1', port: 5432 });
   assert.deepEqual(probeAddress({ ZAPGATE_TEST_PG_PROBE: '127.0.0.1:1' }), { host: '127.0.0.1', port: 1 });
+});
+
+test('a directory under one only its owner may enter (root\'s home, 0700) is out of reach of another user', (t) => {
+  const other = { uid: 65534, gid: 65534 }; // nobody
+  if (!reachableBy(tmpdir(), other)) return t.skip(`${tmpdir()} itself is out of reach of uid 65534`);
+  const home = mkdtempSync(join(tmpdir(), 'zapgate-home-'));
+  try {
+    mkdirSync(join(home, 'checkout'));
+    chmodSync(home, 0o755);
+    assert.equal(reachableBy(join(home, 'checkout'), other), true, 'every directory on the way is searchable');
+    chmodSync(home, 0o700);
+    assert.equal(reachableBy(join(home, 'checkout'), other), false, 'a 0700 directory on the way stops it');
+    assert.equal(reachableBy(join(home, 'missing'), other), false);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });
 
 test('ZAPGATE_TEST_PG_URL set: nothing is started, the URL is used as it is', async () => {
