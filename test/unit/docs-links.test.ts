@@ -19,17 +19,6 @@ const PATH = /(?<![\w./@-])((?:src|simnet|test|bench|scripts|docs|bin)\/[\w./-]*
 /** Where the specs outside the repository used to be cited; none of them is here to follow. */
 const OUTSIDE = [/\.\.\/shared\b/, /\bCONTRACT\.md\b/, /\bCONTRACT\b/, /\bDESIGN\.md\b/, /\bZAPI-SURFACE\.md\b/, /\bWHATSAPP-PROTOCOL\.md\b/];
 
-/**
- * Files that still cite a document outside the repository, to be repointed at docs/ (see the
- * comment rules in docs/architecture.md). The list may only shrink: a file not listed fails the
- * test, and so does a listed file that no longer cites one.
- */
-const OUTSIDE_CITATIONS_LEFT = new Set<string>([
-  // README.md and the container smoke script name a helper script outside the repository.
-  'README.md',
-  'scripts/container-smoke.sh',
-]);
-
 /** Folders that hold no source of this project: dependencies, builds, local state. */
 const NOT_SOURCE = new Set(['.git', 'node_modules', 'dist', 'data', 'coverage']);
 
@@ -123,16 +112,13 @@ test('every citation of a document under docs/ names one that exists, and a sect
   assert.deepEqual(wrong, [], 'citations of documents or sections that are not there');
 });
 
-test('no file cites a document outside the repository, beyond the ones still listed', () => {
+test('no file cites a document outside the repository', () => {
   const citing = repositoryFiles().filter((file) => {
     if (file === SELF) return false;
     const text = textOf(file);
     return text !== null && OUTSIDE.some((pattern) => pattern.test(text));
   });
-  const fresh = citing.filter((file) => !OUTSIDE_CITATIONS_LEFT.has(file));
-  const fixed = [...OUTSIDE_CITATIONS_LEFT].filter((file) => !citing.includes(file));
-  assert.deepEqual(fresh, [], 'these files cite a document that is not in the repository: cite docs/ instead');
-  assert.deepEqual(fixed, [], 'these files no longer cite one: remove them from OUTSIDE_CITATIONS_LEFT');
+  assert.deepEqual(citing, [], 'these files cite a document that is not in the repository: cite docs/ instead');
 });
 
 test('the checks find a missing path, a broken link, a section that does not exist and an outside citation', () => {
