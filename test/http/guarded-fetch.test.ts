@@ -11,12 +11,12 @@ import {
   ResponseTooLargeError,
   TooManyRedirectsError,
   createAddressGuard,
-  guardedFetch,
   type AddressGuard,
   type AddressGuardOptions,
   type ResolvedAddress,
 } from '../../src/net/address-guard.js';
 import { mintTestCertificates } from '../../simnet/src/media/certs.js';
+import { guardedFetch } from '../../src/net/guarded-fetch.js';
 import { isLoopback, loopbackOnlyConnections } from '../helpers/loopback-only.js';
 
 // Safety net: these tests may only ever dial loopback (the spy fails the file otherwise).

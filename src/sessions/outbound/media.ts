@@ -9,7 +9,8 @@ import { Semaphore } from '../../convert/semaphore.js';
 import { decodeDataUri } from '../../convert/data-uri.js';
 import { parseMediaRef } from '../../media/outgoing-store.js';
 import { SendFailure, sendFailures } from '../../domain/send-failure.js';
-import { AddressRefusedError, ResponseTooLargeError, TooManyRedirectsError, guardedFetch, type AddressGuard } from '../../net/address-guard.js';
+import { AddressRefusedError, ResponseTooLargeError, TooManyRedirectsError, type AddressGuard } from '../../net/address-guard.js';
+import { guardedFetch } from '../../net/guarded-fetch.js';
 
 export interface MediaPipeline {
   readonly limits: MediaLimits;

@@ -1,0 +1,116 @@
+// The dashboard's script, part 1 of 3 (served as one file, the parts concatenated in order by
+// `../routes.ts`): plain browser JavaScript, no build step and no dependency. This part opens the
+// script's one closure and holds its state, the DOM helpers, the API client (the Client-Token header
+// from session storage, instance tokens in the path), signing in and out, and the instance list.
+// Kept free of backticks and template placeholders: it lives inside a String.raw literal.
+export const DASHBOARD_JS_BASE = String.raw`'use strict';
+(function () {
+  var CT_KEY = 'zapgate.clientToken';
+  var INST_KEY = 'zapgate.instanceTokens';
+  var S = { token: null, instances: [], selected: null, tokens: {}, events: [], media: {}, sends: {},
+    abort: null, lastEventId: null, qrTimer: null, qrFor: null, timers: {}, healthTimer: null };
+
+  function $(id) { return document.getElementById(id); }
+  function h(tag, attrs) {
+    var el = document.createElement(tag);
+    if (attrs) Object.keys(attrs).forEach(function (k) {
+      var v = attrs[k];
+      if (v === null || v === undefined || v === false) return;
+      if (k === 'text') el.textContent = v;
+      else if (k === 'on') Object.keys(v).forEach(function (e) { el.addEventListener(e, v[e]); });
+      else el.setAttribute(k, v === true ? '' : String(v));
+    });
+    for (var i = 2; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === null || c === undefined || c === false) continue;
+      if (Array.isArray(c)) c.forEach(function (x) { if (x) el.appendChild(typeof x === 'string' ? document.createTextNode(x) : x); });
+      else el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    }
+    return el;
+  }
+  function clear(el) { while (el && el.firstChild) el.removeChild(el.firstChild); return el; }
+  function time(ms) { return ms ? new Date(ms).toLocaleString() : ''; }
+  function toast(msg) {
+    var t = $('toast'); t.textContent = msg; t.className = 'toast show';
+    clearTimeout(S.timers.toast); S.timers.toast = setTimeout(function () { t.className = 'toast'; }, 4000);
+  }
+  function later(key, ms, fn) { clearTimeout(S.timers[key]); S.timers[key] = setTimeout(fn, ms); }
+
+  function api(method, path, body, extra) {
+    var headers = { 'Client-Token': S.token };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (extra) Object.keys(extra).forEach(function (k) { headers[k] = extra[k]; });
+    return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' })
+      .then(function (res) {
+        return res.text().then(function (text) {
+          var data = null;
+          try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
+          if (!res.ok) {
+            var err = new Error((data && (data.message || data.error)) || ('HTTP ' + res.status));
+            err.status = res.status;
+            throw err;
+          }
+          return data;
+        });
+      });
+  }
+  function prefix(id) { return '/instances/' + encodeURIComponent(id) + '/token/' + encodeURIComponent(S.tokens[id] || ''); }
+  function iapi(method, path, body, extra) { return api(method, prefix(S.selected) + path, body, extra); }
+  function fail(err) {
+    if (err && err.status === 401 && /Client-Token/.test(err.message)) return signOut('Your Client-Token was refused; sign in again.');
+    toast(err && err.message ? err.message : String(err));
+  }
+  function saveTokens() { sessionStorage.setItem(INST_KEY, JSON.stringify(S.tokens)); }
+
+  // ---- sign in / out ----
+  function signIn(token) {
+    S.token = token;
+    return api('GET', '/instances').then(function (list) {
+      sessionStorage.setItem(CT_KEY, token);
+      try { S.tokens = JSON.parse(sessionStorage.getItem(INST_KEY) || '{}') || {}; } catch (e) { S.tokens = {}; }
+      S.instances = list;
+      $('signin').hidden = true; $('app').hidden = false; $('signout').hidden = false; $('live').hidden = false;
+      renderInstances(); renderHealth(); connectStream();
+      S.healthTimer = setInterval(refreshHealth, 15000);
+      refreshHealth();
+      $('main').focus();
+    });
+  }
+  function signOut(message) {
+    if (S.abort) S.abort.abort();
+    S.abort = null; S.token = null; S.selected = null; S.lastEventId = null;
+    stopQr(); clearInterval(S.healthTimer);
+    sessionStorage.removeItem(CT_KEY); sessionStorage.removeItem(INST_KEY);
+    $('app').hidden = true; $('signout').hidden = true; $('live').hidden = true; $('signin').hidden = false;
+    clear($('detail')).appendChild(h('p', { class: 'muted', text: 'Select or create an instance.' }));
+    $('signin-error').textContent = message || '';
+    $('signin-token').value = '';
+    $('signin-token').focus();
+  }
+
+  // ---- instances ----
+  function refreshInstances() {
+    return api('GET', '/instances').then(function (list) {
+      S.instances = list; renderInstances(); renderHealth();
+      if (S.selected) renderHead();
+    }, fail);
+  }
+  function current() { for (var i = 0; i < S.instances.length; i++) if (S.instances[i].instanceId === S.selected) return S.instances[i]; return null; }
+  function badge(status) { return h('span', { class: 'badge ' + status, text: String(status).replace('_', ' ') }); }
+  function renderInstances() {
+    var ul = clear($('instance-list'));
+    if (S.instances.length === 0) ul.appendChild(h('li', { class: 'muted', text: 'No instances yet.' }));
+    S.instances.forEach(function (inst) {
+      ul.appendChild(h('li', null, h('button', { type: 'button', 'aria-current': inst.instanceId === S.selected ? 'true' : 'false',
+        'data-instance': inst.instanceId, on: { click: function () { select(inst.instanceId); } } },
+        h('span', null, inst.name, inst.phone ? h('span', { class: 'muted', text: ' +' + inst.phone }) : null), badge(inst.status))));
+    });
+  }
+  function create(name) {
+    return api('POST', '/instances', { name: name }).then(function (created) {
+      S.tokens[created.instanceId] = created.instanceToken; saveTokens();
+      return refreshInstances().then(function () { select(created.instanceId, true); });
+    });
+  }
+
+`;
