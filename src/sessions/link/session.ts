@@ -189,7 +189,7 @@ export class Session implements LiveSession {
     if (!this.registered) prewarmKeyPairs();
     await this.setState(this.registered ? 'connecting' : this.state === 'pairing' ? 'pairing' : 'connecting', reason);
     // Read per socket: set before pairing, the opt-in applies to the link that receives the history.
-    const syncHistory = (await store.instances.findById(instanceId))?.history_import === 1;
+    const syncHistory = (await store.instances.find(instanceId))?.historyImport ?? false;
     const generation = ++this.generation;
     const sock = openLinkSocket(this.deps.net, this.deps.caches, auth, {
       instanceId,
