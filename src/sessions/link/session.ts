@@ -429,7 +429,7 @@ export class Session implements LiveSession {
 
   failed(err: unknown, what: string): void {
     this.deps.metrics.loggedFailures.inc({ component: 'sessions' });
-    // A full disk is logged once per episode by the store's watcher (main.ts), not per failure.
+    // A full disk is logged once per episode by the store's watcher (store/disk-watch.ts), not per failure.
     this.log[isDiskFull(err) ? 'debug' : 'error']({ err }, `${what} failed`);
   }
 
