@@ -25,7 +25,7 @@ const REDACT_PATHS = [
   '*.password',
 ];
 
-// ─── URLs in logs (hardening #9): a token may be anywhere a client puts it ─────────────────────
+// URLs in logs: a token may be anywhere a client puts it.
 /** Path segments that are route words (`send-text`, `instances`): lower-case letters and hyphens. */
 const ROUTE_WORD = /^[a-z]{1,40}(?:-[a-z]{1,40}){0,6}$/;
 /** Ids that are not secrets and help a reader: instance ids, zaapIds, WhatsApp message ids, phones. */
@@ -75,7 +75,6 @@ export function redactUrl(url: string, also?: string): string {
   }
   return out;
 }
-// ─── end of URLs in logs ───────────────────────────────────────────────────────────────────────
 
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(

@@ -3,7 +3,10 @@
 // the label values the code uses, and gauges are read at scrape time from what they measure.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** Statuses a session can be in (store/schema.ts InstanceStatus); each is reported, 0 when none. */
+/**
+ * Statuses a session can be in; each is reported, 0 when none. The list is INSTANCE_STATUSES of
+ * domain/instance.ts, repeated here because metrics.ts ranks below domain/ (layering.test.ts).
+ */
 const SESSION_STATUSES = ['disconnected', 'pairing', 'connecting', 'connected', 'logged_out', 'banned', 'replaced'];
 /** Label values each counter is given at 0, so rate() has a series before the first event. */
 const SEND_RESULTS = ['sent', 'requeued', 'retry', 'failed'];

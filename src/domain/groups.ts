@@ -1,6 +1,6 @@
 // Group administration as the API and the use cases name it: what can be done to a group's
 // participants and join requests, and what the network answered. The engine's port
-// (sessions/group-admin-port.ts) speaks the same words.
+// (sessions/families/group-admin/group-admin-port.ts) speaks the same words.
 
 export type ParticipantAction = 'add' | 'remove' | 'promote' | 'demote';
 export type JoinRequestAction = 'approve' | 'reject';

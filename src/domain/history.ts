@@ -1,5 +1,5 @@
 // History import at pairing (013-history-sync), as the API and the use cases see it: the settings
-// and their bounds. The engine's import itself lives in sessions/history-import.ts.
+// and their bounds. The engine's import itself lives in sessions/inbound/history-import.ts.
 import type { Instance } from './instance.js';
 
 export interface HistorySettings {

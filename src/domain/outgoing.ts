@@ -21,8 +21,8 @@ export type OutgoingContent =
   | SendKindsContent
   | MediaOutgoingContent;
 
-// ─── Media sends (send-audio, send-video, send-ptv, send-gif, send-document) ───────────────────
-// Media references are the request's URL or data URI; the sender converts them at send time.
+// Media sends (send-audio, send-video, send-ptv, send-gif, send-document). Media references are
+// the request's URL or data URI; the sender converts them at send time.
 
 export type MediaOutgoingContent =
   /** A voice note (Ogg/Opus, with its length and waveform unless `waveform` is false). */
@@ -34,7 +34,6 @@ export type MediaOutgoingContent =
   | { type: 'gif'; gif: string; caption?: string }
   /** Any file, byte for byte; the mimetype follows `extension`. */
   | { type: 'document'; document: string; extension: string; fileName?: string; caption?: string };
-// ─── end of media sends ──────────────────────────────────────────────────────────────────────
 
 export interface OutgoingMessage {
   content: OutgoingContent;

@@ -30,7 +30,7 @@ export interface DeliveryPage {
 
 export type ReplayStore = Pick<DeliveriesRepo, 'list' | 'find' | 'requeue' | 'contexts'>;
 
-/** Characters of payloads one page of deliveries may hold (hardening #1). */
+/** Characters of payloads one page of deliveries may hold. */
 const LIST_BUDGET_CHARS = 4 * 1024 * 1024;
 
 function view(r: DeliveryRecord): DeliveryView {

@@ -207,11 +207,11 @@ export class InstanceLane {
   /** Reads the instance's settings and the strategy's memory; false when the instance is gone. */
   private async load(): Promise<boolean> {
     const version = this.antibanVersion;
-    const row = await this.deps.store.instances.findById(this.instanceId);
-    if (!row) return false;
-    if (version === this.antibanVersion) this.antiban = row.antiban === 1;
-    this.pairedAt = row.paired_at === null ? null : Number(row.paired_at);
-    this.ownPhone = row.phone;
+    const instance = await this.deps.store.instances.find(this.instanceId);
+    if (!instance) return false;
+    if (version === this.antibanVersion) this.antiban = instance.antiban;
+    this.pairedAt = instance.pairedAt;
+    this.ownPhone = instance.phone;
     await this.memory.load(this.antiban);
     this.needsLoad = false;
     this.plan = null;

@@ -7,7 +7,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import { isDiskFull, errors } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { ProxyAgent, proxyInUse } from '../net/proxy.js';
-import type { InstanceRow } from '../store/schema.js';
+import type { Instance } from '../domain/instance.js';
 import { deserialize } from './link/auth-state.js';
 import { DEFAULT_BACKOFF } from './link/close-policy.js';
 import { mediaPipeline } from './outbound/media.js';
@@ -199,7 +199,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
       this.sessions.delete(instanceId);
     }
     if (fresh) await this.deps.store.auth.wipe(instanceId);
-    const proxy = this.proxyAgent(await this.deps.store.instances.findById(instanceId));
+    const proxy = this.proxyAgent(await this.deps.store.instances.find(instanceId));
     const session: Session = new Session({
       instanceId,
       store: this.deps.store,
@@ -251,11 +251,11 @@ export class SessionManager implements SessionsPort, MessageTransport {
   private async proxyOf(instanceId: string): Promise<HttpAgent | undefined> {
     const live = this.sessions.get(instanceId);
     if (live) return live.proxy;
-    return this.proxyAgent(await this.deps.store.instances.findById(instanceId));
+    return this.proxyAgent(await this.deps.store.instances.find(instanceId));
   }
 
-  private proxyAgent(row: InstanceRow | undefined): ProxyAgent | undefined {
-    const url = row ? proxyInUse(row.proxy_url, row.proxy_enabled === 1) : null;
+  private proxyAgent(instance: Instance | undefined): ProxyAgent | undefined {
+    const url = instance ? proxyInUse(instance.proxyUrl, instance.proxyEnabled) : null;
     // The far end's TLS trusts what the media agent trusts (a test network's CA).
     const ca = this.deps.mediaAgent?.options.ca;
     return url ? new ProxyAgent(url, { guard: this.deps.guard, tls: ca === undefined ? undefined : { ca }, timeoutMs: this.deps.settings.commandTimeoutMs }) : undefined;
@@ -442,7 +442,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
 
   private failed(err: unknown, what: string): void {
     this.deps.metrics.loggedFailures.inc({ component: 'sessions' });
-    // A full disk is logged once per episode by the store's watcher (main.ts), not per failure.
+    // A full disk is logged once per episode by the store's watcher (store/disk-watch.ts), not per failure.
     this.log[isDiskFull(err) ? 'debug' : 'error']({ err }, `${what} failed`);
   }
 }

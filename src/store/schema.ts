@@ -10,10 +10,6 @@ type Flag = number;
 // The states and kinds columns hold, one union each: the code that writes a column can only write
 // one of these, and readers need no cast. (No CHECK constraints: the types are the guard.)
 
-// Instance states and list modes are domain vocabulary (domain/instance.ts); re-exported for the
-// engine files that still import them from here.
-export type { InstanceStatus, ListMode };
-
 /** A queued message: queued → in_flight → sent | failed (cancelled rows are deleted). */
 export type MessageState = 'queued' | 'in_flight' | 'sent' | 'failed';
 

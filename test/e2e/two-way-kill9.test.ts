@@ -4,10 +4,10 @@
 // reached the webhook once, and every send the gateway accepted has been decrypted by the contact.
 //
 // What it takes so far: what an encryption advanced is written before the message leaves
-// (src/sessions/send-write-ahead.ts); no frame leaves before the creds it follows are on disk
+// (src/sessions/link/send-write-ahead.ts); no frame leaves before the creds it follows are on disk
 // (pre-key uploads, the pairing reply); a key read while a key write is still committing sees that
-// write (src/sessions/auth-state.ts); and one key-store transaction at a time per socket
-// (src/sessions/key-transactions.ts). The last two were the big losses, kill or no kill: Baileys
+// write (src/sessions/link/auth-state.ts); and one key-store transaction at a time per socket
+// (src/sessions/link/key-transactions.ts). The last two were the big losses, kill or no kill: Baileys
 // runs a send and a decryption with the same contact under different locks, and the later commit
 // erased the other's ratchet step. With TWO_WAY_NO_KILL=1, 19-120 of ~130 sends per run failed at
 // the contact with "No matching sessions found" before; now none, also with the CPU loaded.

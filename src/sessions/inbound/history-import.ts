@@ -11,26 +11,14 @@
 // `fromHistory: true` (and reported once: a message reported live before is not reported again).
 import type { Chat, Contact, WAMessage } from 'baileys';
 import type { EventSink, GatewayEvent } from '../../events/types.js';
-import type { ChatMessageRow, InstanceRow } from '../../store/schema.js';
+import type { Instance } from '../../domain/instance.js';
+import { historySettingsOf } from '../../domain/history.js';
+import type { ChatMessageRow } from '../../store/schema.js';
 import type { HistoryBatch, HistoryChat, HistoryImport } from '../../store/chats-repo.js';
 import { NAME_MAX_CHARS } from '../../store/chats-repo.js';
 import { chatMessageOf } from './chat-recorder.js';
 import { toReceivedCallback, type IncomingContext } from './incoming.js';
 import { groupIdOf, isGroup, isLid, normalJid, userOf } from '../jids.js';
-
-export interface HistorySettings {
-  enabled: boolean;
-  days: number;
-  webhook: boolean;
-}
-
-/** Longest window accepted (the setting's bound). */
-export const HISTORY_MAX_DAYS = 365;
-export const HISTORY_DEFAULT_DAYS = 7;
-
-export function historySettingsOf(row: Pick<InstanceRow, 'history_import' | 'history_days' | 'history_webhook'>): HistorySettings {
-  return { enabled: row.history_import === 1, days: row.history_days, webhook: row.history_webhook === 1 };
-}
 
 /** What Baileys' messaging-history.set carries (the fields used here). */
 export interface HistorySet {
@@ -43,7 +31,7 @@ export interface HistorySet {
 
 interface HistoryImportDeps {
   instanceId: string;
-  store: { chats: HistoryImport; instances: { findById(id: string): Promise<InstanceRow | undefined> } };
+  store: { chats: HistoryImport; instances: { find(id: string): Promise<Instance | undefined> } };
   events: EventSink;
   now(): number;
   /** The session's incoming context (phone numbers from LIDs, group names). */
@@ -86,9 +74,9 @@ export class HistoryImporter {
 
   private async importSet(set: HistorySet): Promise<void> {
     const started = Date.now();
-    const row = await this.deps.store.instances.findById(this.deps.instanceId);
-    if (!row) return;
-    const settings = historySettingsOf(row);
+    const instance = await this.deps.store.instances.find(this.deps.instanceId);
+    if (!instance) return;
+    const settings = historySettingsOf(instance);
     if (!settings.enabled) return;
     const now = this.deps.now();
     const cutoff = now - Math.min(settings.days * DAY_MS, this.deps.retention.maxAgeMs);

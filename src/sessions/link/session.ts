@@ -7,7 +7,8 @@ import { isDiskFull } from '../../errors.js';
 import type { AuthenticationCreds, ConnectionState } from 'baileys';
 import type { GatewayEvent } from '../../events/types.js';
 import type { Logger } from '../../logger.js';
-import type { InstancePatch, InstanceStatus } from '../../store/schema.js';
+import type { InstanceStatus } from '../../domain/instance.js';
+import type { InstancePatch } from '../../store/schema.js';
 import type { StoredAuthState } from './auth-state.js';
 import { backoffDelay, classifyClose, type CloseAction } from './close-policy.js';
 import type { BoomLike } from '../engine-call.js';
@@ -188,7 +189,7 @@ export class Session implements LiveSession {
     if (!this.registered) prewarmKeyPairs();
     await this.setState(this.registered ? 'connecting' : this.state === 'pairing' ? 'pairing' : 'connecting', reason);
     // Read per socket: set before pairing, the opt-in applies to the link that receives the history.
-    const syncHistory = (await store.instances.findById(instanceId))?.history_import === 1;
+    const syncHistory = (await store.instances.find(instanceId))?.historyImport ?? false;
     const generation = ++this.generation;
     const sock = openLinkSocket(this.deps.net, this.deps.caches, auth, {
       instanceId,
@@ -428,7 +429,7 @@ export class Session implements LiveSession {
 
   failed(err: unknown, what: string): void {
     this.deps.metrics.loggedFailures.inc({ component: 'sessions' });
-    // A full disk is logged once per episode by the store's watcher (main.ts), not per failure.
+    // A full disk is logged once per episode by the store's watcher (store/disk-watch.ts), not per failure.
     this.log[isDiskFull(err) ? 'debug' : 'error']({ err }, `${what} failed`);
   }
 

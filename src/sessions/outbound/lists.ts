@@ -2,7 +2,7 @@
 // (poll vote, numbered reply, native selection) maps back to the option id the client gave.
 import { createHash } from 'node:crypto';
 import type { ListButton, ListOption } from '../../domain/outgoing.js';
-import type { ListMode } from '../../store/schema.js';
+import type { ListMode } from '../../domain/instance.js';
 
 
 /** Stored beside the sent message so answers can be mapped back. */

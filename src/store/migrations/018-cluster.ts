@@ -3,7 +3,7 @@
 // raised by every change of owner. On PostgreSQL, `zapgate_fence()` refuses a write to an instance's
 // rows from a connection whose `zapgate.fence` setting names another incarnation than the owner's:
 // the engine of a node writes only through such connections, so a node that was paused or cut off
-// while others took its instances over cannot land a late write (cluster/fence-triggers.ts attaches
+// while others took its instances over cannot land a late write (store/fence-triggers.ts attaches
 // the function to every table with an instance_id column). Connections without the setting (request
 // handling, the CLI) are not fenced. SQLite runs one node: it gets the columns and nothing else.
 import { sql, type Kysely } from 'kysely';

@@ -7,7 +7,7 @@ import { getContentType, type WAMessage, type WAMessageKey } from 'baileys';
 import type { Logger } from '../../../logger.js';
 import type { Metrics } from '../../../metrics.js';
 import type { InstancesRepo } from '../../../store/instances-repo.js';
-import type { InstanceRow } from '../../../store/schema.js';
+import type { Instance } from '../../../domain/instance.js';
 import type { AccountReactionSettings } from './account-port.js';
 import type { CallInfo } from '../../inbound/notifications.js';
 import { withTimeout } from '../../engine-call.js';
@@ -16,7 +16,7 @@ import type { LiveSession } from '../../live-session.js';
 
 interface AccountReactionsDeps {
   /** The instance's settings, read once per instance (the SQL store implements it). */
-  store: { readonly instances: Pick<InstancesRepo, 'findById'> };
+  store: { readonly instances: Pick<InstancesRepo, 'find'> };
   log: Logger;
   metrics: Metrics;
   commandTimeoutMs: number;
@@ -25,13 +25,9 @@ interface AccountReactionsDeps {
 /** Content that is not a message a person reads (receipts for these mean nothing to the sender). */
 const NOT_READABLE = new Set(['protocolMessage', 'reactionMessage', 'pollUpdateMessage']);
 
-export function reactionSettingsOf(row: Pick<InstanceRow, 'auto_read_message' | 'auto_read_status' | 'call_reject_auto' | 'call_reject_message'>): AccountReactionSettings {
-  return {
-    autoReadMessage: row.auto_read_message === 1,
-    autoReadStatus: row.auto_read_status === 1,
-    callRejectAuto: row.call_reject_auto === 1,
-    callRejectMessage: row.call_reject_message,
-  };
+export function reactionSettingsOf(instance: Pick<Instance, 'autoReadMessage' | 'autoReadStatus' | 'callRejectAuto' | 'callRejectMessage'>): AccountReactionSettings {
+  const { autoReadMessage, autoReadStatus, callRejectAuto, callRejectMessage } = instance;
+  return { autoReadMessage, autoReadStatus, callRejectAuto, callRejectMessage };
 }
 
 const NONE: AccountReactionSettings = { autoReadMessage: false, autoReadStatus: false, callRejectAuto: false, callRejectMessage: null };
@@ -69,7 +65,7 @@ export class AccountReactions implements SessionReactions {
   private async settingsOf(instanceId: string): Promise<AccountReactionSettings> {
     const cached = this.settings.get(instanceId);
     if (cached) return cached;
-    const loading = this.deps.store.instances.findById(instanceId).then((row) => (row ? reactionSettingsOf(row) : NONE));
+    const loading = this.deps.store.instances.find(instanceId).then((instance) => (instance ? reactionSettingsOf(instance) : NONE));
     this.settings.set(instanceId, loading);
     try {
       const settings = await loading;

@@ -8,7 +8,7 @@ import { getBinaryNodeChild, getBinaryNodeChildren, type BinaryNode } from 'bail
 import { randomBytes } from 'node:crypto';
 import { DomainError, errors } from '../../../errors.js';
 import type { CommunityMetadata, CommunityPort, CommunitySubGroup, CommunitySummary, GroupLinkOutcome, WhoCanAddGroups } from './community-port.js';
-import type { ParticipantAction, ParticipantOutcome } from '../group-admin/group-admin-port.js';
+import type { ParticipantAction, ParticipantOutcome } from '../../../domain/groups.js';
 import { groupIdOf, groupJid, phoneJid } from '../../jids.js';
 import { sessionCommands, toDomainError, type SessionCommands } from '../../engine-call.js';
 import type { LiveSession } from '../../live-session.js';

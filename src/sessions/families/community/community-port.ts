@@ -4,7 +4,7 @@
 // are addressed by their digits (Z-API's communityId); groups by `<digits>-group`. The Baileys
 // engine implements it in community-engine.ts.
 import { errors } from '../../../errors.js';
-import type { ParticipantAction, ParticipantOutcome } from '../group-admin/group-admin-port.js';
+import type { ParticipantAction, ParticipantOutcome } from '../../../domain/groups.js';
 
 /** A group of a community, as Z-API shows it. */
 export interface CommunitySubGroup {

@@ -4,7 +4,8 @@
 // pixel limits), never fetched by Baileys itself.
 import type { GroupMetadata } from 'baileys';
 import { errors } from '../../../errors.js';
-import type { GroupAdminPort, JoinRequestAction, ParticipantAction, ParticipantOutcome, ParticipatingGroup } from './group-admin-port.js';
+import type { JoinRequestAction, ParticipantAction, ParticipantOutcome, ParticipatingGroup } from '../../../domain/groups.js';
+import type { GroupAdminPort } from './group-admin-port.js';
 import { groupIdOf, groupJid, phoneJid, userOf } from '../../jids.js';
 import type { MediaPipeline } from '../../outbound/media.js';
 import { mediaError, sessionCommands, toDomainError, type SessionCommands } from '../../engine-call.js';

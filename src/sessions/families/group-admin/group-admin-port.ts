@@ -3,25 +3,8 @@
 // subject, description and picture, and change participants, admins and join requests. The Baileys
 // engine implements it in group-admin-engine.ts.
 import { errors } from '../../../errors.js';
+import type { JoinRequestAction, ParticipantAction, ParticipantOutcome, ParticipatingGroup } from '../../../domain/groups.js';
 import type { GroupInfo } from '../../port.js';
-
-export type ParticipantAction = 'add' | 'remove' | 'promote' | 'demote';
-export type JoinRequestAction = 'approve' | 'reject';
-
-/** A group the account is in, as the network lists it. */
-export interface ParticipatingGroup {
-  /** `<digits>-group` */
-  groupId: string;
-  subject: string;
-  /** ms */
-  creation: number;
-}
-
-/** What the network answered for one phone of a participant change: '200' done, else its error code. */
-export interface ParticipantOutcome {
-  phone: string;
-  status: string;
-}
 
 export interface GroupAdminPort {
   participating(instanceId: string): Promise<ParticipatingGroup[]>;

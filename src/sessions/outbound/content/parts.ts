@@ -2,7 +2,7 @@
 // the id it carries on the network), mentions, and the context the builders read.
 import { createHash } from 'node:crypto';
 import type { AnyMessageContent, WAMessage, WAMessageKey, proto } from 'baileys';
-import type { ListMode } from '../../../store/schema.js';
+import type { ListMode } from '../../../domain/instance.js';
 import type { ListMeta, ListSettings } from '../lists.js';
 import type { MediaPipeline } from '../media.js';
 
