@@ -12,15 +12,9 @@ import type { MediaUrlSigner } from '../media/signed-urls.js';
 import type { OutgoingMediaStore } from '../media/outgoing-store.js';
 import type { WebhookDeliveriesService } from '../outbox/replay.js';
 import type { Sender } from '../sender/sender.js';
-import type { AccountPort } from '../sessions/families/account/account-port.js';
 import type { AccountReactions } from '../sessions/families/account/account-reactions.js';
-import type { BusinessPort } from '../sessions/families/business/business-port.js';
-import type { CatalogPort } from '../sessions/families/catalog/catalog-port.js';
-import type { ChatsPort } from '../sessions/families/chats/chats-port.js';
-import type { CommunityPort } from '../sessions/families/community/community-port.js';
-import type { GroupAdminPort } from '../sessions/families/group-admin/group-admin-port.js';
+import type { EngineFamilies } from '../sessions/engines.js';
 import type { SessionManager } from '../sessions/manager.js';
-import type { NewsletterPort } from '../sessions/families/newsletter/newsletter-port.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { Store } from '../store/index.js';
 import { AccountService } from './account-service.js';
@@ -49,16 +43,8 @@ import { QueuedBytesQuota } from './queued-bytes-quota.js';
 import { StatusHistoryService } from './status-history.js';
 import { WebhooksService } from './webhooks-service.js';
 
-/** The engine's feature ports (offline null objects without an engine). */
-export interface FeaturePorts {
-  account: AccountPort;
-  chats: ChatsPort;
-  groupAdmin: GroupAdminPort;
-  communities: CommunityPort;
-  newsletters: NewsletterPort;
-  business: BusinessPort;
-  catalog: CatalogPort;
-}
+/** The engine's feature ports (offline null objects without an engine), built by sessions/engines.ts. */
+type FeaturePorts = Omit<EngineFamilies, 'close'>;
 
 interface ServicesDeps {
   config: Config;
