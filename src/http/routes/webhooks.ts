@@ -2,8 +2,9 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { InstancesService } from '../../services/instances-service.js';
 import type { WebhooksService } from '../../services/webhooks-service.js';
-import type { WebhookKind } from '../../events/types.js';
+import { WEBHOOK_KINDS, type WebhookKind } from '../../events/types.js';
 import { instanceOf } from '../auth.js';
+import { WEBHOOK_SETTING_OF } from '../schemas/callbacks.js';
 import { errorResponses, named, ValueTrue } from '../schemas/common.js';
 
 const tags = ['webhooks'];
@@ -30,18 +31,21 @@ const WebhookSecret = named(
   Type.Object({ value: Type.String(), previous: Type.Union([Type.String(), Type.Null()]) }, { examples: [{ value: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previous: null }] }),
 );
 
-const SINGLE: ReadonlyArray<[string, WebhookKind, string]> = [
-  ['update-webhook-received', 'received', 'incoming messages and notifications (ReceivedCallback)'],
-  ['update-webhook-message-status', 'message_status', 'message status changes (MessageStatusCallback)'],
-  ['update-webhook-delivery', 'delivery', 'sent / failed-to-send reports (DeliveryCallback)'],
-  ['update-webhook-connected', 'connected', 'connection events (ConnectedCallback)'],
-  ['update-webhook-disconnected', 'disconnected', 'disconnection events (DisconnectedCallback)'],
-  ['update-webhook-chat-presence', 'chat_presence', 'contacts\' presence in chats: typing, recording, online (PresenceChatCallback)'],
-];
+/** What each kind's URL receives (one setting route per kind, named by WEBHOOK_SETTING_OF). */
+const SINGLE: Record<WebhookKind, string> = {
+  received: 'incoming messages and notifications (ReceivedCallback)',
+  message_status: 'message status changes (MessageStatusCallback)',
+  delivery: 'sent / failed-to-send reports (DeliveryCallback)',
+  connected: 'connection events (ConnectedCallback)',
+  disconnected: 'disconnection events (DisconnectedCallback)',
+  chat_presence: 'contacts\' presence in chats: typing, recording, online (PresenceChatCallback)',
+};
 
 export function webhookRoutes(webhooks: WebhooksService, instances: InstancesService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    for (const [path, kind, what] of SINGLE) {
+    for (const kind of WEBHOOK_KINDS) {
+      const path = WEBHOOK_SETTING_OF[kind];
+      const what = SINGLE[kind];
       app.put(
         `/${path}`,
         {
