@@ -16,7 +16,7 @@ import { handleError } from './error-handler.js';
 import { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { routeMetrics } from './route-metrics.js';
-import { cachingSerializerFactory } from './serializer-cache.js';
+import { lazySerializerFactory, lazyValidatorFactory } from './lazy-compilers.js';
 import { limitConnections, requestDeadline, timeoutOptions } from './connection-limits.js';
 import { MethodIndex } from './method-index.js';
 import { allNamedSchemas, ErrorBody } from './schemas/common.js';
@@ -91,7 +91,7 @@ export async function buildHttpServer(deps: HttpDeps) {
     // The request's child logger is built only if the request logs (bench/enqueue).
     childLoggerFactory: lazyChildLogger,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
-    schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory() } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory(), buildValidator: lazyValidatorFactory() } },
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
     // Router-level failures (bad percent-encoding, over-long segment) would otherwise answer with
     // Fastify's own body, which echoes the path and so the instanceToken.

@@ -3,7 +3,7 @@
 // The child runs the TypeScript sources (ZAPGATE_FROM_SOURCE=1, through tsx), never dist/: a test
 // must never pass or fail on a stale build. test/e2e/cli-dist.test.ts covers the compiled build.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,16 +11,41 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/zapgate.js', import.meta.url));
 
-/** A port nobody listens on right now (the OS picks it, then we release it). */
+/**
+ * A port nobody listens on right now, for a server another process will open. It is drawn at random
+ * below the kernel's ephemeral range (net.ipv4.ip_local_port_range), which is where every `listen(0)`
+ * and every outgoing connection of the test run takes its ports: a port released here and bound a
+ * moment later by the child cannot have been handed meanwhile to another test's receiver (that race
+ * once let a webhook receiver answer a gateway's /readyz and `POST /instances` with `200 {}`).
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const [ephemeralLow] = ephemeralRange();
+  const low = 10_000;
+  const high = Math.max(low + 1_000, ephemeralLow) - 1;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port found between ${low} and ${high}`);
+}
+
+function ephemeralRange(): [number, number] {
+  try {
+    const [lowText, highText] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    const low = Number(lowText);
+    const high = Number(highText);
+    if (Number.isInteger(low) && Number.isInteger(high) && low > 11_000) return [low, high];
+  } catch {
+    // Not Linux: Linux's default range.
+  }
+  return [32_768, 60_999];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
@@ -64,7 +89,20 @@ export interface SpawnOptions {
 }
 
 export async function spawnGateway(options: SpawnOptions): Promise<GatewayProcess> {
-  const port = options.port ?? (await freePort());
+  // A port chosen here can still be taken by another test's freePort before the child listens: the
+  // child then exits saying so (src/start-errors.ts), and a new port is tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOnce(options, options.port ?? (await freePort()));
+    } catch (err) {
+      if (options.port !== undefined || attempt >= 3 || !(err instanceof PortTaken)) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function spawnOnce(options: SpawnOptions, port: number): Promise<GatewayProcess> {
   const env = cliEnv();
   if (options.bin) delete env.ZAPGATE_FROM_SOURCE;
   Object.assign(env, {
@@ -123,11 +161,15 @@ async function waitReady(proc: GatewayProcess, timeoutMs: number): Promise<void>
   let exitedEarly = false;
   void proc.exited.then(() => (exitedEarly = true));
   while (Date.now() < deadline) {
-    if (exitedEarly) throw new Error(`gateway exited during start-up:\n${proc.stdout()}\n${proc.stderr()}`);
+    if (exitedEarly) {
+      const message = `gateway exited during start-up:\n${proc.stdout()}\n${proc.stderr()}`;
+      throw /port \d+ is already in use/.test(proc.stderr()) ? new PortTaken(message) : new Error(message);
+    }
     try {
       const res = await fetch(`${proc.url}/readyz`, { signal: AbortSignal.timeout(1_000) });
-      await res.arrayBuffer();
-      if (res.status === 200) return;
+      const body = await res.text();
+      // Only a gateway's readiness answer counts, never whatever else might hold the port.
+      if (res.status === 200 && body === '{"status":"ok"}') return;
     } catch {
       // Not listening yet.
     }
