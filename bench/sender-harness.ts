@@ -1,5 +1,6 @@
 // Shared by the sender benchmarks: simnet in this process, the real gateway (`zapgate serve`, real
 // Baileys) as a child process pointed at it, and a small client for its HTTP API.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { startSimnet, SimnetClient, SimnetError, type RunningSimnet, type SimnetOptions } from '../simnet/src/index.js';
-import { freePort, spawnGateway, type GatewayProcess } from '../test/helpers/process-gateway.js';
+import { REPO_ROOT, freePort, spawnGateway, type GatewayProcess } from '../test/helpers/process-gateway.js';
 
 export interface Inst {
   id: string;
@@ -34,6 +35,18 @@ export interface Bench {
   close(): Promise<void>;
 }
 
+/**
+ * The gateway a bench measures is the compiled build, as it runs in production (rebuilt first when
+ * a source is newer): from the sources, tsx's loader and source-mapped stack traces (Baileys takes
+ * a stack per request) cost the gateway CPU a deployment never pays. BENCH_FROM_SOURCE=1 runs the
+ * sources instead.
+ */
+function gatewayBin(): string | undefined {
+  if (process.env.BENCH_FROM_SOURCE === '1') return undefined;
+  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs'), '--if-stale'], { stdio: 'inherit' });
+  return join(REPO_ROOT, 'bin/zapgate.js');
+}
+
 export async function startBench(options: { simnet?: SimnetOptions; env?: Record<string, string> } = {}): Promise<Bench> {
   const sim = await startSimnet(options.simnet);
   const admin = new SimnetClient(sim.adminUrl);
@@ -56,7 +69,8 @@ export async function startBench(options: { simnet?: SimnetOptions; env?: Record
   };
   // BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the gateway process.
   const nodeArgs = process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  let gw = await spawnGateway({ dataDir, port, env: { ...base, ...options.env }, nodeArgs });
+  const bin = gatewayBin();
+  let gw = await spawnGateway({ dataDir, port, env: { ...base, ...options.env }, nodeArgs, bin });
 
   const bench: Bench = {
     sim,
@@ -68,7 +82,7 @@ export async function startBench(options: { simnet?: SimnetOptions; env?: Record
       // Kept-alive connections belong to the old process.
       await agent.close();
       agent = newAgent();
-      gw = await spawnGateway({ dataDir, port, env: { ...base, ...env }, nodeArgs });
+      gw = await spawnGateway({ dataDir, port, env: { ...base, ...env }, nodeArgs, bin });
     },
     async call(method, path, body) {
       const res = await request(`${gw.url}${path}`, {
