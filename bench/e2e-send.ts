@@ -1,7 +1,10 @@
 // End-to-end sends through the real gateway process and real Baileys to simnet contacts, pacing off:
 // from the HTTP request until the contact's phone has decrypted the message. Text, and media next
 // to it: an image (a 640×480 JPEG, sent as is after its header is checked and a thumbnail made)
-// and a voice note (a 5 s MP3, converted to Ogg/Opus by ffmpeg for every message).
+// and a voice note (a 5 s MP3, converted to Ogg/Opus by ffmpeg for every message). Each run also
+// prints the CPU the gateway process spent per sent message over its throughput part (from the
+// first request until the last decrypt; /proc/<pid>/stat, bench/process-cpu.ts; ffmpeg's share
+// apart), beside this process's (simnet and its contacts' decryption, the HTTP client).
 //
 // Usage: node --import tsx bench/e2e-send.ts [--instances 1,10,100] [--messages 2000] [--media-messages 200]
 //          [--contacts 5] [--kinds text,image,audio]
@@ -15,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import type { ReceivedMessage } from '../simnet/src/index.js';
 import { bundledTool } from '../src/convert/ffmpeg.js';
+import { cpuMark, cpuSince, formatCpuPer } from './process-cpu.js';
 import { percentile, startBench, type Inst } from './sender-harness.js';
 
 const { values } = parseArgs({
@@ -69,6 +73,7 @@ try {
 async function run(insts: Inst[], total: number, kind: Kind, print: boolean): Promise<void> {
   const per = Math.max(1, Math.floor(total / insts.length));
   const sentAt = new Map<string, number>();
+  const cpu = cpuMark(bench.gateway().child.pid);
   const started = performance.now();
   await Promise.all(
     insts.map(async (inst, i) => {
@@ -76,6 +81,7 @@ async function run(insts: Inst[], total: number, kind: Kind, print: boolean): Pr
     }),
   );
   await arrivedAll([...sentAt.keys()]);
+  const spent = cpuSince(cpu);
   if (!print) return;
   const last = Math.max(...[...sentAt.keys()].map((id) => arrived.get(id) as number));
   const seconds = (last - started) / 1000;
@@ -96,7 +102,8 @@ async function run(insts: Inst[], total: number, kind: Kind, print: boolean): Pr
   latencies.sort((a, b) => a - b);
   console.log(
     `${kind.padEnd(5)} ${String(insts.length).padStart(3)} instances: ${sentAt.size} messages in ${seconds.toFixed(2)} s = ${(sentAt.size / seconds).toFixed(1)} msg/s ` +
-      `(p50 ${percentile(queued, 50).toFixed(0)} ms, p99 ${percentile(queued, 99).toFixed(0)} ms from accept to decrypt with the queue full); ` +
+      `(p50 ${percentile(queued, 50).toFixed(0)} ms, p99 ${percentile(queued, 99).toFixed(0)} ms from accept to decrypt with the queue full; ` +
+      `CPU ${formatCpuPer(spent, sentAt.size, 'msg', 'simnet + client')}); ` +
       `one at a time per instance: p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms over ${latencies.length} messages`,
   );
 }

@@ -1,7 +1,9 @@
 // Durable send-text accepts/s versus a bare Fastify route on the same machine (docs/design.md target:
 // ratio ≥ 0.6 with p99 ≤ 10 ms). Both servers run as child processes (the gateway exactly as
 // `zapgate serve`: SQLite WAL, synchronous=FULL, log level warn); autocannon drives both from this
-// process with the same connections and duration, in the same run.
+// process with the same connections and duration, in the same run. Each target's line also gives
+// the CPU its server process spent per accepted request over the measured rounds (/proc/<pid>/stat,
+// bench/process-cpu.ts), beside this process's (autocannon's) per request.
 // Run: node --import tsx bench/enqueue.ts   (ENQUEUE_BENCH_CONNECTIONS, ENQUEUE_BENCH_SECONDS)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
+import { addSpans, cpuMark, cpuSince, formatCpuPer, type CpuSpan } from './process-cpu.js';
 import { freePort, spawnGateway } from '../test/helpers/process-gateway.js';
 
 const CONNECTIONS = Number(process.env.ENQUEUE_BENCH_CONNECTIONS ?? 50);
@@ -30,6 +33,8 @@ interface Figures {
   p99Worst: number;
   non2xx: number;
   errors: number;
+  /** CPU over the measured rounds: the server process's and this process's (autocannon). */
+  cpu: CpuSpan;
 }
 
 interface Round {
@@ -38,11 +43,15 @@ interface Round {
   p99: number;
   non2xx: number;
   errors: number;
+  cpu: CpuSpan;
 }
 
-async function load(url: string, headers: Record<string, string>, body: string, seconds: number): Promise<Round> {
+/** One autocannon run against `url`, served by the process `pid` (whose CPU is read before and after). */
+async function load(pid: number | undefined, url: string, headers: Record<string, string>, body: string, seconds: number): Promise<Round> {
+  const mark = cpuMark(pid);
   const result = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: seconds });
-  return { accepted: result['2xx'], p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+  const cpu = cpuSince(mark);
+  return { accepted: result['2xx'], p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, cpu };
 }
 
 function median(xs: number[]): number {
@@ -60,6 +69,7 @@ function combine(rounds: Round[], seconds: number): Figures {
     p99Worst: Math.max(...rounds.map((r) => r.p99)),
     non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
     errors: rounds.reduce((n, r) => n + r.errors, 0),
+    cpu: addSpans(rounds.map((r) => r.cpu)),
   };
 }
 
@@ -77,8 +87,8 @@ async function startBare(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url: `http://127.0.0.1:${port}/x` };
 }
 
-function show(name: string, f: Figures): string {
-  return `${name.padEnd(22)} ${f.perSecond.toFixed(0).padStart(8)} req/s accepted   p50 ${String(f.p50).padStart(3)} ms   p99 ${String(f.p99).padStart(3)} ms (worst round ${f.p99Worst} ms)   non-2xx ${f.non2xx}   errors ${f.errors}`;
+function show(name: string, f: Figures, server: string): string {
+  return `${name.padEnd(22)} ${f.perSecond.toFixed(0).padStart(8)} req/s accepted   p50 ${String(f.p50).padStart(3)} ms   p99 ${String(f.p99).padStart(3)} ms (worst round ${f.p99Worst} ms)   non-2xx ${f.non2xx}   errors ${f.errors}   CPU ${formatCpuPer(f.cpu, f.accepted, 'req', 'autocannon', server)}`;
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'zapgate-bench-'));
@@ -102,14 +112,14 @@ try {
 
   // Warm both (JIT, SQLite page cache), then measure in alternating rounds with the same settings.
   const loadBefore = loadavg()[0] ?? 0;
-  await load(bare.url, bareHeaders, sendBody, WARMUP_SECONDS);
-  await load(sendUrl, sendHeaders, sendBody, WARMUP_SECONDS);
+  await load(bare.child.pid, bare.url, bareHeaders, sendBody, WARMUP_SECONDS);
+  await load(gateway.child.pid, sendUrl, sendHeaders, sendBody, WARMUP_SECONDS);
   const bareRounds: Round[] = [];
   const gatewayRounds: Round[] = [];
   const roundSeconds = Math.max(1, Math.round(SECONDS / ROUNDS));
   for (let i = 0; i < ROUNDS; i++) {
-    bareRounds.push(await load(bare.url, bareHeaders, sendBody, roundSeconds));
-    gatewayRounds.push(await load(sendUrl, sendHeaders, sendBody, roundSeconds));
+    bareRounds.push(await load(bare.child.pid, bare.url, bareHeaders, sendBody, roundSeconds));
+    gatewayRounds.push(await load(gateway.child.pid, sendUrl, sendHeaders, sendBody, roundSeconds));
   }
   const b = combine(bareRounds, roundSeconds * ROUNDS);
   const g = combine(gatewayRounds, roundSeconds * ROUNDS);
@@ -128,8 +138,8 @@ try {
     `enqueue bench: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${roundSeconds} s per target, after ${WARMUP_SECONDS} s warm-up; ` +
       `node ${process.version}, ${cpus().length} CPUs, load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`,
   );
-  console.log(show('bare Fastify POST /x', b));
-  console.log(show('zapgate send-text', g));
+  console.log(show('bare Fastify POST /x', b, 'Fastify'));
+  console.log(show('zapgate send-text', g, 'gateway'));
   console.log(`per-round ratios: ${rounds}`);
   console.log(`ratio ${ratio.toFixed(2)} (target ≥ 0.60), gateway p99 ${g.p99} ms (target ≤ 10 ms): ${ratio >= 0.6 && g.p99 <= 10 ? 'MET' : 'MISSED'}`);
   console.log(`rows committed: ${rows} (journal ${mode}, synchronous=FULL; includes ${WARMUP_SECONDS} s of warm-up sends)`);
