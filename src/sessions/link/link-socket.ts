@@ -1,6 +1,7 @@
 // How one socket of a session is opened and unlinked: the stored credentials loaded (an unfinished
 // pairing's wiped), the Baileys socket made with the write-ahead that keeps Signal state on disk
 // ahead of what it produced, and the companion removal a logout asks the network for.
+import { keepArrivalOrder } from './arrival-order.js';
 import { loadAuthState, type AuthStorage, type KeyWriteDeferral, type StoredAuthState } from './auth-state.js';
 import { engineLogger } from './engine-logger.js';
 import { oneKeyTransactionAtATime } from './key-transactions.js';
@@ -31,6 +32,8 @@ export function openLinkSocket(
   installSendWriteAhead(sock.signalRepository, keyTransactions, (mutations) => auth.writeAhead(mutations));
   // A send and a decryption must not commit over each other's Signal state (see the module).
   oneKeyTransactionAtATime(sock.authState.keys);
+  // A chat's messages are decrypted and reported in the order they arrived (see the module).
+  keepArrivalOrder(sock);
   return sock;
 }
 
