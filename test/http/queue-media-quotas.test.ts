@@ -105,8 +105,10 @@ describe('queued media by reference', () => {
     for (const m of messages) assert.match(m.message.content.image, /^zapgate-media:[0-9a-f]{64}:\d+$/, 'a reference, never the bytes');
     assert.ok(listMs < 1_000, `the listing answered in ${listMs.toFixed(0)} ms`);
     assert.ok(livez.length >= 3, `livez was polled (${livez.length} times)`);
-    assert.ok(Math.max(...livez) < 100, `/livez took up to ${Math.max(...livez).toFixed(0)} ms while the queue was listed`);
-    assert.ok(Math.max(...gaps) < 110, `/livez went unanswered for up to ${Math.max(...gaps).toFixed(0)} ms while the queue was listed`);
+    // Reading and serialising 40 images of 15 MiB on the event loop would hold it far longer than
+    // this; a loaded CI machine alone can stretch a 10 ms poll past 100 ms (111 ms was seen).
+    assert.ok(Math.max(...livez) < 500, `/livez took up to ${Math.max(...livez).toFixed(0)} ms while the queue was listed`);
+    assert.ok(Math.max(...gaps) < 500, `/livez went unanswered for up to ${Math.max(...gaps).toFixed(0)} ms while the queue was listed`);
 
     // Once no queued message references them, the files go.
     const cleared = await g.request('DELETE', `${inst.prefix}/queue`);
@@ -131,6 +133,7 @@ describe('queued media by reference', () => {
 
   test('a listing page is bounded in bytes as well as rows', async () => {
     // 80 texts of 64 K characters: a page of 1000 would be 5 MiB; it ends at the 4 MiB budget.
+    assert.equal((await g.request('DELETE', `${inst.prefix}/queue`)).status, 200, 'nothing left by an earlier test');
     const text = 'x'.repeat(65_000);
     for (let i = 0; i < 80; i++) {
       assert.equal((await g.request('POST', `${inst.prefix}/send-text`, { body: { phone: PHONE, message: text } })).status, 200);
