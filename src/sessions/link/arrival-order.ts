@@ -11,14 +11,18 @@
 // soon as the previous one has queued its decryption (the mutex is first come, first served) or has
 // finished without one. Only that short prelude is serialised per chat: decryptions, commits and
 // other chats go on as before, and a stanza never waits for anything a later one must do.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { WASocket } from './socket-config.js';
+import { ScopedStorage } from './tx-storage.js';
 
 type Stanza = { attrs: { from?: string; participant?: string } };
 type Listener = (node: Stanza) => unknown;
 
-/** Whose handler is running (in the async context of Baileys' handler), to release its chat's next stanza. */
-const current = new AsyncLocalStorage<() => void>();
+/**
+ * Whose handler is running (in the async context of Baileys' handler), to release its chat's next
+ * stanza. A slot of the process' one shared storage (tx-storage.ts): another AsyncLocalStorage would
+ * add its copy to every promise of the process.
+ */
+const current = new ScopedStorage<() => void>();
 
 /**
  * Re-registers Baileys' `CB:message` handlers behind a per-chat queue. Call right after the socket is
