@@ -5,17 +5,10 @@
 // ReceivedCallback exactly once (one POST per messageId: no loss, no duplicate), and each contact's
 // texts must arrive in the order that contact sent them.
 //
-// Found when it was written: the first texts of a contact the instance has never heard from can be
-// reported out of order. In each of 3 runs some contacts (4 and 5 of the 20 in the two counted) had
-// one of their first texts (#0 to #3) reported after later ones: by one or two places when run
-// alone, by 24 beside busy processes. Baileys' handleMessage (baileys/lib/Socket/messages-recv.js)
-// awaits the LID mapping before it takes its message mutex: a stanza carrying `sender_lid` whose
-// mapping is unknown stores it and migrates the Signal session first, and the contact's next stanza
-// can get past those awaits (finding the mapping stored meanwhile, it skips them) and take the
-// mutex first; online stanzas are handled concurrently, so it is decrypted and upserted first. Not
-// seen when simnet's stanzas leave `sender_lid` out, nor when every contact has written once before
-// the burst. The fix belongs to src/sessions (the intake must keep the stanzas' arrival order per
-// chat); until then this test fails.
+// Found when it was written: the first texts of a contact the instance had never heard from could
+// be reported out of order (4-5 of the 20 contacts in every run). Baileys' handleMessage awaits the
+// LID mapping before it queues its decryption, so a new contact's second stanza could overtake the
+// first; src/sessions/link/arrival-order.ts now keeps each chat's stanzas in arrival order.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sleep, startProcessHarness } from '../helpers/process-harness.js';
