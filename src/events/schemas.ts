@@ -16,6 +16,8 @@ const OneOf = <const T extends readonly string[]>(values: T, options: { descript
   Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
 
 const Ms = Type.Integer({ description: 'Milliseconds since the epoch' });
+/** A LID address (`<digits>@lid`), or null while the network has not told it (docs/contract.md §5). */
+const Lid = (description: string) => Opt(Nullable(Str(description, { examples: ['81896604192873@lid'] })));
 const MediaUrl = (what: string) =>
   Str(
     `Signed link to the ${what} on this gateway (GET /media/{id}): valid for ZAPGATE_RECEIVED_MEDIA_RETENTION_DAYS (30 days by default, as Z-API), needs no token, and works as soon as the webhook is sent (the download from WhatsApp runs in the background; a GET waits for it). Empty for messages the API itself sent.`,
@@ -148,13 +150,13 @@ export const ReceivedCallbackSchema = Type.Object(
     instanceId: Type.String(),
     connectedPhone: Nullable(Str('The instance\'s own number')),
     messageId: Str('The WhatsApp message id (for edits, the edited message; for REVOKE, the deleted one)'),
-    phone: Str('The chat: the contact\'s phone number, or `<digits>-group`, or `<id>@newsletter` for a channel'),
+    phone: Str('The chat: the contact\'s phone number — or, when WhatsApp hides the number, their `<digits>@lid` — or `<digits>-group`, or `<id>@newsletter` for a channel'),
     fromMe: Bool('Sent by this account (only delivered with notifySentByMe)'),
     momment: Ms,
     status: Type.Union([Type.Literal('RECEIVED'), Type.Literal('SENT')]),
     chatName: Type.String(),
     senderName: Str('The sender\'s push name'),
-    participantPhone: Nullable(Str('In groups, the phone of the member who sent it')),
+    participantPhone: Nullable(Str('In groups, the phone of the member who sent it (their `<digits>@lid` when the number is hidden)')),
     isGroup: Type.Boolean(),
     isNewsletter: Opt(Bool('From a channel')),
     broadcast: Opt(Bool('Sent to a broadcast list the sender has')),
@@ -165,9 +167,9 @@ export const ReceivedCallbackSchema = Type.Object(
     fromHistory: Opt(Bool('Imported from the phone\'s history at pairing (update-history-sync with `webhook`); absent on live messages')),
     forwarded: Opt(Type.Boolean()),
     messageExpirationSeconds: Opt(Type.Integer({ description: 'Disappearing-message timer of the chat (0 = off)' })),
-    chatLid: Opt(Type.Null({ description: 'Always null: zapgate names people by phone number, never by LID (docs/contract.md §5)' })),
-    senderLid: Opt(Type.Null({ description: 'Always null (see chatLid)' })),
-    participantLid: Opt(Type.Null({ description: 'Always null (see chatLid)' })),
+    chatLid: Lid('1:1 chats: the contact\'s LID — the most stable key of a person, the same whether they wrote under their number or their LID; null in groups and channels, or while unknown'),
+    senderLid: Lid('The LID of who sent it (this account\'s own on its messages; the member\'s in groups)'),
+    participantLid: Lid('In groups, the LID of the member who sent it'),
     senderPhoto: Opt(Type.Null({ description: 'Not known yet: null' })),
     photo: Opt(Type.Null({ description: 'Not known yet: null' })),
     referenceMessageId: Opt(Str('The message replied to, reacted to, voted on, edited or deleted')),
@@ -197,7 +199,8 @@ export const MessageStatusCallbackSchema = Type.Object(
     }),
     ids: Type.Array(Type.String()),
     momment: Ms,
-    phone: Type.String(),
+    phone: Str('The chat: the number (a `<digits>@lid` while WhatsApp hides it) or `<digits>-group`'),
+    chatLid: Lid('1:1 chats: the contact\'s LID when known'),
     isGroup: Type.Boolean(),
     phoneDevice: Opt(Type.Integer({ description: '0 = the phone' })),
   },
@@ -234,7 +237,8 @@ export const PresenceChatCallbackSchema = Type.Object(
     type: Type.Literal('PresenceChatCallback'),
     instanceId: Type.String(),
     connectedPhone: Nullable(Type.String()),
-    phone: Type.String(),
+    phone: Str('The contact: the number (a `<digits>@lid` while WhatsApp hides it)'),
+    chatLid: Lid('The contact\'s LID when known'),
     status: OneOf(['AVAILABLE', 'UNAVAILABLE', 'COMPOSING', 'PAUSED', 'RECORDING']),
     lastSeen: Nullable(Ms),
     momment: Ms,

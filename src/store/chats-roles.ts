@@ -34,6 +34,17 @@ export interface ContactPatch {
   blocked?: boolean;
 }
 
+/** A LID's number became known (store/chats-merge.ts). */
+export interface PersonLearned {
+  kind: 'person';
+  instanceId: string;
+  /** The number, digits. */
+  phone: string;
+  /** `<digits>@lid`. */
+  lid: string;
+  at: number;
+}
+
 export type ChatWrite =
   | { kind: 'message'; message: ChatMessageRow; chat: ChatSeen; countsUnread: boolean }
   | { kind: 'chat'; instanceId: string; chatId: string; jid: string; isGroup: boolean; patch: ChatPatch; at: number }
@@ -44,7 +55,9 @@ export type ChatWrite =
   /** A message deleted for everyone: its content goes, a `revoked` row stays in its place. */
   | { kind: 'revoke'; instanceId: string; chatId: string; messageId: string }
   /** The account's own phone read these received messages: the chat's unread count follows. */
-  | { kind: 'read'; instanceId: string; chatId: string; ids: readonly string[] };
+  | { kind: 'read'; instanceId: string; chatId: string; ids: readonly string[] }
+  /** A LID's number became known: what the copy holds under the LID moves under the number. */
+  | PersonLearned;
 
 /** Feeds the copy from the engine: writes gather per tick and commit together. */
 export interface ChatActivitySink {

@@ -3,6 +3,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ChatWrite } from './chats-roles.js';
 import type { DB } from './schema.js';
+import { applyPersonLearned } from './chats-merge.js';
 
 /** The instance a write belongs to (writes for an instance deleted meanwhile are dropped). */
 export function instanceOf(w: ChatWrite): string {
@@ -36,6 +37,8 @@ export async function apply(trx: Executor, w: ChatWrite): Promise<void> {
       return;
     case 'read':
       return applyRead(trx, w);
+    case 'person':
+      return applyPersonLearned(trx, w);
   }
 }
 

@@ -152,3 +152,28 @@ storeTest('chats: listMessages pages with a message id as cursor, same-milliseco
   assert.deepEqual(seen, ['D', 'C', 'B', 'A']);
   assert.deepEqual(await chats.listMessages(instanceId, '5511900000002', 10, 'unknown'), [], 'an unknown cursor answers nothing');
 });
+
+storeTest('chats: a LID\'s number learned later merges the LID chat, its messages, labels and contact into the number\'s; a repeat changes nothing', async (store) => {
+  const { instanceId } = await seedInstance(store);
+  const chats = store.chats;
+  const LID = '364298416926543@lid';
+  const PHONE = '5511900000002';
+  const lidSeen: ChatSeen = { jid: LID, isGroup: false, name: 'Bea' };
+  // Written while the number was hidden: two unread under the LID, one of them also under the number (a replay).
+  await chats.record({ kind: 'message', message: msg(instanceId, 'L1', 1000, false, LID), chat: lidSeen, countsUnread: true });
+  await chats.record({ kind: 'message', message: msg(instanceId, 'L2', 3000, false, LID), chat: lidSeen, countsUnread: true });
+  await chats.record({ kind: 'message', message: msg(instanceId, 'P1', 2000), chat: { ...BOB, name: null }, countsUnread: true });
+  await chats.record({ kind: 'message', message: msg(instanceId, 'L1', 1000), chat: { ...BOB, name: null }, countsUnread: true });
+  await chats.putContact(instanceId, LID, { notify: 'Bea' }, 1000);
+  await chats.record({ kind: 'person', instanceId, phone: PHONE, lid: LID, at: 4000 });
+  assert.equal(await chats.findChat(instanceId, LID), undefined, 'no chat left under the LID');
+  const merged = await chats.findChat(instanceId, PHONE);
+  assert.deepEqual({ unread: merged?.unread, last: merged?.last_message_id, at: merged?.last_message_at, name: merged?.name }, { unread: 4, last: 'L2', at: 3000, name: 'Bea' });
+  assert.deepEqual((await chats.listMessages(instanceId, PHONE, 10)).map((m) => m.message_id), ['L2', 'P1', 'L1'], 'one copy of each message, under the number');
+  assert.deepEqual((await chats.listMessages(instanceId, LID, 10)).length, 0);
+  const contact = await chats.findContact(instanceId, PHONE);
+  assert.deepEqual({ lid: contact?.lid, notify: contact?.notify }, { lid: LID, notify: 'Bea' }, 'the contact under the number, with its LID');
+  assert.equal(await chats.findContact(instanceId, LID), undefined);
+  await chats.record({ kind: 'person', instanceId, phone: PHONE, lid: LID, at: 5000 });
+  assert.equal((await chats.findChat(instanceId, PHONE))?.unread, 4, 'learning it again changes nothing');
+});

@@ -28,6 +28,7 @@ function message(chat: string, id: string, at: number, fromMe = false, participa
 const context: IncomingContext = {
   me: { pn: '5511900000001@s.whatsapp.net', lid: null },
   phoneOf: async (jid) => (jid ?? '').split('@')[0]!,
+  personOf: async (jid) => ({ phone: (jid ?? '').split('@')[0]!, lid: null }),
   senderJids: async (jid) => (jid ? [jid] : []),
   chatName: async () => '',
   listById: async () => undefined,

@@ -18,6 +18,16 @@ function context(lists: StoredList[] = []): IncomingContext {
       if (jid.endsWith('@lid')) return (alt ?? LIDS[jid] ?? `${jid.split('@')[0]}@lid`).split('@')[0]!;
       return jid.split('@')[0]!.split(':')[0]!;
     },
+    personOf: async (jid, alt) => {
+      if (!jid) return { phone: '', lid: null };
+      const user = (j: string) => j.split('@')[0]!.split(':')[0]!;
+      if (jid.endsWith('@lid')) {
+        const pn = alt ?? LIDS[`${user(jid)}@lid`];
+        return { phone: pn ? user(pn) : `${user(jid)}@lid`, lid: `${user(jid)}@lid` };
+      }
+      const lid = alt ?? Object.entries(LIDS).find(([, pn]) => user(pn) === user(jid))?.[0];
+      return { phone: user(jid), lid: lid ? `${user(lid)}@lid` : null };
+    },
     senderJids: async (jid) => (jid ? [jid, ...(LIDS[jid] ? [LIDS[jid]!] : Object.entries(LIDS).filter(([, pn]) => pn === jid).map(([l]) => l))] : []),
     chatName: async () => 'Family',
     listById: async (id) => lists.find((l) => l.messageId === id),

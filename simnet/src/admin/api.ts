@@ -11,7 +11,7 @@ import { phoneSendDirect, phoneSendGroup } from '../contacts/outbound.js';
 import { digitsOf, isGroupJid, lidJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import { groupNode, notifyGroup } from '../handlers/group-notify.js';
-import type { FaultRequest, GroupInfo, ProfileInfo, SendAsContactRequest, SimnetStats, UserInfo } from './types.js';
+import type { AddressingInfo, FaultRequest, GroupInfo, ProfileInfo, SendAsContactRequest, SimnetStats, UserInfo } from './types.js';
 import { hasBlocked, profileOf } from '../network/profiles.js';
 import type { ReceiptPolicy } from '../config.js';
 import { applyGroupAction, groupExtras } from '../handlers/group-actions.js';
@@ -247,6 +247,14 @@ export class AdminApi {
     const acc = this.account(phone);
     acc.groupAddable = addable;
     return { phone: acc.phone, groupAddable: addable };
+  }
+
+  /** How the account's phone is addressed to others from now on (network/addressing.ts). */
+  setAddressing(phone: string, change: Partial<AddressingInfo>): AddressingInfo & { phone: string; lid: string } {
+    const acc = this.account(phone);
+    if (typeof change.lidAddressing === 'boolean') acc.addressing.lid = change.lidAddressing;
+    if (typeof change.hideNumber === 'boolean') acc.addressing.hideNumber = change.hideNumber;
+    return { phone: acc.phone, lid: acc.lid, lidAddressing: acc.addressing.lid, hideNumber: acc.addressing.hideNumber };
   }
 
   /** A contact's phone creates a group (its linked members hear the w:gp2 create notification). */

@@ -13,7 +13,7 @@ import type {
   SimnetStats,
   UserInfo,
 } from './types.js';
-import type { HistorySeedRequest, HistorySummary } from './types.js';
+import type { AddressingInfo, HistorySeedRequest, HistorySummary } from './types.js';
 import type { CommunityActionRequest, CommunityActionResult, CommunityView } from './types.js';
 import type { NewsletterActionRequest, NewsletterActionResult, NewsletterInfo } from './types.js';
 import type { CallRecord, CallRequest, GroupActionRequest, GroupActionResult, OwnerReadRequest, OwnerReadResult, PresenceInfo, PresenceRequest, RetryRecord } from './types.js';
@@ -221,6 +221,11 @@ export class SimnetClient {
   /** Privacy "who can add me to groups": false → adds fail with 403. */
   setGroupAddable(phone: string, groupAddable: boolean): Promise<{ phone: string; groupAddable: boolean }> {
     return this.call('PUT', `${this.u(phone)}/privacy`, { groupAddable });
+  }
+
+  /** How the account's phone is addressed to others from now on: LID mode, a hidden number. */
+  setAddressing(phone: string, change: Partial<AddressingInfo>): Promise<AddressingInfo & { phone: string; lid: string }> {
+    return this.call('PUT', `${this.u(phone)}/addressing`, change);
   }
 
   /** A contact creates a group with the given members (phones). */

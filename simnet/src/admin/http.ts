@@ -32,6 +32,8 @@ async function readJson(req: IncomingMessage): Promise<Json> {
   }
 }
 
+const flag = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
 const str = (v: unknown, name: string): string => {
   if (typeof v !== 'string' || !v) throw new HttpError(400, `${name} required`);
   return v;
@@ -88,6 +90,7 @@ export function makeAdminHandler(net: AdminContext, info: () => SimnetInfo): (re
       }
       if (method === 'PUT' && c === 'policy') return api.setPolicy(b, body);
       if (method === 'PUT' && c === 'privacy') return api.setGroupAddable(b, body.groupAddable !== false);
+      if (method === 'PUT' && c === 'addressing') return api.setAddressing(b, { lidAddressing: flag(body.lidAddressing), hideNumber: flag(body.hideNumber) });
       if (method === 'POST' && c === 'fault') return api.injectFault(b, body as unknown as FaultRequest);
       // Media download faults of the contact's uploads ({fault: null} clears).
       if (method === 'PUT' && c === 'media-fault') return api.setMediaFault(b, (body.fault ?? null) as MediaFault | null);

@@ -33,6 +33,14 @@ export interface UserInfo {
   devices: { id: number; online: boolean; platform: string; held: number; heldMessages: string[]; preKeys: number; maxSockets: number; replacedSockets: number }[];
 }
 
+/** How an account's phone is addressed to others (network/addressing.ts). */
+export interface AddressingInfo {
+  /** 1:1 messages arrive from its LID (with the number beside it unless hidden). */
+  lidAddressing: boolean;
+  /** Its number is withheld everywhere: linked devices know it by LID only. */
+  hideNumber: boolean;
+}
+
 export type SendAsContactRequest = ContactSend & { from: string; to: string };
 
 export type FaultRequest =

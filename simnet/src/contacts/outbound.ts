@@ -2,6 +2,7 @@
 import { encodeWAMessage, proto, type BinaryNode } from 'baileys';
 import type { SimnetContext } from '../server/context.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
+import { directSender, groupSender } from '../network/addressing.js';
 import { lidJid, pnJid } from '../network/jid.js';
 import type { Group } from '../network/groups.js';
 
@@ -65,12 +66,12 @@ export async function phoneSendDirect(net: SimnetContext, sender: Account, recip
 export function directAttrs(sender: Account, recipient: Account, base: Record<string, string>, own: boolean): Record<string, string> {
   return own
     ? { ...base, from: pnJid(sender.phone), recipient: pnJid(recipient.phone), sender_lid: lidJid(sender.lid) }
-    : { ...base, from: pnJid(sender.phone), sender_lid: lidJid(sender.lid), notify: sender.pushName };
+    : { ...base, ...directSender(sender), notify: sender.pushName };
 }
 
 /** Stanza attributes of a phone's group message as member devices get it. */
 export function groupAttrs(sender: Account, groupJid: string, base: Record<string, string>): Record<string, string> {
-  return { ...base, from: groupJid, participant: lidJid(sender.lid), participant_pn: pnJid(sender.phone), addressing_mode: 'lid', notify: sender.pushName };
+  return { ...base, from: groupJid, ...groupSender(sender), notify: sender.pushName };
 }
 
 /** The account's own phone talks to one of its linked devices (app-state key share, history notice). */

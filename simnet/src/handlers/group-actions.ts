@@ -5,6 +5,7 @@ import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
 import type { SimnetContext } from '../server/context.js';
 import { childNodes, iqError, iqResult } from '../server/stanza.js';
+import { memberAttrs } from '../network/addressing.js';
 import { digitsOf, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';
@@ -55,7 +56,7 @@ const on = (v: string | boolean | undefined): boolean => v === true || v === 'on
 
 const participantNode = (a: Account, extra: Record<string, string> = {}): BinaryNode => ({
   tag: 'participant',
-  attrs: { jid: lidJid(a.lid), phone_number: pnJid(a.phone), ...extra },
+  attrs: { ...memberAttrs(a), ...extra },
 });
 
 function members(net: SimnetContext, g: Group): (Account | undefined)[] {
@@ -259,7 +260,7 @@ export function handleJoinRequestIq(net: SimnetContext, conn: ClientConnection, 
     for (const [phone, r] of g.joinRequests) {
       const acc = net.registry.byNumber(phone);
       if (!acc) continue;
-      list.push({ tag: 'membership_approval_request', attrs: { jid: lidJid(acc.lid), phone_number: pnJid(acc.phone), request_method: r.method, request_time: String(r.t) } });
+      list.push({ tag: 'membership_approval_request', attrs: { ...memberAttrs(acc), request_method: r.method, request_time: String(r.t) } });
     }
     conn.sendNode(iqResult(node, [{ tag: 'membership_approval_requests', attrs: {}, content: list }]));
     return true;

@@ -3,6 +3,7 @@
 // communities.ts, and those (and the admin API) build nodes and notify through here, not through it.
 import type { BinaryNode } from 'baileys';
 import type { SimnetContext } from '../server/context.js';
+import { memberAttrs } from '../network/addressing.js';
 import { lidJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import type { Group } from '../network/groups.js';
@@ -12,7 +13,7 @@ export function groupNode(net: SimnetContext, g: Group, tag = 'group'): BinaryNo
   const creator = net.registry.byNumber(g.creatorPhone);
   const content: BinaryNode[] = g.members().map((m) => {
     const acc = net.registry.byNumber(m.phone);
-    const attrs: Record<string, string> = { jid: lidJid(acc?.lid ?? m.phone), phone_number: pnJid(m.phone) };
+    const attrs: Record<string, string> = acc ? memberAttrs(acc) : { jid: lidJid(m.phone), phone_number: pnJid(m.phone) };
     if (m.role) attrs.type = m.role;
     return { tag: 'participant', attrs };
   });
@@ -57,7 +58,7 @@ export interface GroupNotified {
 
 /** A group notification (w:gp2 unless `type` says otherwise) to the linked devices of exactly these accounts. */
 export function notifyGroupTo(net: SimnetContext, g: Group, actor: Account, change: BinaryNode, recipients: (Account | undefined)[], type = 'w:gp2'): GroupNotified {
-  const attrs = { from: g.jid, type, id: net.newId(), t: net.nowSec(), participant: lidJid(actor.lid), participant_pn: pnJid(actor.phone), notify: actor.pushName };
+  const attrs = { from: g.jid, type, id: net.newId(), t: net.nowSec(), participant: lidJid(actor.lid), ...(actor.addressing.hideNumber ? {} : { participant_pn: pnJid(actor.phone) }), notify: actor.pushName };
   const seen = new Set<Account>();
   let devices = 0;
   for (const acc of recipients) {

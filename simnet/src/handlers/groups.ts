@@ -3,6 +3,7 @@ import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
 import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
+import { memberAttrs } from '../network/addressing.js';
 import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import { handleJoinRequestIq } from './group-actions.js';
@@ -103,7 +104,7 @@ export function handleGroupIq(net: SimnetContext, conn: ClientConnection, node: 
           net,
           g,
           me,
-          { tag: op.tag, attrs: {}, content: changed.map((a) => ({ tag: 'participant', attrs: { jid: lidJid(a.lid), phone_number: pnJid(a.phone) } })) },
+          { tag: op.tag, attrs: {}, content: changed.map((a) => ({ tag: 'participant', attrs: { ...memberAttrs(a) } })) },
           op.tag === 'remove' ? changed : [],
         );
       }
@@ -155,7 +156,7 @@ function topLevel(net: SimnetContext, conn: ClientConnection, node: BinaryNode, 
     if (node.attrs.type === 'get') return void conn.sendNode(iqResult(node, [groupNode(net, g)]));
     if (!g.participants.has(me.phone)) {
       g.participants.set(me.phone, { phone: me.phone, role: null });
-      notifyGroup(net, g, me, { tag: 'add', attrs: { reason: 'invite' }, content: [{ tag: 'participant', attrs: { jid: lidJid(me.lid), phone_number: pnJid(me.phone) } }] });
+      notifyGroup(net, g, me, { tag: 'add', attrs: { reason: 'invite' }, content: [{ tag: 'participant', attrs: { ...memberAttrs(me) } }] });
     }
     return void conn.sendNode(iqResult(node, [{ tag: 'group', attrs: { jid: g.jid } }]));
   }
@@ -167,7 +168,7 @@ function topLevel(net: SimnetContext, conn: ClientConnection, node: BinaryNode, 
     for (const gn of childNodes(op)) {
       const g = net.groups.get(gn.attrs.id ?? '');
       if (g?.participants.delete(me.phone)) {
-        notifyGroup(net, g, me, { tag: 'leave', attrs: {}, content: [{ tag: 'participant', attrs: { jid: lidJid(me.lid), phone_number: pnJid(me.phone) } }] }, [me]);
+        notifyGroup(net, g, me, { tag: 'leave', attrs: {}, content: [{ tag: 'participant', attrs: { ...memberAttrs(me) } }] }, [me]);
       }
     }
     return void conn.sendNode(iqResult(node));

@@ -119,6 +119,13 @@ export class Account {
   business = false;
   /** Privacy "who can add me to groups": false makes group adds fail with 403 (an invite is due instead). */
   groupAddable = true;
+  /**
+   * How this account's phone addresses the people it writes to (docs: whatsapp-protocol, LIDs):
+   * `lid` — its 1:1 messages arrive from its LID (with `sender_pn` beside it unless the number is
+   * hidden); `hideNumber` — WhatsApp withholds its number: no `sender_pn`/`participant_pn`, no
+   * `phone_number` in group metadata, so a linked device knows it by LID only.
+   */
+  addressing = { lid: false, hideNumber: false };
   violations = 0;
   /** Recipients this account has written to (for the spam detector's "new chat" rule). */
   readonly knownPeers = new Set<string>();

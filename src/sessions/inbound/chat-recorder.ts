@@ -34,12 +34,32 @@ interface ChatRecorderDeps {
   failed(err: unknown, what: string): void;
 }
 
+/** People whose LID and number this process has already merged in the copy (bounded; a repeat is harmless). */
+const LEARNED_MAX = 10_000;
+
 export class ChatRecorder {
+  private readonly learned = new Set<string>();
+
   constructor(private readonly deps: ChatRecorderDeps) {}
+
+  /**
+   * A LID and its number, from a payload or Baileys' mapping: the copy's chat and contact under the
+   * LID (written while the number was hidden) move under the number, once per process and person.
+   */
+  personLearned(phone: string | null | undefined, lid: string | null | undefined): void {
+    if (!phone || !lid || !/^\d+$/.test(phone) || !/^\d+@lid$/.test(lid)) return;
+    const key = `${phone}/${lid}`;
+    if (this.learned.has(key)) return;
+    if (this.learned.size >= LEARNED_MAX) this.learned.clear();
+    this.learned.add(key);
+    this.write({ kind: 'person', instanceId: this.deps.instanceId, phone, lid, at: this.deps.now() });
+  }
 
   /** Messages whose events were committed. */
   messages(items: readonly RecordedMessage[]): void {
     for (const { event, msg, network } of items) {
+      if (event.isGroup) this.personLearned(event.participantPhone, event.participantLid);
+      else this.personLearned(event.phone, event.chatLid);
       if (event.notification === 'REVOKE') {
         this.write({ kind: 'revoke', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId });
         continue;

@@ -4,6 +4,7 @@
 // replies, native selections) mapped back to the option ids the client chose.
 import { createHash } from 'node:crypto';
 import { decryptPollVote, normalizeMessageContent, proto, type WAMessage } from 'baileys';
+import type { Person } from '../../domain/person.js';
 import type { ReceivedCallback, ReceivedContent } from '../../events/types.js';
 import type { MediaPart } from './inbound-media.js';
 import { partsOf } from './incoming-media.js';
@@ -22,6 +23,8 @@ export interface IncomingContext {
   me: { pn: string; lid: string | null };
   /** `<digits>` for a person (LIDs mapped to phones), or the LID address when no phone is known. */
   phoneOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<string>;
+  /** The person behind a jid: phone (or the LID address) and LID when known (link/identity.ts). */
+  personOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<Person>;
   /** Every jid the sender may have used (phone and LID): votes are bound to the voter's jid. */
   senderJids(jid: string | null | undefined, alt?: string | null): Promise<string[]>;
   chatName(jid: string): Promise<string>;
@@ -62,20 +65,25 @@ export async function toReceivedCallback(msg: WAMessage, ctx: IncomingContext, o
   const content = await contentOf(message, src);
   if (!content) return null;
   const chatJid = broadcast ? senderJid : chat;
-  const phone = group ? groupIdOf(chat) : newsletter ? chat : await ctx.phoneOf(chatJid, broadcast ? senderAlt : keyAlt.remoteJidAlt);
+  // On our own message Baileys puts OUR alternate address in remoteJidAlt (the stanza's sender_pn),
+  // not the recipient's: it must not name the chat.
+  const chatAlt = broadcast ? senderAlt : key.fromMe ? null : (keyAlt.remoteJidAlt ?? null);
+  const person: Person = group || newsletter ? { phone: group ? groupIdOf(chat) : chat, lid: null } : await ctx.personOf(chatJid, chatAlt);
+  const participant: Person | null = group && senderJid ? await ctx.personOf(senderJid, senderAlt, chat) : null;
+  const ownLid = ctx.me.lid ? `${userOf(ctx.me.lid)}@lid` : null;
   const ts = Number(msg.messageTimestamp ?? 0);
   const info = contextOf(message);
   const { messageId, isEdit, ...rest } = content;
   return {
     type: 'ReceivedCallback',
     messageId: messageId ?? key.id,
-    phone,
+    phone: person.phone,
     fromMe: !!key.fromMe,
     momment: ts > 0 ? ts * 1000 : Date.now(),
     status: key.fromMe ? 'SENT' : 'RECEIVED',
     chatName: group ? await ctx.chatName(chat) : key.fromMe ? '' : (msg.pushName ?? ''),
     senderName: msg.pushName ?? '',
-    participantPhone: group && senderJid ? await ctx.phoneOf(senderJid, senderAlt, chat) : null,
+    participantPhone: participant?.phone ?? null,
     isGroup: group,
     isNewsletter: newsletter,
     broadcast,
@@ -85,10 +93,10 @@ export async function toReceivedCallback(msg: WAMessage, ctx: IncomingContext, o
     fromApi: opts.fromApi,
     forwarded: !!info?.isForwarded,
     messageExpirationSeconds: info?.expiration ?? 0,
-    // docs/contract.md §5: people are named by phone, never by LID; Z-API's LID fields stay, always null.
-    chatLid: null,
-    senderLid: null,
-    participantLid: null,
+    // docs/contract.md §5: the LID beside the phone wherever the network told it.
+    chatLid: person.lid,
+    senderLid: key.fromMe ? ownLid : group ? (participant?.lid ?? null) : person.lid,
+    participantLid: participant?.lid ?? null,
     senderPhoto: null,
     photo: null,
     ...rest,

@@ -18,6 +18,7 @@ import type { SessionCreds } from '../link/session-creds.js';
 import type { SessionLabels } from '../session-hooks.js';
 import type { SessionIntake } from './session-intake.js';
 import { forgetGroup, rememberGroup, type SharedCaches, type WASocket } from '../link/socket-config.js';
+import { userOf } from '../jids.js';
 
 /** One socket, as the handlers see it. */
 export interface Link {
@@ -147,6 +148,15 @@ export const INTAKE: readonly IntakeEntry[] = [
     why: 'a group joined or created: its metadata is known',
     take: (t, _link, events) => {
       for (const g of events['groups.upsert'] ?? []) rememberGroup(t.caches, t.session.id, g);
+    },
+  },
+  {
+    via: 'batch',
+    family: ['lid-mapping.update'],
+    why: "a LID's number became known (app-state, linked profiles): the copy's chat under the LID moves under it",
+    take: (t, _link, events) => {
+      const m = events['lid-mapping.update'];
+      if (m) t.chats.personLearned(userOf(m.pn), `${userOf(m.lid)}@lid`);
     },
   },
   {

@@ -100,15 +100,19 @@ export async function notificationOf(msg: WAMessage, ctx: IncomingContext): Prom
   // The network names the actor of a group change by LID: a change made by this account is "from me".
   const mine = [ctx.me.pn, ctx.me.lid].filter((j): j is string => !!j).map((j) => j.split('@')[0]!.split(':')[0]);
   const fromMe = !!msg.key.fromMe || (!!actor && mine.includes(actor.split('@')[0]!.split(':')[0]!));
+  const person = group ? { phone: groupIdOf(chat), lid: null } : await ctx.personOf(chat, msg.key.fromMe ? null : (keyAlt.remoteJidAlt ?? null));
+  const participant = group && actor ? await ctx.personOf(actor, keyAlt.participantAlt ?? null, chat) : null;
   return notificationEvent({
     messageId: msg.key.id,
-    phone: group ? groupIdOf(chat) : await ctx.phoneOf(chat, keyAlt.remoteJidAlt ?? null),
+    phone: person.phone,
+    chatLid: person.lid,
     fromMe,
     momment: ts > 0 ? ts * 1000 : Date.now(),
     status: fromMe ? 'SENT' : 'RECEIVED',
     chatName: group ? await ctx.chatName(chat) : '',
     senderName: msg.pushName ?? '',
-    participantPhone: group && actor ? await ctx.phoneOf(actor, keyAlt.participantAlt ?? null, chat) : null,
+    participantPhone: participant?.phone ?? null,
+    participantLid: participant?.lid ?? null,
     isGroup: group,
     notification,
     notificationParameters: parameters,
@@ -138,14 +142,15 @@ export async function callNotificationOf(call: CallInfo, answered: boolean, ctx:
   else if (call.status === 'accept') notification = 'CALL_ACCEPTED';
   else if (call.status === 'terminate' && answered) notification = 'CALL_ENDED';
   else return null;
-  const phone = await ctx.phoneOf(call.from, call.callerPn ?? null);
+  const caller = await ctx.personOf(call.from, call.callerPn ?? null);
   return notificationEvent({
     messageId: call.id,
-    phone,
+    phone: caller.phone,
     fromMe: false,
     momment: call.date.getTime(),
     isGroup: !!call.isGroup,
-    chatLid: null,
+    chatLid: caller.lid,
+    senderLid: caller.lid,
     notification,
     notificationParameters: [],
     callId: call.id,

@@ -147,9 +147,9 @@ export class SessionIntake {
     }
     const events: GatewayEvent[] = [];
     for (const [chat, ids] of byChat) {
-      const phone = isGroup(chat) ? groupIdOf(chat) : await this.deps.identity.phoneOf(chat);
-      events.push({ type: 'MessageStatusCallback', status: 'READ_BY_ME', ids, momment: this.deps.clock.now(), phone, isGroup: isGroup(chat), phoneDevice: 0 });
-      this.deps.chats.readOnPhone(phone, ids);
+      const person = isGroup(chat) ? { phone: groupIdOf(chat), lid: null } : await this.deps.identity.personOf(chat);
+      events.push({ type: 'MessageStatusCallback', status: 'READ_BY_ME', ids, momment: this.deps.clock.now(), phone: person.phone, chatLid: person.lid, isGroup: isGroup(chat), phoneDevice: 0 });
+      this.deps.chats.readOnPhone(person.phone, ids);
     }
     await this.deps.session.emit(events);
   }
@@ -180,7 +180,8 @@ export class SessionIntake {
     for (const [jid, p] of Object.entries(update.presences)) {
       const status = p.lastKnownPresence.toUpperCase();
       if (status !== 'AVAILABLE' && status !== 'UNAVAILABLE' && status !== 'COMPOSING' && status !== 'PAUSED' && status !== 'RECORDING') continue;
-      events.push({ type: 'PresenceChatCallback', phone: await this.deps.identity.phoneOf(jid), status, lastSeen: p.lastSeen ? p.lastSeen * 1000 : null, momment: this.deps.clock.now() });
+      const person = await this.deps.identity.personOf(jid);
+      events.push({ type: 'PresenceChatCallback', phone: person.phone, chatLid: person.lid, status, lastSeen: p.lastSeen ? p.lastSeen * 1000 : null, momment: this.deps.clock.now() });
     }
     await this.deps.session.emit(events);
   }

@@ -2,6 +2,7 @@
 // receipts (RECEIVED, READ, PLAYED), recorded monotonically and reported once per change.
 import type { BinaryNode, MessageUserReceiptUpdate, WAMessageUpdate } from 'baileys';
 import { errors } from '../../errors.js';
+import type { Person } from '../../domain/person.js';
 import type { MessageStatus, MessageStatusCallback } from '../../events/types.js';
 
 /** Ack error codes that mean "this account is being restricted": the sender pauses. */
@@ -11,6 +12,8 @@ interface TrackerDeps {
   advance(messageIds: readonly string[], status: MessageStatus, at: number): Promise<{ message_id: string; phone: string }[]>;
   recordError(messageId: string, reason: string, at: number): Promise<void>;
   emit(events: MessageStatusCallback[]): Promise<void>;
+  /** The person behind a queued message's chat (a number or a `<digits>@lid`), named consistently. */
+  personOfChat(chat: string): Promise<Person>;
   restriction(reason: string): void;
   now(): number;
   /** Logs and counts a failure that must not break the socket's event loop. */
@@ -113,16 +116,15 @@ export class StatusTracker {
         if (moved.length === 0) return;
         const byPhone = new Map<string, string[]>();
         for (const m of moved) byPhone.set(m.phone, [...(byPhone.get(m.phone) ?? []), m.message_id]);
-        await this.deps.emit(
-          [...byPhone].map(([phone, list]) => ({
-            type: 'MessageStatusCallback',
-            status,
-            ids: list,
-            momment: at,
-            phone,
-            isGroup: phone.endsWith('-group'),
-          })),
-        );
+        const events: MessageStatusCallback[] = [];
+        for (const [chat, list] of byPhone) {
+          const isGroup = chat.endsWith('-group');
+          // A message queued to a `<digits>@lid` reports the number once it is known, and the LID
+          // beside it: the same person as the received events name (docs/contract.md §5).
+          const person = isGroup ? { phone: chat, lid: null } : await this.deps.personOfChat(chat);
+          events.push({ type: 'MessageStatusCallback', status, ids: list, momment: at, phone: person.phone, chatLid: person.lid, isGroup });
+        }
+        await this.deps.emit(events);
       })
       .catch((err: unknown) => this.deps.failed(err, `record status ${status}`));
   }

@@ -1,6 +1,9 @@
-// Who is who on one link: a person's phone number behind a LID address (from Baileys' LID↔phone
-// mapping, else from the group's metadata), and the incoming context the message mappers read
-// (own addresses, sender jids, chat names, remembered lists and messages).
+// Who is who on one link: a person's phone number and LID, from what the stanza says (the sender's
+// alternate address), Baileys' LID↔phone mapping (kept in the instance's key store: durable and
+// shared by every node, docs/design.md "Identities"), else the group's metadata; and the incoming
+// context the message mappers read (own addresses, sender jids, chat names, remembered lists and
+// messages).
+import type { Person } from '../../domain/person.js';
 import type { IncomingContext } from '../inbound/incoming.js';
 import { isLid, normalJid, userOf } from '../jids.js';
 import type { OwnAddress } from '../live-session.js';
@@ -26,12 +29,32 @@ export class Identity {
    * author of a group change by LID only.
    */
   async phoneOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<string> {
-    if (!jid) return '';
-    if (!isLid(jid)) return userOf(jid);
-    if (alt && !isLid(alt)) return userOf(alt);
-    const lid = normalJid(jid);
-    const pn = (await this.counterpart(lid)) ?? (group ? await this.phoneInGroup(group, lid) : null);
-    return pn ? userOf(pn) : `${userOf(jid)}@lid`;
+    return (await this.personOf(jid, alt, group)).phone;
+  }
+
+  /**
+   * A person as payloads name them (docs/contract.md §5): `phone` the number when known, else the
+   * `<digits>@lid` address; `lid` the `<digits>@lid` address when known. `alt` is the stanza's
+   * alternate address of `jid` (sender_pn / sender_lid), trusted over the stored mapping.
+   */
+  async personOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<Person> {
+    if (!jid) return { phone: '', lid: null };
+    if (!isLid(jid)) {
+      const phone = userOf(jid);
+      const lid = alt && isLid(alt) ? lidAddress(alt) : await this.lidOfPhone(phone);
+      return { phone, lid };
+    }
+    const lid = lidAddress(jid);
+    if (alt && !isLid(alt)) return { phone: userOf(alt), lid };
+    const pn = (await this.counterpart(normalJid(jid))) ?? (group ? await this.phoneInGroup(group, normalJid(jid)) : null);
+    return { phone: pn ? userOf(pn) : lid, lid };
+  }
+
+  /** A 1:1 chat as the API names it (digits or `<digits>@lid`) → the person behind it. */
+  async personOfChat(chat: string): Promise<Person> {
+    if (/^\d+@lid$/.test(chat)) return this.personOf(chat);
+    if (/^\d+$/.test(chat)) return { phone: chat, lid: await this.lidOfPhone(chat) };
+    return { phone: chat, lid: null };
   }
 
   incomingContext(): IncomingContext {
@@ -40,6 +63,7 @@ export class Identity {
     return {
       me,
       phoneOf: (jid, alt, group) => this.phoneOf(jid, alt, group),
+      personOf: (jid, alt, group) => this.personOf(jid, alt, group),
       senderJids: async (jid, alt) => {
         const out = new Set<string>();
         for (const j of [jid, alt]) if (j) out.add(normalJid(j));
@@ -78,6 +102,22 @@ export class Identity {
     return normalJid(pn);
   }
 
+  /**
+   * The LID of a number from the stored mapping only: Baileys' getLIDForPN would ask the network
+   * (usync) on a miss, which the receive path must never wait for.
+   */
+  private async lidOfPhone(digits: string): Promise<string | null> {
+    const keys = this.deps.link().sock?.authState.keys;
+    if (!keys || !digits) return null;
+    try {
+      const lidUser = (await keys.get('lid-mapping', [digits]))[digits];
+      return typeof lidUser === 'string' && lidUser ? `${lidUser}@lid` : null;
+    } catch (err) {
+      this.deps.failed(err, 'read the LID of a number');
+      return null;
+    }
+  }
+
   private async counterpart(jid: string): Promise<string | null> {
     const mapping = this.deps.link().sock?.signalRepository.lidMapping;
     if (!mapping) return null;
@@ -88,4 +128,9 @@ export class Identity {
       return null;
     }
   }
+}
+
+/** `123:4@lid` → `123@lid`: the address payloads carry. */
+function lidAddress(jid: string): string {
+  return `${userOf(jid)}@lid`;
 }

@@ -106,6 +106,7 @@ export class Session implements LiveSession {
         await deps.store.messages.recordNetworkError(deps.instanceId, id, reason, at);
       },
       emit: (events) => this.emit(events),
+      personOfChat: (chat) => this.identity.personOfChat(chat),
       restriction: (reason) => deps.onRestriction(reason, false),
       now: () => deps.clock.now(),
       failed: (err, what) => this.failed(err, what),
