@@ -6,6 +6,7 @@ import { DASHBOARD_CSS } from './assets/app-css.js';
 import { DASHBOARD_JS_BASE } from './assets/app-js-base.js';
 import { DASHBOARD_JS_INSTANCE } from './assets/app-js-instance.js';
 import { DASHBOARD_JS_LIVE } from './assets/app-js-live.js';
+import { DASHBOARD_ICON_SVG } from './assets/icon.js';
 import { DASHBOARD_HTML } from './assets/page.js';
 
 /**
@@ -38,6 +39,7 @@ const files = {
   '/dashboard': { type: 'text/html; charset=utf-8', body: Buffer.from(DASHBOARD_HTML) },
   '/dashboard/app.js': { type: 'text/javascript; charset=utf-8', body: Buffer.from(DASHBOARD_JS) },
   '/dashboard/app.css': { type: 'text/css; charset=utf-8', body: Buffer.from(DASHBOARD_CSS) },
+  '/dashboard/icon.svg': { type: 'image/svg+xml', body: Buffer.from(DASHBOARD_ICON_SVG) },
 } as const;
 
 export function dashboardRoutes() {

@@ -125,6 +125,12 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
   }
 
   // ---- boot ----
+  /** What the sign-in form says when signing in failed: never nothing. */
+  function refusal(err) {
+    if (err && err.status === 401) return 'That Client-Token was refused: check it and try again.';
+    if (err && err.status === 429) return 'Too many requests: wait a moment and try again.';
+    return 'Signing in failed: ' + ((err && err.message) || 'no answer from the gateway') + '.';
+  }
   document.addEventListener('DOMContentLoaded', function () {
     $('signin-form').addEventListener('submit', function (ev) {
       ev.preventDefault();
@@ -132,7 +138,8 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
       var token = $('signin-token').value.trim();
       signIn(token).catch(function (err) {
         S.token = null;
-        $('signin-error').textContent = err.status === 401 ? 'That Client-Token was refused.' : err.message;
+        $('signin-error').textContent = refusal(err);
+        $('signin-token').focus();
       });
     });
     $('signout').addEventListener('click', function () { signOut(); });
@@ -142,7 +149,8 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
       create(name).then(function () { $('create-name').value = ''; toast('Created ' + name); }, fail);
     });
     var saved = sessionStorage.getItem(CT_KEY);
-    if (saved) signIn(saved).catch(function () { signOut(); });
+    // A token kept from earlier in this tab may have been rotated or deleted since: say so.
+    if (saved) signIn(saved).catch(function (err) { signOut(refusal(err)); });
     else $('signin-token').focus();
   });
 })();
