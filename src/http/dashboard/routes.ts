@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DASHBOARD_CSS } from './assets/app-css.js';
 import { DASHBOARD_JS_BASE } from './assets/app-js-base.js';
+import { DASHBOARD_JS_CHATS } from './assets/app-js-chats.js';
 import { DASHBOARD_JS_INSTANCE } from './assets/app-js-instance.js';
 import { DASHBOARD_JS_LIVE } from './assets/app-js-live.js';
 import { DASHBOARD_ICON_SVG } from './assets/icon.js';
@@ -32,8 +33,8 @@ const HEADERS = {
   'cache-control': 'no-cache',
 };
 
-/** The script is one file in the browser, kept in three parts by concern here (see `assets/app-js-base.ts`). */
-const DASHBOARD_JS = DASHBOARD_JS_BASE + DASHBOARD_JS_INSTANCE + DASHBOARD_JS_LIVE;
+/** The script is one file in the browser, kept in four parts by concern here (see `assets/app-js-base.ts`). */
+const DASHBOARD_JS = DASHBOARD_JS_BASE + DASHBOARD_JS_INSTANCE + DASHBOARD_JS_CHATS + DASHBOARD_JS_LIVE;
 
 const files = {
   '/dashboard': { type: 'text/html; charset=utf-8', body: Buffer.from(DASHBOARD_HTML) },

@@ -1,4 +1,4 @@
-// The dashboard's script, part 3 of 3 (see `app-js-base.ts`): what arrives live — received media
+// The dashboard's script, part 4 of 4 (see `app-js-base.ts`): what arrives live — received media
 // and events, the account's event stream (GET /events, read with fetch for the Client-Token header),
 // health — and the boot on DOMContentLoaded, which closes the script's closure.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.
@@ -45,11 +45,12 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
     var mine = body.instanceId === S.selected;
     if (type === 'ConnectedCallback' || type === 'DisconnectedCallback') {
       later('instances', 100, refreshInstances);
-      if (mine) { refreshStatus(); refreshHistory(); }
+      if (mine) { refreshStatus(); refreshHistory(); refreshChats(); }
     }
     if (type === 'DeliveryCallback') { setSendStatus(body.messageId, body.error ? 'failed' : 'SENT'); if (mine) later('queue', 300, refreshQueue); }
     if (type === 'MessageStatusCallback') (body.ids || []).forEach(function (id) { setSendStatus(id, body.status); });
     if (type === 'ReceivedCallback') { noteMedia(body); if (mine) renderMedia(); }
+    if (mine) chatsOnEvent(type, body);
     // Deliveries follow events; a receiver answering 410 disables its URL, which the webhook list shows.
     if (mine) { renderEvents(); later('deliveries', 700, refreshDeliveries); later('hooks', 1500, refreshHooks); }
   }
