@@ -64,10 +64,10 @@ function decodePng(png: Buffer): string | null {
   return jsQR(new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length), img.width, img.height)?.data ?? null;
 }
 
-async function shot(page: Page, name: string, fullPage = true): Promise<void> {
+async function shot(page: Page, name: string, fullPage = true, selector?: string): Promise<void> {
   // Without the passing notification, which would cover part of the picture.
   await page.evaluate("document.getElementById('toast')?.setAttribute('class', 'toast')");
-  const png = await page.screenshot({ fullPage });
+  const png = selector ? await page.locator(selector).screenshot() : await page.screenshot({ fullPage });
   // A 64-colour palette: a fifth of the bytes for flat UI colours and text (they go in the repository).
   await sharp(png).png({ palette: true, colours: 64, compressionLevel: 9 }).toFile(join(shotsDir, `${name}.png`));
 }
@@ -406,6 +406,7 @@ test('conversations: a contact writes, the chat shows live with its unread count
     const got = await h.admin.waitForReceived(contact, (m) => JSON.stringify(m).includes('Yes, until 6 pm!'), WAIT);
     assert.ok(got, 'the contact received the reply');
     await messages.locator('li.msg.out').filter({ hasText: 'Yes, until 6 pm!' }).waitFor({ timeout: WAIT });
+    await shot(page, 'conversations', false, '#conversations');
 
     // Mark read: the count goes, on the page and in the stored copy.
     await page.getByRole('button', { name: 'Mark read' }).click();
@@ -420,7 +421,8 @@ test('conversations: a contact writes, the chat shows live with its unread count
     await h.admin.sendAsContact({ from: contact, to: owner, type: 'revoke', targetId: image.messageId });
     await messages.locator(`li[data-message-id="${image.messageId}"]`).filter({ hasText: 'This message was deleted.' }).waitFor({ timeout: WAIT });
     assert.equal(await messages.locator(`li[data-message-id="${image.messageId}"] img`).count(), 0, 'the deleted image is no longer shown');
-    await shot(page, 'conversations');
+    await page.locator('#media img').waitFor({ state: 'detached', timeout: WAIT });
+    await shot(page, 'conversations-edited', false, '#conversations');
     assert.deepEqual(failures, [], 'no errors in the page console');
   } finally {
     await page.close();

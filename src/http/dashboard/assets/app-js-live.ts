@@ -14,7 +14,7 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
       var link = m[kind + 'Url'] || m.imageUrl || m.stickerUrl || m.videoUrl || m.documentUrl || m.audioUrl;
       var preview = MEDIA[kind][0] ? m[MEDIA[kind][0]] : null;
       var list = S.media[ev.instanceId] || (S.media[ev.instanceId] = []);
-      list.unshift({ kind: kind, link: samePath(link), preview: preview ? samePath(preview) : null, label: (MEDIA[kind][1] && m[MEDIA[kind][1]]) || kind, from: ev.phone, at: ev.momment });
+      list.unshift({ id: ev.messageId, kind: kind, link: samePath(link), preview: preview ? samePath(preview) : null, label: (MEDIA[kind][1] && m[MEDIA[kind][1]]) || kind, from: ev.phone, at: ev.momment });
       if (list.length > 24) list.pop();
     });
   }
@@ -50,6 +50,11 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
     if (type === 'DeliveryCallback') { setSendStatus(body.messageId, body.error ? 'failed' : 'SENT'); if (mine) later('queue', 300, refreshQueue); }
     if (type === 'MessageStatusCallback') (body.ids || []).forEach(function (id) { setSendStatus(id, body.status); });
     if (type === 'ReceivedCallback') { noteMedia(body); if (mine) renderMedia(); }
+    // Deleted for everyone: its preview goes too.
+    if (type === 'ReceivedCallback' && body.notification === 'REVOKE' && S.media[body.instanceId]) {
+      S.media[body.instanceId] = S.media[body.instanceId].filter(function (m) { return m.id !== body.messageId; });
+      if (mine) renderMedia();
+    }
     if (mine) chatsOnEvent(type, body);
     // Deliveries follow events; a receiver answering 410 disables its URL, which the webhook list shows.
     if (mine) { renderEvents(); later('deliveries', 700, refreshDeliveries); later('hooks', 1500, refreshHooks); }
