@@ -38,23 +38,6 @@ function newestInput() {
   return newest;
 }
 
-if (process.argv.includes('--if-stale') && existsSync(join(outDir, STAMP)) && statSync(join(outDir, STAMP)).mtimeMs >= newestInput()) {
-  console.log(`build: ${relative(root, outDir)}/ is up to date`);
-  process.exit(0);
-}
-
-// Leftovers of earlier interrupted builds (their process is gone: a pid is never reused while alive).
-const prefix = `.${basename(outDir)}.`;
-for (const entry of existsSync(dirname(outDir)) ? readdirSync(dirname(outDir)) : []) {
-  const pid = Number(/^(?:new|old)-(\d+)$/.exec(entry.slice(prefix.length))?.[1] ?? NaN);
-  if (entry.startsWith(prefix) && Number.isInteger(pid) && !alive(pid)) rmSync(join(dirname(outDir), entry), { recursive: true, force: true });
-}
-const staging = join(dirname(outDir), `${prefix}new-${process.pid}`);
-rmSync(staging, { recursive: true, force: true });
-process.on('exit', () => rmSync(staging, { recursive: true, force: true }));
-// Ended by a signal: the staging directory goes (the exit handler), dist/ stays as it was.
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) process.on(signal, () => process.exit(code));
-
 function alive(pid) {
   try {
     process.kill(pid, 0);
@@ -63,6 +46,34 @@ function alive(pid) {
     return err.code === 'EPERM';
   }
 }
+
+// Leftovers of earlier interrupted builds (their process is gone: a pid is never reused while alive).
+// A build killed between the swap's two renames left no dist/ but a complete build aside (old, or
+// new with its stamp): that one is put back first, so dist/ is never missing for longer than a swap.
+const prefix = `.${basename(outDir)}.`;
+const leftovers = (existsSync(dirname(outDir)) ? readdirSync(dirname(outDir)) : [])
+  .map((entry) => ({ path: join(dirname(outDir), entry), pid: Number(/^(?:new|old)-(\d+)$/.exec(entry.slice(prefix.length))?.[1] ?? NaN), entry }))
+  .filter((x) => x.entry.startsWith(prefix) && Number.isInteger(x.pid) && !alive(x.pid));
+if (!existsSync(outDir)) {
+  const complete = leftovers.filter((x) => existsSync(join(x.path, STAMP))).sort((a, b) => statSync(join(b.path, STAMP)).mtimeMs - statSync(join(a.path, STAMP)).mtimeMs);
+  if (complete[0]) {
+    renameSync(complete[0].path, outDir);
+    leftovers.splice(leftovers.indexOf(complete[0]), 1);
+    console.log(`build: restored the complete build an interrupted swap left aside as ${relative(root, outDir)}/`);
+  }
+}
+for (const x of leftovers) rmSync(x.path, { recursive: true, force: true });
+
+if (process.argv.includes('--if-stale') && existsSync(join(outDir, STAMP)) && statSync(join(outDir, STAMP)).mtimeMs >= newestInput()) {
+  console.log(`build: ${relative(root, outDir)}/ is up to date`);
+  process.exit(0);
+}
+
+const staging = join(dirname(outDir), `${prefix}new-${process.pid}`);
+rmSync(staging, { recursive: true, force: true });
+process.on('exit', () => rmSync(staging, { recursive: true, force: true }));
+// Ended by a signal: the staging directory goes (the exit handler), dist/ stays as it was.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) process.on(signal, () => process.exit(code));
 
 let tsc;
 try {

@@ -8,7 +8,7 @@ import type { ChatAction, ChatsPort } from '../sessions/families/chats/chats-por
 import { targetJid } from '../sessions/jids.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { ChatEditor, ChatPatch, ChatReader, ContactReader } from '../store/chats-repo.js';
-import type { ChatRow, ContactRow } from '../store/schema.js';
+import type { ChatMessageRow, ChatRow, ContactRow } from '../store/schema.js';
 
 /** Rows per page at most: with every stored field bounded, a page stays well under 2 MiB. */
 const MAX_PAGE_SIZE = 1000;
@@ -47,6 +47,19 @@ interface ChatView {
   muteEndTime: number | null;
   isMarkedSpam: 'false';
   isGroupAnnouncement: boolean;
+  /** zapgate: what the last message was, from the stored copy (null when it is not stored). */
+  lastMessage: LastMessageView | null;
+}
+
+interface LastMessageView {
+  type: string;
+  body: string | null;
+  fromMe: boolean;
+}
+
+/** Signed links to received files, by media id (those past their retention left out). */
+export interface MediaLinks {
+  links(ids: readonly string[]): Promise<Map<string, string>>;
 }
 
 interface ChatMetadataView extends ChatView {
@@ -68,6 +81,8 @@ interface ChatMessageView {
   /** Text, caption, file name, question …: the edited text after an edit; null when there is none. */
   body: string | null;
   status: string;
+  /** zapgate: the signed link to the message's file while it is kept (as its webhook carried it); else null. */
+  mediaUrl: string | null;
 }
 
 interface ContactView {
@@ -93,12 +108,15 @@ export class ChatsService {
     private readonly sessions: Pick<SessionsPort, 'isConnected'>,
     private readonly chats: ChatsPort,
     private readonly clock: Clock,
+    private readonly media: MediaLinks,
   ) {}
 
   async list(instanceId: string, page: number, pageSize: number): Promise<ChatView[]> {
     const rows = await this.store.listChats(instanceId, (page - 1) * pageSize, Math.min(pageSize, MAX_PAGE_SIZE));
     const now = this.clock.now();
-    return rows.map((r) => chatView(r, now));
+    const lastIds = rows.flatMap((r) => (r.last_message_id ? [r.last_message_id] : []));
+    const last = new Map((await this.store.messagesByIds(instanceId, lastIds)).map((m) => [`${m.chat_id}\n${m.message_id}`, m]));
+    return rows.map((r) => chatView(r, now, last.get(`${r.chat_id}\n${r.last_message_id}`)));
   }
 
   async metadata(instanceId: string, phone: string): Promise<ChatMetadataView> {
@@ -106,7 +124,8 @@ export class ChatsService {
     const row = await this.store.findChat(instanceId, chatId);
     if (!row) throw errors.notFound('Chat not found');
     const contact = row.is_group ? undefined : await this.store.findContact(instanceId, chatId);
-    const view = { ...chatView(row, this.clock.now()), profileThumbnail: contact?.img_url ?? null, about: null };
+    const last = row.last_message_id ? (await this.store.messagesByIds(instanceId, [row.last_message_id])).find((m) => m.chat_id === row.chat_id) : undefined;
+    const view = { ...chatView(row, this.clock.now(), last), profileThumbnail: contact?.img_url ?? null, about: null };
     if (row.is_group || !/^\d+$/.test(chatId) || !this.sessions.isConnected(instanceId)) return view;
     // The contact's about (profile status) is only on the network; a slow or refused lookup leaves
     // the stored metadata as the answer rather than failing it.
@@ -135,6 +154,7 @@ export class ChatsService {
     const chatId = chatIdOf(phone);
     const rows = await this.store.listMessages(instanceId, chatId, Math.min(amount, MAX_PAGE_SIZE), before);
     if (rows.length === 0 && !(await this.store.findChat(instanceId, chatId))) throw errors.notFound('Chat not found');
+    const links = await this.media.links(rows.flatMap((r) => (r.media_id ? [r.media_id] : [])));
     return rows.map((r) => ({
       messageId: r.message_id,
       phone: r.chat_id,
@@ -144,6 +164,7 @@ export class ChatsService {
       type: r.type,
       body: r.body,
       status: r.status,
+      mediaUrl: (r.media_id && links.get(r.media_id)) || null,
     }));
   }
 
@@ -244,7 +265,7 @@ function patchOf(action: Exclude<ChatAction, 'delete' | 'clear'>, now: number): 
   }
 }
 
-function chatView(r: ChatRow, now: number): ChatView {
+function chatView(r: ChatRow, now: number, last: ChatMessageRow | undefined): ChatView {
   const muted = r.muted_until !== null && (r.muted_until === -1 || r.muted_until > now);
   return {
     phone: r.chat_id,
@@ -260,6 +281,7 @@ function chatView(r: ChatRow, now: number): ChatView {
     muteEndTime: muted ? r.muted_until : null,
     isMarkedSpam: 'false',
     isGroupAnnouncement: false,
+    lastMessage: last ? { type: last.type, body: last.body, fromMe: last.from_me === 1 } : null,
   };
 }
 

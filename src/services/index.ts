@@ -81,6 +81,7 @@ export function createServices(deps: ServicesDeps) {
   const invalidate = (id: string): void => instances.invalidate(id);
   const account = new AccountService(store, sessions, ports.account, invalidate);
   const communities = new CommunityService(ports.communities, ports.groupAdmin, sessions, groups, messages);
+  const mediaService = new MediaService(store.media, media.files, media.signer, engine ? engine.media : null, clock);
 
   if (engine) wireAutoInvite(groups, engine, messages, store, log.child({ component: 'groups' }), metrics);
   if (engine) wireCallRejectReply(deps.reactions, messages, store, log.child({ component: 'sessions' }), metrics);
@@ -99,11 +100,11 @@ export function createServices(deps: ServicesDeps) {
     contacts: new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax),
     deliveries: deps.deliveries,
     eventStreams: deps.eventStreams,
-    media: new MediaService(store.media, media.files, media.signer, engine ? engine.media : null, clock),
+    media: mediaService,
     partner: new PartnerService(store, instances, webhooks, account, guard),
     privacy: new PrivacyService(ports.account),
     // Chats and contacts: the stored copy the engine feeds, chat changes through the engine.
-    chats: new ChatsService(store.chats, sessions, ports.chats, clock),
+    chats: new ChatsService(store.chats, sessions, ports.chats, clock, mediaService),
     proxies: new ProxyService(store, guard, sessions, invalidate),
     historySync: new HistorySyncService(store, invalidate),
     groupAdmin: new GroupAdminService(ports.groupAdmin, sessions, groups, store.chats, messages, () => clock.now()),

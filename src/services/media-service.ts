@@ -23,7 +23,7 @@ interface MediaFile {
 
 export class MediaService {
   constructor(
-    private readonly repo: Pick<MediaRepo, 'find'>,
+    private readonly repo: Pick<MediaRepo, 'find' | 'findMany'>,
     private readonly files: MediaStore,
     private readonly signer: MediaUrlSigner,
     private readonly fetcher: MediaFetcher | null,
@@ -46,6 +46,16 @@ export class MediaService {
       row = { ...row, status: 'failed' };
     }
     throw errors.upstreamUnavailable('the file could not be stored', 30);
+  }
+
+  /**
+   * Signed links to files still within their retention, by id (others are left out): what a stored
+   * message names by its media id, linked the way its webhook linked it (the link's expiry is the file's).
+   */
+  async links(ids: readonly string[]): Promise<Map<string, string>> {
+    const now = this.clock.now();
+    const rows = await this.repo.findMany(ids);
+    return new Map(rows.filter((r) => r.expires_at > now).map((r) => [r.id, this.signer.url(r.id, r.expires_at)]));
   }
 
   private async fetch(id: string): Promise<MediaFileRow> {

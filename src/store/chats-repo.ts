@@ -80,6 +80,11 @@ export class ChatsRepo implements ChatActivitySink, ChatReader, ContactReader, C
     return q.orderBy('at', 'desc').orderBy('message_id', 'desc').limit(limit).execute();
   }
 
+  async messagesByIds(instanceId: string, messageIds: readonly string[]): Promise<ChatMessageRow[]> {
+    if (messageIds.length === 0) return [];
+    return this.db.selectFrom('chat_messages').selectAll().where('instance_id', '=', instanceId).where('message_id', 'in', [...messageIds]).execute();
+  }
+
   listContacts(instanceId: string, offset: number, limit: number): Promise<ContactRow[]> {
     return this.db.selectFrom('contacts').selectAll().where('instance_id', '=', instanceId).orderBy('phone').limit(limit).offset(offset).execute();
   }

@@ -74,6 +74,8 @@ export interface ChatReader {
   lastMessage(instanceId: string, chatId: string): Promise<ChatMessageRow | undefined>;
   /** A chat's messages, newest first; with `beforeId`, those older than that message (none when it is unknown). */
   listMessages(instanceId: string, chatId: string, limit: number, beforeId?: string): Promise<ChatMessageRow[]>;
+  /** The stored messages of these ids (a page of chats' last messages), in no order. */
+  messagesByIds(instanceId: string, messageIds: readonly string[]): Promise<ChatMessageRow[]>;
 }
 
 export interface ContactReader {

@@ -51,6 +51,12 @@ export class MediaRepo {
     return this.db.selectFrom('media_files').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** The rows of these ids that exist (stored messages' files: links for a page of them). */
+  async findMany(ids: readonly string[]): Promise<MediaFileRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('media_files').selectAll().where('id', 'in', [...ids]).execute();
+  }
+
   async stored(id: string, sha256: string, size: number, source?: string): Promise<void> {
     await this.db
       .updateTable('media_files')

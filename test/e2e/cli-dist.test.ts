@@ -2,11 +2,13 @@
 // it: every other process test runs the sources (no stale dist/ can pass or fail them), so this one
 // compiles the current sources afresh, beside the repository's node_modules, and runs the result —
 // help, accounts, serve (with the SQLite worker thread, a plain .mjs loaded by URL) and the demo
-// (simnet compiled too) — with no tsx anywhere.
-import { test } from 'node:test';
+// (simnet compiled too) — with no tsx anywhere. Then a rebuild killed mid-way (SIGKILL, as a
+// timeout or a closed terminal would) leaves that build whole and runnable, and the next build, run
+// to the end, takes its place.
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,15 +36,25 @@ function distEnv(extra: Record<string, string>): Record<string, string> {
   return env;
 }
 
-test('the compiled build runs every command without tsx', async () => {
+const BUILD = join(REPO_ROOT, 'scripts/build.mjs');
+let root = '';
+
+before(async () => {
   // Inside the repository, so the build resolves the repository's node_modules like dist/ does.
-  const root = mkdtempSync(join(REPO_ROOT, '.test-dist-'));
+  root = mkdtempSync(join(REPO_ROOT, '.test-dist-'));
+  // The build script itself (what `npm run build` runs), into this test's own directory.
+  await run(process.execPath, [BUILD, '--out-dir', join(root, 'dist')], { cwd: REPO_ROOT, timeout: 240_000 });
+  mkdirSync(join(root, 'bin'));
+  copyFileSync(join(REPO_ROOT, 'bin/zapgate.js'), join(root, 'bin/zapgate.js'));
+});
+
+after(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+test('the compiled build runs every command without tsx', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'zapgate-dist-'));
   try {
-    // The build script itself (what `npm run build` runs), into this test's own directory.
-    await run(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs'), '--out-dir', join(root, 'dist')], { cwd: REPO_ROOT, timeout: 240_000 });
-    mkdirSync(join(root, 'bin'));
-    copyFileSync(join(REPO_ROOT, 'bin/zapgate.js'), join(root, 'bin/zapgate.js'));
     assert.ok(existsSync(join(root, 'dist/src/store/dialects/sqlite-worker-thread.mjs')), 'the SQLite worker thread (.mjs) is in the build');
     const bin = join(root, 'bin/zapgate.js');
     const env = distEnv({ ZAPGATE_DATA_DIR: dataDir });
@@ -93,7 +105,69 @@ test('the compiled build runs every command without tsx', async () => {
       assert.equal(code, 0, `the demo stops cleanly on SIGTERM:\n${out}`);
     }
   } finally {
-    rmSync(root, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+/** Kills a process and its children (tsc runs as the build's child): what a timeout or a closed terminal does. */
+function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+test('a build killed mid-way leaves the previous build whole; the next one swaps in', async () => {
+  const dist = join(root, 'dist');
+  const bin = join(root, 'bin/zapgate.js');
+  const env = distEnv({});
+  // A mark in the current build: still there after the killed build, gone once a build completes.
+  writeFileSync(join(dist, 'previous-build-mark'), '');
+  const stampBefore = statSync(join(dist, '.build-complete')).mtimeMs;
+
+  // Killed while tsc writes its output: the staging directory beside dist/ has files in it.
+  const child = spawn(process.execPath, [BUILD, '--out-dir', dist], { cwd: REPO_ROOT, detached: true, stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const staging = join(root, `.dist.new-${child.pid}`);
+  const deadline = Date.now() + 180_000;
+  while (!(existsSync(join(staging, 'src')) && readdirSync(join(staging, 'src')).length > 0)) {
+    assert.ok(Date.now() < deadline, 'the build started writing beside dist/');
+    assert.equal(child.exitCode, null, 'the build is still running');
+    await sleep(50);
+  }
+  killGroup(child);
+  await exited;
+
+  assert.ok(existsSync(join(dist, 'previous-build-mark')), 'dist/ is still the previous build');
+  assert.equal(statSync(join(dist, '.build-complete')).mtimeMs, stampBefore, 'its completion stamp untouched');
+  assert.ok(existsSync(join(dist, 'src/cli.js')), 'the entry point is there');
+  const help = await run(process.execPath, [bin, '--help'], { cwd: root, env, timeout: 30_000 });
+  assert.match(help.stdout, /Usage: zapgate <command>/, 'and runs');
+
+  // The next build, to the end: the killed one's leftovers go, the new build takes dist/'s place.
+  await run(process.execPath, [BUILD, '--out-dir', dist], { cwd: REPO_ROOT, timeout: 240_000 });
+  assert.equal(existsSync(join(dist, 'previous-build-mark')), false, 'dist/ is the new build');
+  assert.ok(statSync(join(dist, '.build-complete')).mtimeMs > stampBefore, 'with a newer completion stamp');
+  assert.deepEqual(readdirSync(root).filter((e) => e.startsWith('.dist.')), [], 'no staging directory left beside dist/');
+  const again = await run(process.execPath, [bin, '--help'], { cwd: root, env, timeout: 30_000 });
+  assert.match(again.stdout, /Usage: zapgate <command>/, 'the new build runs');
+});
+
+test('a build killed between its two renames is restored by the next build before anything else', async () => {
+  const dist = join(root, 'dist');
+  // What the swap leaves when killed after moving the old build aside: no dist/, the old build
+  // (complete, with its stamp) under the name of a process that is gone.
+  const dead = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  await new Promise((resolve) => dead.once('exit', resolve));
+  const aside = join(root, `.dist.old-${dead.pid}`);
+  writeFileSync(join(dist, 'aside-mark'), '');
+  renameSync(dist, aside);
+  const out = await run(process.execPath, [BUILD, '--out-dir', dist, '--if-stale'], { cwd: REPO_ROOT, timeout: 240_000 });
+  assert.match(out.stdout, /restored/, out.stdout);
+  assert.match(out.stdout, /up to date/, 'and, the sources unchanged since, not rebuilt');
+  assert.ok(existsSync(join(dist, 'aside-mark')), 'dist/ is the build that was aside');
+  assert.equal(existsSync(aside), false);
+  const help = await run(process.execPath, [join(root, 'bin/zapgate.js'), '--help'], { cwd: root, env: distEnv({}), timeout: 30_000 });
+  assert.match(help.stdout, /Usage: zapgate <command>/);
 });

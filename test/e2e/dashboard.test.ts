@@ -1,7 +1,10 @@
 // The dashboard in real Chromium against a real gateway (Baileys engine) and simnet: a wrong token
 // is refused; sign in → create an instance → its QR appears → simnet's phone scans the QR read off
 // the page's pixels → the page turns "connected" without a reload → a test send and its status →
-// a received image previewed → a failed webhook delivery replayed from the page. Screenshots go to
+// a received image previewed → a failed webhook delivery replayed from the page; the conversations
+// view: a contact's messages arrive live with an unread count, the image previewed, a reply reaches
+// the contact, mark-read, an edit and a deletion shown live, message text never read as HTML. No
+// console error anywhere (the page declares its icon: no /favicon.ico 404). Screenshots go to
 // ZAPGATE_SCREENSHOT_DIR (docs/screenshots when regenerating them for the README), else a temp dir.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -61,10 +64,10 @@ function decodePng(png: Buffer): string | null {
   return jsQR(new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length), img.width, img.height)?.data ?? null;
 }
 
-async function shot(page: Page, name: string, fullPage = true): Promise<void> {
+async function shot(page: Page, name: string, fullPage = true, selector?: string): Promise<void> {
   // Without the passing notification, which would cover part of the picture.
   await page.evaluate("document.getElementById('toast')?.setAttribute('class', 'toast')");
-  const png = await page.screenshot({ fullPage });
+  const png = selector ? await page.locator(selector).screenshot() : await page.screenshot({ fullPage });
   // A 64-colour palette: a fifth of the bytes for flat UI colours and text (they go in the repository).
   await sharp(png).png({ palette: true, colours: 64, compressionLevel: 9 }).toFile(join(shotsDir, `${name}.png`));
 }
@@ -99,6 +102,12 @@ test('a wrong Client-Token is refused and nothing of the account shows (keyboard
     assert.equal(await page.locator('#app').isVisible(), false, 'the account view stays hidden');
     assert.equal(await page.evaluate("sessionStorage.getItem('zapgate.clientToken')"), null, 'a refused token is not kept');
     await shot(page, 'sign-in-refused');
+
+    // A token kept in the tab that the gateway no longer accepts (rotated, deleted): said too.
+    await page.evaluate("sessionStorage.setItem('zapgate.clientToken', 'rotated-since')");
+    await page.reload();
+    await page.locator('#signin-error[role="alert"]').filter({ hasText: 'refused' }).waitFor({ timeout: WAIT });
+    assert.equal(await page.locator('#app').isVisible(), false, 'the account view stays hidden');
   } finally {
     await page.close();
   }
@@ -238,7 +247,7 @@ test('sign in, create, pair by the QR on the page, send, preview received media,
     assert.ok(overflow <= 0, `nothing wider than a phone (${overflow} px too wide: ${wide.join(', ')})`);
     await page.locator('#pair-title').scrollIntoViewIfNeeded();
     await shot(page, 'phone', false);
-    assert.deepEqual(failures.filter((f) => !/favicon/.test(f)), [], 'no errors in the page console (CSP violations included)');
+    assert.deepEqual(failures, [], 'no errors in the page console (CSP violations and a missing icon included)');
   } finally {
     await page.close();
   }
@@ -328,6 +337,93 @@ test('queue, rename and delete on an instance that is not paired', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Client-Token').waitFor({ timeout: WAIT });
     assert.equal(await page.evaluate("sessionStorage.length"), 0, 'nothing kept after signing out');
+  } finally {
+    await page.close();
+  }
+});
+
+test('conversations: a contact writes, the chat shows live with its unread count; read, reply, mark read, edit and deletion', async () => {
+  const owner = '5511990004444';
+  const contact = '5511990005555';
+  await h.admin.createUser({ phone: contact, pushName: 'Carla Contact' });
+  const inst = await h.pairNew(owner, 'conversations');
+  const page = await browser.context.newPage();
+  const failures: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') failures.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token').fill(h.clientToken);
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: /^conversations/ }).click();
+    // Made through the API, not in this tab: the page asks for its token once.
+    await page.getByLabel('Instance token').fill(inst.instanceToken);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('heading', { name: 'Conversations' }).waitFor({ timeout: WAIT });
+    await page.getByText('Live updates: on').waitFor({ timeout: WAIT });
+
+    // The contact writes: the chat appears without a reload, with its unread count and last message.
+    const first = await h.admin.sendAsContact({ from: contact, to: owner, type: 'text', text: 'hello, is the shop open?' });
+    const chatButton = page.locator(`#chat-list button[data-chat="${contact}"]`);
+    await chatButton.filter({ hasText: 'hello, is the shop open?' }).waitFor({ timeout: WAIT });
+    await chatButton.locator('.unread').filter({ hasText: /^1$/ }).waitFor({ timeout: WAIT });
+    assert.equal(await chatButton.locator('.unread').getAttribute('aria-label'), '1 unread', 'the count is named for screen readers');
+
+    // An image, and a text that would be markup if the page put it in as HTML.
+    const red = new PNG({ width: 48, height: 48 });
+    for (let i = 0; i < red.data.length; i += 4) red.data.set([200, 30, 40, 255], i);
+    const image = await h.admin.sendAsContact({ from: contact, to: owner, type: 'image', imageBase64: PNG.sync.write(red).toString('base64'), mimetype: 'image/png', caption: 'our new sign' } as Parameters<Harness['admin']['sendAsContact']>[0]);
+    const hostile = '<img src=x onerror="document.title=\'pwned\'"><b>bold?</b>';
+    await h.admin.sendAsContact({ from: contact, to: owner, type: 'text', text: hostile });
+    await chatButton.locator('.unread').filter({ hasText: /^3$/ }).waitFor({ timeout: WAIT });
+
+    // Open it: the messages, oldest first, the image previewed through its signed link.
+    await chatButton.click();
+    await page.locator('#thread-title').filter({ hasText: 'Carla Contact' }).waitFor({ timeout: WAIT });
+    const messages = page.getByRole('list', { name: 'Messages' });
+    await messages.locator(`li[data-message-id="${first.messageId}"]`).filter({ hasText: 'hello, is the shop open?' }).waitFor({ timeout: WAIT });
+    const picture = messages.locator(`li[data-message-id="${image.messageId}"] img`);
+    await picture.waitFor({ timeout: WAIT });
+    assert.match(String(await picture.getAttribute('src')), /^\/media\/[^?]+\?exp=\d+&sig=/, 'the signed link, from this origin');
+    const loadDeadline = Date.now() + WAIT;
+    while (!(await page.evaluate(`(() => { const img = document.querySelector('li[data-message-id="${image.messageId}"] img'); return img !== null && img.complete && img.naturalWidth === 48; })()`))) {
+      assert.ok(Date.now() < loadDeadline, 'the image loads in the conversation');
+      await page.waitForTimeout(100);
+    }
+    assert.ok(await messages.getByText('our new sign').isVisible(), 'with its caption');
+    // The hostile text is shown as text: no element made of it, nothing run.
+    await messages.getByText(hostile, { exact: true }).waitFor({ timeout: WAIT });
+    assert.equal(await page.locator('#messages img').count(), 1, 'the one image is the photo; the text made none');
+    assert.equal(await page.locator('#messages b').count(), 0, 'nor any other element');
+    assert.notEqual(await page.title(), 'pwned', 'nothing of it ran');
+    assert.ok(await messages.locator('li').first().getAttribute('data-message-id').then((id) => id === first.messageId), 'oldest first');
+
+    // Reply from the page: the contact receives it, and it shows as ours.
+    await page.getByLabel('Reply').fill('Yes, until 6 pm!');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    const got = await h.admin.waitForReceived(contact, (m) => JSON.stringify(m).includes('Yes, until 6 pm!'), WAIT);
+    assert.ok(got, 'the contact received the reply');
+    await messages.locator('li.msg.out').filter({ hasText: 'Yes, until 6 pm!' }).waitFor({ timeout: WAIT });
+    await shot(page, 'conversations', false, '#conversations');
+
+    // Mark read: the count goes, on the page and in the stored copy.
+    await page.getByRole('button', { name: 'Mark read' }).click();
+    await chatButton.locator('.unread').waitFor({ state: 'detached', timeout: WAIT });
+    await page.locator('#thread-sub').filter({ hasText: 'all read' }).waitFor({ timeout: WAIT });
+    const chats = (await h.call('GET', `${inst.prefix}/chats`)).body.toString();
+    assert.equal((JSON.parse(chats) as { phone: string; unread: string }[]).find((c) => c.phone === contact)?.unread, '0', 'read in the API too');
+
+    // The contact edits the first message and deletes the image: both show without a reload.
+    await h.admin.sendAsContact({ from: contact, to: owner, type: 'edit', targetId: first.messageId, text: 'hello, are you open today?' });
+    await messages.locator(`li[data-message-id="${first.messageId}"]`).filter({ hasText: 'hello, are you open today?' }).filter({ hasText: 'edited' }).waitFor({ timeout: WAIT });
+    await h.admin.sendAsContact({ from: contact, to: owner, type: 'revoke', targetId: image.messageId });
+    await messages.locator(`li[data-message-id="${image.messageId}"]`).filter({ hasText: 'This message was deleted.' }).waitFor({ timeout: WAIT });
+    assert.equal(await messages.locator(`li[data-message-id="${image.messageId}"] img`).count(), 0, 'the deleted image is no longer shown');
+    await page.locator('#media img').waitFor({ state: 'detached', timeout: WAIT });
+    await shot(page, 'conversations-edited', false, '#conversations');
+    assert.deepEqual(failures, [], 'no errors in the page console');
   } finally {
     await page.close();
   }

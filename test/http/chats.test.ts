@@ -40,7 +40,10 @@ describe('chats and contacts routes with no session', () => {
     assert.deepEqual(list[1], {
       phone: BOB, name: 'Bob', isGroup: false, archived: 'false', pinned: 'false', unread: '2', messagesUnread: 2,
       lastMessageTime: '1700000002000', lastMessageId: 'B2', isMuted: '0', muteEndTime: null, isMarkedSpam: 'false', isGroupAnnouncement: false,
+      lastMessage: { type: 'text', body: 'B2', fromMe: false },
     });
+    assert.deepEqual(list[0]?.lastMessage, { type: 'text', body: 'C1', fromMe: true }, 'our own last message');
+    assert.equal(list[2]?.lastMessage, null, 'a chat with no stored message');
     assert.equal(list[0]?.unread, '0', 'a chat we wrote last has nothing unread');
     assert.deepEqual([list[2]?.name, list[2]?.isGroup, list[2]?.archived, list[2]?.isMuted, list[2]?.muteEndTime], ['Team', true, 'true', '1', -1]);
   });
@@ -101,13 +104,37 @@ describe('chats and contacts routes with no session', () => {
     const r = await g.request('GET', `${inst.prefix}/chat-messages/${BOB}`);
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.body, [
-      { messageId: 'B2', phone: BOB, fromMe: false, participantPhone: null, momment: 1_700_000_002_000, type: 'text', body: 'B2', status: 'RECEIVED' },
-      { messageId: 'B1', phone: BOB, fromMe: false, participantPhone: null, momment: 1_700_000_001_000, type: 'text', body: 'B1', status: 'RECEIVED' },
+      { messageId: 'B2', phone: BOB, fromMe: false, participantPhone: null, momment: 1_700_000_002_000, type: 'text', body: 'B2', status: 'RECEIVED', mediaUrl: null },
+      { messageId: 'B1', phone: BOB, fromMe: false, participantPhone: null, momment: 1_700_000_001_000, type: 'text', body: 'B1', status: 'RECEIVED', mediaUrl: null },
     ]);
     const next = await g.request('GET', `${inst.prefix}/chat-messages/${BOB}?amount=1&lastMessageId=B2`);
     assert.deepEqual((next.body as { messageId: string }[]).map((m) => m.messageId), ['B1']);
     expectError(await g.request('GET', `${inst.prefix}/chat-messages/5511900007999`), 404, 'Chat not found');
     expectError(await g.request('GET', `${inst.prefix}/chat-messages/${BOB}?amount=0`), 400, 'Invalid request', /^amount/);
+  });
+
+  test('GET /chat-messages/{phone}: a received file is linked (signed) while it is kept, not after', async () => {
+    const DORA = '5511900007004';
+    const id = inst.instanceId;
+    const now = Date.now();
+    const image = (mid: string, at: number) => ({
+      instance_id: id, chat_id: DORA, message_id: mid, from_me: 0, sender: DORA, at, type: 'image', body: 'a photo', media_id: `${id}.${mid}.file`, status: 'RECEIVED',
+    });
+    const chat = { jid: `${DORA}@s.whatsapp.net`, isGroup: false, name: 'Dora' };
+    await g.gateway.store.chats.record({ kind: 'message', message: image('D1', now - 2000), chat, countsUnread: true });
+    await g.gateway.store.chats.record({ kind: 'message', message: image('D2', now - 1000), chat, countsUnread: true });
+    const file = (mid: string, expiresAt: number) => ({ id: `${id}.${mid}.file`, instanceId: id, messageId: mid, kind: 'file', mimetype: 'image/png', fileName: null, source: '{}', createdAt: now, expiresAt });
+    await g.gateway.store.media.add([file('D1', now - 1), file('D2', now + 3_600_000)]);
+    const r = await g.request('GET', `${inst.prefix}/chat-messages/${DORA}`);
+    assert.equal(r.status, 200, r.text);
+    const [kept, gone] = r.body as { messageId: string; mediaUrl: string | null }[];
+    assert.equal(kept?.messageId, 'D2');
+    assert.match(String(kept?.mediaUrl), new RegExp(`/media/${id}\\.D2\\.file\\?exp=${Math.floor((now + 3_600_000) / 1000)}&sig=[\\w-]+$`), 'signed, expiring with the file');
+    // The link is the media route's own: accepted (not 403), though this gateway has no engine to fetch the file.
+    const served = await g.request('GET', new URL(String(kept?.mediaUrl)).pathname + new URL(String(kept?.mediaUrl)).search, { token: null });
+    assert.notEqual(served.status, 403, served.text);
+    assert.equal(gone?.mediaUrl, null, 'past its retention: no link');
+    assert.deepEqual((await g.request('GET', `${inst.prefix}/chats/${DORA}`)).json.lastMessage, { type: 'image', body: 'a photo', fromMe: false });
   });
 
   test('POST /contacts/add and DELETE /contacts/remove: bad input → 400 before anything; offline → 409', async () => {

@@ -256,7 +256,9 @@ describe('event stream', () => {
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, 'no inline code or eval allowed');
     assert.doesNotMatch(page.text, /<script>|<style>| on[a-z]+="/i, 'no inline script, style or handler');
     let total = page.text.length;
-    for (const asset of ['/dashboard/app.js', '/dashboard/app.css']) {
+    // The page names its icon, so a browser never asks for /favicon.ico (a 404 in its console).
+    assert.match(page.text, /<link rel="icon" href="\/dashboard\/icon\.svg"/, 'an icon declared');
+    for (const asset of ['/dashboard/app.js', '/dashboard/app.css', '/dashboard/icon.svg']) {
       const r = await g.request('GET', asset, { token: null });
       assert.equal(r.status, 200, asset);
       total += r.text.length;

@@ -4,8 +4,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DASHBOARD_CSS } from './assets/app-css.js';
 import { DASHBOARD_JS_BASE } from './assets/app-js-base.js';
+import { DASHBOARD_JS_CHATS } from './assets/app-js-chats.js';
 import { DASHBOARD_JS_INSTANCE } from './assets/app-js-instance.js';
 import { DASHBOARD_JS_LIVE } from './assets/app-js-live.js';
+import { DASHBOARD_ICON_SVG } from './assets/icon.js';
 import { DASHBOARD_HTML } from './assets/page.js';
 
 /**
@@ -31,13 +33,14 @@ const HEADERS = {
   'cache-control': 'no-cache',
 };
 
-/** The script is one file in the browser, kept in three parts by concern here (see `assets/app-js-base.ts`). */
-const DASHBOARD_JS = DASHBOARD_JS_BASE + DASHBOARD_JS_INSTANCE + DASHBOARD_JS_LIVE;
+/** The script is one file in the browser, kept in four parts by concern here (see `assets/app-js-base.ts`). */
+const DASHBOARD_JS = DASHBOARD_JS_BASE + DASHBOARD_JS_INSTANCE + DASHBOARD_JS_CHATS + DASHBOARD_JS_LIVE;
 
 const files = {
   '/dashboard': { type: 'text/html; charset=utf-8', body: Buffer.from(DASHBOARD_HTML) },
   '/dashboard/app.js': { type: 'text/javascript; charset=utf-8', body: Buffer.from(DASHBOARD_JS) },
   '/dashboard/app.css': { type: 'text/css; charset=utf-8', body: Buffer.from(DASHBOARD_CSS) },
+  '/dashboard/icon.svg': { type: 'image/svg+xml', body: Buffer.from(DASHBOARD_ICON_SVG) },
 } as const;
 
 export function dashboardRoutes() {

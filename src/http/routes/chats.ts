@@ -37,6 +37,17 @@ const Chat = Type.Object({
   muteEndTime: Type.Union([Type.Integer(), Type.Null()], { description: 'ms until which the chat is muted; -1 for ever; null when not muted.' }),
   isMarkedSpam: Type.Literal('false'),
   isGroupAnnouncement: Type.Boolean(),
+  lastMessage: Type.Union(
+    [
+      Type.Object({
+        type: Type.String({ description: 'As in chat-messages: `text`, `image`, … or `revoked`.' }),
+        body: Nullable(Type.String({ description: 'Text, caption, file name …; after an edit, the new text.' })),
+        fromMe: Type.Boolean(),
+      }),
+      Type.Null(),
+    ],
+    { description: 'zapgate: the last message, from the stored copy (what a chat list shows under the name); null when it is not stored.' },
+  ),
 });
 
 const ChatMetadata = Type.Composite([
@@ -56,6 +67,7 @@ const ChatMessage = Type.Object({
   type: Type.String({ description: '`text`, `image`, `audio`, `video`, `document`, `sticker`, `contact`, `location`, `poll`, … or `revoked` (deleted for everyone).' }),
   body: Nullable(Type.String({ description: 'Text, caption, file name or question (cut at 4096 characters); after an edit, the new text.' })),
   status: Type.String({ description: 'Your messages: SENT, RECEIVED, READ, PLAYED; received ones: RECEIVED.' }),
+  mediaUrl: Nullable(Type.String({ description: 'zapgate: the signed link to the received file (as its webhook carried it: `/media/…?exp=&sig=`) while the gateway keeps it (ZAPGATE_RECEIVED_MEDIA_RETENTION_DAYS); null when the message has no file kept.' })),
 });
 
 const ChatActionBody = Type.Object(
@@ -100,6 +112,7 @@ const CHAT_EXAMPLE = {
   muteEndTime: null,
   isMarkedSpam: 'false',
   isGroupAnnouncement: false,
+  lastMessage: { type: 'text', body: 'See you tomorrow!', fromMe: false },
 };
 const ChatList = named('ChatList', "A page of the account's chats, most recent first.", Type.Array(Chat, { examples: [[CHAT_EXAMPLE]] }));
 const ChatInfo = named('ChatMetadata', "One chat as the stored copy has it, with the contact's picture and about when known.", Type.Composite([ChatMetadata], { examples: [{ ...CHAT_EXAMPLE, profileThumbnail: null, about: null }] }));
@@ -135,7 +148,7 @@ const ChatMessages = named(
   'ChatMessages',
   "A page of one chat's stored messages, newest first: edits show the new text, deletions are `revoked`.",
   Type.Array(ChatMessage, {
-    examples: [[{ messageId: '3EB0A7C2F5D1E8B94C6A', phone: '5511999999999', fromMe: false, participantPhone: null, momment: 1764000000000, type: 'text', body: 'Hi! Got it.', status: 'RECEIVED' }]],
+    examples: [[{ messageId: '3EB0A7C2F5D1E8B94C6A', phone: '5511999999999', fromMe: false, participantPhone: null, momment: 1764000000000, type: 'text', body: 'Hi! Got it.', status: 'RECEIVED', mediaUrl: null }]],
   }),
 );
 

@@ -57,11 +57,30 @@ th { font-weight: 600; }
 .log { font: 12px/1.4 ui-monospace, monospace; max-height: 220px; overflow: auto; margin: 0; padding: 0; list-style: none; }
 .log li { border-bottom: 1px dotted var(--line); padding: 2px 0; }
 .secret { font: 13px ui-monospace, monospace; word-break: break-all; }
+.conv { display: grid; grid-template-columns: minmax(200px, 300px) minmax(0, 1fr); gap: 12px; align-items: start; }
+.chat-list { list-style: none; margin: 0; padding: 0; max-height: 480px; overflow-y: auto; }
+.chat-list button { width: 100%; text-align: left; background: #fff; color: var(--fg); border: 1px solid var(--line); margin-bottom: 6px; display: flex; flex-direction: column; gap: 2px; white-space: normal; }
+.chat-list button[aria-current=true] { border: 2px solid var(--accent); }
+.chat-top, .chat-bottom { display: flex; justify-content: space-between; gap: 8px; width: 100%; min-width: 0; }
+.chat-name { font-weight: 600; overflow-wrap: anywhere; }
+.chat-last { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
+.chat-time { font-size: 12px; white-space: nowrap; }
+.unread { background: var(--ok); color: #fff; border-radius: 10px; padding: 0 7px; font-size: 12px; font-weight: 700; min-width: 20px; text-align: center; }
+.thread { min-width: 0; }
+.thread h3 { margin: 0; flex: 1 1 auto; overflow-wrap: anywhere; }
+.messages { list-style: none; margin: 8px 0; padding: 8px; max-height: 420px; overflow-y: auto; background: var(--bg); border-radius: 6px; display: flex; flex-direction: column; gap: 6px; }
+.msg { max-width: 80%; padding: 6px 10px; border-radius: 8px; background: #fff; border: 1px solid var(--line); align-self: flex-start; overflow-wrap: anywhere; }
+.msg.out { align-self: flex-end; background: #e3effc; }
+.msg.revoked .msg-text { font-style: italic; color: var(--muted); }
+.msg p { margin: 0; }
+.msg img { display: block; max-width: 220px; max-height: 220px; width: auto; border-radius: 6px; margin-bottom: 4px; }
+.msg-meta { font-size: 12px; color: var(--muted); }
 .toast { position: fixed; bottom: 12px; left: 50%; transform: translateX(-50%); background: #12263f; color: #fff; padding: 8px 14px; border-radius: 6px; display: none; max-width: 90vw; }
 .toast.show { display: block; }
 @media (max-width: 720px) {
   #main { padding: 8px; }
-  .layout, .grid2 { grid-template-columns: 1fr; }
+  .layout, .grid2, .conv { grid-template-columns: 1fr; }
+  .msg img { max-width: 100%; }
   .qr img { width: 232px; height: 232px; }
 }
 `;

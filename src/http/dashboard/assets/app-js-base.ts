@@ -1,4 +1,4 @@
-// The dashboard's script, part 1 of 3 (served as one file, the parts concatenated in order by
+// The dashboard's script, part 1 of 4 (served as one file, the parts concatenated in order by
 // `../routes.ts`): plain browser JavaScript, no build step and no dependency. This part opens the
 // script's one closure and holds its state, the DOM helpers, the API client (the Client-Token header
 // from session storage, instance tokens in the path), signing in and out, and the instance list.
@@ -8,7 +8,8 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
   var CT_KEY = 'zapgate.clientToken';
   var INST_KEY = 'zapgate.instanceTokens';
   var S = { token: null, instances: [], selected: null, tokens: {}, events: [], media: {}, sends: {},
-    abort: null, lastEventId: null, qrTimer: null, qrFor: null, timers: {}, healthTimer: null };
+    abort: null, lastEventId: null, qrTimer: null, qrFor: null, timers: {}, healthTimer: null,
+    chats: [], chatOpen: null, chatFor: null, edited: {}, threadShown: false };
 
   function $(id) { return document.getElementById(id); }
   function h(tag, attrs) {

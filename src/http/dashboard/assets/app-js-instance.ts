@@ -1,10 +1,10 @@
-// The dashboard's script, part 2 of 3 (see `app-js-base.ts`): the selected instance's screen —
+// The dashboard's script, part 2 of 4 (see `app-js-base.ts`): the selected instance's screen —
 // its detail, status, pairing (QR and code), history, webhooks, test send, queue and deliveries.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.
 export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
   function select(id, pairNow) {
     stopQr(); S.codeFor = null;
-    S.selected = id;
+    S.selected = id; S.chats = []; S.chatOpen = null;
     renderInstances();
     var d = clear($('detail'));
     var inst = current();
@@ -32,6 +32,7 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
         iapi('PUT', '/update-name', { value: v }).then(function () { toast('Renamed'); refreshInstances(); }, fail); } } },
         h('label', { for: 'rename', text: 'Name' }), h('input', { id: 'rename', required: true, maxlength: 100, value: inst.name }), h('button', { type: 'submit', class: 'secondary', text: 'Rename' }))));
     d.appendChild(h('section', { id: 'pairing', class: 'card', 'aria-labelledby': 'pair-title' }, h('h2', { id: 'pair-title', text: 'Pairing' }), h('div', { id: 'pair-body' })));
+    d.appendChild(conversationsCard());
     d.appendChild(h('div', { class: 'grid2' },
       h('section', { class: 'card', 'aria-labelledby': 'send-title' }, h('h2', { id: 'send-title', text: 'Test send' }),
         h('form', { id: 'send-form', on: { submit: sendTest } },
@@ -82,7 +83,7 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
       h('section', { class: 'card', 'aria-labelledby': 'hist-title' }, h('h2', { id: 'hist-title', text: 'Status history' }), h('ol', { id: 'history', class: 'log' }))));
     d.appendChild(h('section', { class: 'card', 'aria-labelledby': 'ev-title' }, h('h2', { id: 'ev-title', text: 'Live events' }), h('ol', { id: 'events', class: 'log' })));
     renderHead(); renderSent(); renderMedia(); renderEvents();
-    refreshStatus(pairNow); refreshHistory(); refreshQueue(); refreshDeliveries(); refreshHooks();
+    refreshStatus(pairNow); refreshHistory(); refreshQueue(); refreshDeliveries(); refreshHooks(); refreshChats();
   }
   function renderHead() {
     var inst = current(); if (!inst || !$('inst-title')) return;

@@ -1,4 +1,4 @@
-// The dashboard's script, part 3 of 3 (see `app-js-base.ts`): what arrives live — received media
+// The dashboard's script, part 4 of 4 (see `app-js-base.ts`): what arrives live — received media
 // and events, the account's event stream (GET /events, read with fetch for the Client-Token header),
 // health — and the boot on DOMContentLoaded, which closes the script's closure.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.
@@ -14,7 +14,7 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
       var link = m[kind + 'Url'] || m.imageUrl || m.stickerUrl || m.videoUrl || m.documentUrl || m.audioUrl;
       var preview = MEDIA[kind][0] ? m[MEDIA[kind][0]] : null;
       var list = S.media[ev.instanceId] || (S.media[ev.instanceId] = []);
-      list.unshift({ kind: kind, link: samePath(link), preview: preview ? samePath(preview) : null, label: (MEDIA[kind][1] && m[MEDIA[kind][1]]) || kind, from: ev.phone, at: ev.momment });
+      list.unshift({ id: ev.messageId, kind: kind, link: samePath(link), preview: preview ? samePath(preview) : null, label: (MEDIA[kind][1] && m[MEDIA[kind][1]]) || kind, from: ev.phone, at: ev.momment });
       if (list.length > 24) list.pop();
     });
   }
@@ -45,11 +45,17 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
     var mine = body.instanceId === S.selected;
     if (type === 'ConnectedCallback' || type === 'DisconnectedCallback') {
       later('instances', 100, refreshInstances);
-      if (mine) { refreshStatus(); refreshHistory(); }
+      if (mine) { refreshStatus(); refreshHistory(); refreshChats(); }
     }
     if (type === 'DeliveryCallback') { setSendStatus(body.messageId, body.error ? 'failed' : 'SENT'); if (mine) later('queue', 300, refreshQueue); }
     if (type === 'MessageStatusCallback') (body.ids || []).forEach(function (id) { setSendStatus(id, body.status); });
     if (type === 'ReceivedCallback') { noteMedia(body); if (mine) renderMedia(); }
+    // Deleted for everyone: its preview goes too.
+    if (type === 'ReceivedCallback' && body.notification === 'REVOKE' && S.media[body.instanceId]) {
+      S.media[body.instanceId] = S.media[body.instanceId].filter(function (m) { return m.id !== body.messageId; });
+      if (mine) renderMedia();
+    }
+    if (mine) chatsOnEvent(type, body);
     // Deliveries follow events; a receiver answering 410 disables its URL, which the webhook list shows.
     if (mine) { renderEvents(); later('deliveries', 700, refreshDeliveries); later('hooks', 1500, refreshHooks); }
   }
@@ -125,6 +131,12 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
   }
 
   // ---- boot ----
+  /** What the sign-in form says when signing in failed: never nothing. */
+  function refusal(err) {
+    if (err && err.status === 401) return 'That Client-Token was refused: check it and try again.';
+    if (err && err.status === 429) return 'Too many requests: wait a moment and try again.';
+    return 'Signing in failed: ' + ((err && err.message) || 'no answer from the gateway') + '.';
+  }
   document.addEventListener('DOMContentLoaded', function () {
     $('signin-form').addEventListener('submit', function (ev) {
       ev.preventDefault();
@@ -132,7 +144,8 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
       var token = $('signin-token').value.trim();
       signIn(token).catch(function (err) {
         S.token = null;
-        $('signin-error').textContent = err.status === 401 ? 'That Client-Token was refused.' : err.message;
+        $('signin-error').textContent = refusal(err);
+        $('signin-token').focus();
       });
     });
     $('signout').addEventListener('click', function () { signOut(); });
@@ -142,7 +155,8 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
       create(name).then(function () { $('create-name').value = ''; toast('Created ' + name); }, fail);
     });
     var saved = sessionStorage.getItem(CT_KEY);
-    if (saved) signIn(saved).catch(function () { signOut(); });
+    // A token kept from earlier in this tab may have been rotated or deleted since: say so.
+    if (saved) signIn(saved).catch(function (err) { signOut(refusal(err)); });
     else $('signin-token').focus();
   });
 })();

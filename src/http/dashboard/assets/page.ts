@@ -7,6 +7,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>zapgate dashboard</title>
+<link rel="icon" href="/dashboard/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/dashboard/app.css">
 <script src="/dashboard/app.js" defer></script>
 </head>
