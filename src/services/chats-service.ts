@@ -7,8 +7,8 @@ import { DomainError } from '../errors.js';
 import type { ChatAction, ChatsPort } from '../sessions/families/chats/chats-port.js';
 import { targetJid } from '../sessions/jids.js';
 import type { SessionsPort } from '../sessions/port.js';
-import type { ChatEditor, ChatPatch, ChatReader, ContactReader } from '../store/chats-repo.js';
-import type { ChatMessageRow, ChatRow, ContactRow } from '../store/schema.js';
+import type { ChatEditor, ChatPatch, ChatReader, ChatWithLid, ContactReader } from '../store/chats-repo.js';
+import type { ChatMessageRow, ContactRow } from '../store/schema.js';
 
 /** Rows per page at most: with every stored field bounded, a page stays well under 2 MiB. */
 const MAX_PAGE_SIZE = 1000;
@@ -34,6 +34,8 @@ interface ContactsChangeResult {
 /** Z-API's chat in GET /chats (flags as strings, as Z-API sends them). */
 interface ChatView {
   phone: string;
+  /** 1:1 chats: the person's `<digits>@lid` when known; null for groups. */
+  lid: string | null;
   name: string;
   isGroup: boolean;
   archived: 'true' | 'false';
@@ -87,6 +89,8 @@ interface ChatMessageView {
 
 interface ContactView {
   phone: string;
+  /** `<digits>@lid` when known. */
+  lid: string | null;
   name: string | null;
   short: string | null;
   notify: string | null;
@@ -170,7 +174,7 @@ export class ChatsService {
 
   async contacts(instanceId: string, page: number, pageSize: number): Promise<ContactView[]> {
     const rows = await this.store.listContacts(instanceId, (page - 1) * pageSize, Math.min(pageSize, MAX_PAGE_SIZE));
-    return rows.map((r) => ({ phone: r.phone, name: r.name, short: r.short, notify: r.notify, vname: r.vname }));
+    return rows.map((r) => ({ phone: r.phone, lid: r.phone.endsWith('@lid') ? r.phone : r.lid, name: r.name, short: r.short, notify: r.notify, vname: r.vname }));
   }
 
   /**
@@ -265,10 +269,12 @@ function patchOf(action: Exclude<ChatAction, 'delete' | 'clear'>, now: number): 
   }
 }
 
-function chatView(r: ChatRow, now: number, last: ChatMessageRow | undefined): ChatView {
+function chatView(r: ChatWithLid, now: number, last: ChatMessageRow | undefined): ChatView {
   const muted = r.muted_until !== null && (r.muted_until === -1 || r.muted_until > now);
   return {
     phone: r.chat_id,
+    // docs/contract.md §5: the person's LID beside the number (the chat id itself while hidden).
+    lid: r.is_group === 1 ? null : r.chat_id.endsWith('@lid') ? r.chat_id : r.lid,
     name: r.name ?? (r.is_group ? r.chat_id : ''),
     isGroup: r.is_group === 1,
     archived: r.archived === 1 ? 'true' : 'false',

@@ -3,6 +3,7 @@
 // channels, business, catalog) and the session hooks take this interface, never the class, so the
 // engine's surface is written down in one place and no engine file depends on the session's body.
 import type { AuthenticationCreds } from 'baileys';
+import type { Person } from '../domain/person.js';
 import type { GatewayEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { MessageMemory } from './link/message-memory.js';
@@ -32,6 +33,8 @@ export interface LiveSession {
   readonly log: Logger;
   /** A person's phone number (digits), the LID address when the network never told it. */
   phoneOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<string>;
+  /** The person behind a jid: phone (or the LID address) and LID when known. */
+  personOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<Person>;
   /** Hands events to the outbox (a failure is logged, not thrown). */
   emit(events: readonly GatewayEvent[]): Promise<void>;
   /** Logs and counts a failure of background work. */

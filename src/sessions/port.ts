@@ -14,6 +14,8 @@ interface GroupParticipant {
   phone: string;
   isAdmin: boolean;
   isSuperAdmin: boolean;
+  /** `<digits>@lid` when known (groups address members by LID; docs/contract.md §5). */
+  lid: string | null;
 }
 
 /** The Group object of the spec: ids as `<digits>-group`, phones as numbers, times in ms. */

@@ -8,7 +8,8 @@ import type { ChatActivitySink, ChatEditor, ChatPatch, ChatReader, ChatRetention
 import { importHistory, importMessages } from './chats-history.js';
 import { pruneOlderThan, prunePerChat } from './chats-retention.js';
 import { apply, applyChat, applyContact, instanceOf } from './chats-writes.js';
-import type { ChatMessageRow, ChatRow, ContactRow, DB } from './schema.js';
+import type { ChatMessageRow, ContactRow, DB } from './schema.js';
+import type { ChatWithLid } from './chats-roles.js';
 import { WriteBatcher } from './write-batcher.js';
 
 export type {
@@ -25,6 +26,7 @@ export type {
   HistoryImport,
 } from './chats-roles.js';
 export { NAME_MAX_CHARS } from './chats-roles.js';
+export type { ChatWithLid } from './chats-roles.js';
 
 export class ChatsRepo implements ChatActivitySink, ChatReader, ContactReader, ChatEditor, ChatRetention, HistoryImport {
   private readonly batcher: WriteBatcher<ChatWrite, void>;
@@ -49,20 +51,27 @@ export class ChatsRepo implements ChatActivitySink, ChatReader, ContactReader, C
     return this.batcher.drain();
   }
 
-  listChats(instanceId: string, offset: number, limit: number): Promise<ChatRow[]> {
-    return this.db
-      .selectFrom('chats')
-      .selectAll()
-      .where('instance_id', '=', instanceId)
-      .orderBy('last_message_at', 'desc')
-      .orderBy('chat_id', 'desc')
+  listChats(instanceId: string, offset: number, limit: number): Promise<ChatWithLid[]> {
+    return this.chatsWithLid(instanceId)
+      .orderBy('chats.last_message_at', 'desc')
+      .orderBy('chats.chat_id', 'desc')
       .limit(limit)
       .offset(offset)
       .execute();
   }
 
-  findChat(instanceId: string, chatId: string): Promise<ChatRow | undefined> {
-    return this.db.selectFrom('chats').selectAll().where('instance_id', '=', instanceId).where('chat_id', '=', chatId).executeTakeFirst();
+  findChat(instanceId: string, chatId: string): Promise<ChatWithLid | undefined> {
+    return this.chatsWithLid(instanceId).where('chats.chat_id', '=', chatId).executeTakeFirst();
+  }
+
+  /** Chats with the LID of a 1:1 chat's person, from the contact under the same id (store/chats-merge.ts). */
+  private chatsWithLid(instanceId: string) {
+    return this.db
+      .selectFrom('chats')
+      .leftJoin('contacts', (j) => j.onRef('contacts.instance_id', '=', 'chats.instance_id').onRef('contacts.phone', '=', 'chats.chat_id'))
+      .selectAll('chats')
+      .select('contacts.lid as lid')
+      .where('chats.instance_id', '=', instanceId);
   }
 
   async lastMessage(instanceId: string, chatId: string): Promise<ChatMessageRow | undefined> {

@@ -34,6 +34,9 @@ export interface ContactPatch {
   blocked?: boolean;
 }
 
+/** A chat row with the LID of its person (1:1 chats whose contact's LID is known; else null). */
+export type ChatWithLid = ChatRow & { lid: string | null };
+
 /** A LID's number became known (store/chats-merge.ts). */
 export interface PersonLearned {
   kind: 'person';
@@ -68,8 +71,8 @@ export interface ChatActivitySink {
 
 export interface ChatReader {
   /** Newest conversation first; `offset` rows skipped. */
-  listChats(instanceId: string, offset: number, limit: number): Promise<ChatRow[]>;
-  findChat(instanceId: string, chatId: string): Promise<ChatRow | undefined>;
+  listChats(instanceId: string, offset: number, limit: number): Promise<ChatWithLid[]>;
+  findChat(instanceId: string, chatId: string): Promise<ChatWithLid | undefined>;
   /** The newest stored message of a chat. */
   lastMessage(instanceId: string, chatId: string): Promise<ChatMessageRow | undefined>;
   /** A chat's messages, newest first; with `beforeId`, those older than that message (none when it is unknown). */

@@ -24,8 +24,8 @@ export const SAMPLE_GROUP: GroupInfo = {
   contactsCount: 2,
   participantsCount: 2,
   participants: [
-    { phone: '5511999990000', isAdmin: true, isSuperAdmin: true },
-    { phone: '5511988887777', isAdmin: false, isSuperAdmin: false },
+    { phone: '5511999990000', lid: '70000000000001@lid', isAdmin: true, isSuperAdmin: true },
+    { phone: '5511988887777', lid: null, isAdmin: false, isSuperAdmin: false },
   ],
   adminOnlyMessage: false,
   adminOnlySettings: true,

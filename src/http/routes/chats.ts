@@ -23,8 +23,11 @@ const PhoneParams = Type.Object(
   { additionalProperties: true, examples: [{ phone: '5511999999999' }] },
 );
 
+const PersonLid = Nullable(Type.String({ description: 'The person\'s LID (`<digits>@lid`) when known — the most stable key of a customer (docs/contract.md §5); null for groups or while unknown.', examples: ['81896604192873@lid'] }));
+
 const Chat = Type.Object({
-  phone: Type.String({ description: 'Number, `<digits>-group` or `<digits>@lid`.' }),
+  phone: Type.String({ description: 'Number, `<digits>-group`, or `<digits>@lid` while WhatsApp hides the number (the chat moves under the number once it is known).' }),
+  lid: PersonLid,
   name: Type.String({ description: 'Group subject or the contact\'s name; the id for a group whose subject is not known.' }),
   isGroup: Type.Boolean(),
   archived: Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'As Z-API sends it: a string.' }),
@@ -82,7 +85,8 @@ const ChatActionBody = Type.Object(
 );
 
 const Contact = Type.Object({
-  phone: Type.String(),
+  phone: Type.String({ description: 'The number, or `<digits>@lid` while it is hidden.' }),
+  lid: PersonLid,
   name: Nullable(Type.String({ description: 'Full name in the phone\'s address book.' })),
   short: Nullable(Type.String()),
   notify: Nullable(Type.String({ description: 'The name the contact set in WhatsApp (push name).' })),
@@ -100,6 +104,7 @@ const ContactMetadata = Type.Object({
 
 const CHAT_EXAMPLE = {
   phone: '5511999999999',
+  lid: '81896604192873@lid',
   name: 'Maria Silva',
   isGroup: false,
   archived: 'false',
@@ -119,7 +124,7 @@ const ChatInfo = named('ChatMetadata', "One chat as the stored copy has it, with
 const ContactList = named(
   'ContactList',
   'A page of contacts, by number.',
-  Type.Array(Contact, { examples: [[{ phone: '5511999999999', name: 'Maria Silva', short: 'Maria', notify: 'Maria', vname: null }]] }),
+  Type.Array(Contact, { examples: [[{ phone: '5511999999999', lid: '81896604192873@lid', name: 'Maria Silva', short: 'Maria', notify: 'Maria', vname: null }]] }),
 );
 const ContactInfo = named(
   'ContactMetadata',

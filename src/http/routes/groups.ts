@@ -17,7 +17,14 @@ export const GroupSchema = Type.Object(
     invitationLink: Nullable(Type.String()),
     contactsCount: Type.Integer(),
     participantsCount: Type.Integer(),
-    participants: Type.Array(Type.Object({ phone: Type.String(), isAdmin: Type.Boolean(), isSuperAdmin: Type.Boolean() })),
+    participants: Type.Array(
+      Type.Object({
+        phone: Type.String({ description: 'The member\'s number, or `<digits>@lid` when WhatsApp hides it' }),
+        lid: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The member\'s LID (`<digits>@lid`) when known (docs/contract.md §5)' })),
+        isAdmin: Type.Boolean(),
+        isSuperAdmin: Type.Boolean(),
+      }),
+    ),
     adminOnlyMessage: Type.Boolean(),
     adminOnlySettings: Type.Boolean(),
     requireAdminApproval: Type.Boolean(),
@@ -40,8 +47,8 @@ export const GroupSchema = Type.Object(
         contactsCount: 0,
         participantsCount: 2,
         participants: [
-          { phone: '5511999999999', isAdmin: true, isSuperAdmin: true },
-          { phone: '5511988888888', isAdmin: false, isSuperAdmin: false },
+          { phone: '5511999999999', lid: '81896604192873@lid', isAdmin: true, isSuperAdmin: true },
+          { phone: '5511988888888', lid: '20443156720015@lid', isAdmin: false, isSuperAdmin: false },
         ],
         adminOnlyMessage: false,
         adminOnlySettings: false,

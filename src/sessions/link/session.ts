@@ -4,6 +4,7 @@
 // What comes in over the link is routed by intake-table.ts to session-intake.ts; credentials are
 // kept by session-creds.ts; who is who (LID ↔ phone) by identity.ts.
 import { isDiskFull } from '../../errors.js';
+import type { Person } from '../../domain/person.js';
 import type { AuthenticationCreds, ConnectionState } from 'baileys';
 import type { GatewayEvent } from '../../events/types.js';
 import type { Logger } from '../../logger.js';
@@ -435,6 +436,10 @@ export class Session implements LiveSession {
   }
 
   /** A person's phone number (digits); the LID address when the network never told it (identity.ts). */
+  personOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<Person> {
+    return this.identity.personOf(jid, alt, group);
+  }
+
   phoneOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<string> {
     return this.identity.phoneOf(jid, alt, group);
   }

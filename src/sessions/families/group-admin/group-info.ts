@@ -23,11 +23,10 @@ export function inviteLink(code: string): string {
 
 export async function toGroupInfo(session: LiveSession, meta: GroupMetadata, link: string | null): Promise<GroupInfo> {
   const participants = await Promise.all(
-    meta.participants.map(async (p) => ({
-      phone: await session.phoneOf(p.id, p.phoneNumber ?? null),
-      isAdmin: p.admin === 'admin' || p.admin === 'superadmin',
-      isSuperAdmin: p.admin === 'superadmin',
-    })),
+    meta.participants.map(async (p) => {
+      const person = await session.personOf(p.id, p.phoneNumber ?? p.lid ?? null);
+      return { phone: person.phone, lid: person.lid, isAdmin: p.admin === 'admin' || p.admin === 'superadmin', isSuperAdmin: p.admin === 'superadmin' };
+    }),
   );
   const owner = meta.owner ? await session.phoneOf(meta.owner, meta.ownerPn ?? null) : '';
   const subjectOwner = meta.subjectOwner ? await session.phoneOf(meta.subjectOwner, meta.subjectOwnerPn ?? null) : owner;
