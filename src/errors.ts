@@ -102,8 +102,9 @@ export const errors = {
   unauthorizedInstance: () => new DomainError('INVALID_INSTANCE_TOKEN', 'Unauthorized', 'Invalid instanceToken'),
   instanceNotFound: () => new DomainError('INSTANCE_NOT_FOUND', 'Instance not found'),
   notFound: (what = 'Not found') => new DomainError('NOT_FOUND', what),
-  qrUnavailable: () =>
-    new DomainError('QR_CODE_UNAVAILABLE', 'QR code not available. Instance may already be connected or QR expired.'),
+  /** `detail` says the actual reason (already connected, or why the network gave no QR) beside Z-API's string. */
+  qrUnavailable: (detail?: string) =>
+    new DomainError('QR_CODE_UNAVAILABLE', 'QR code not available. Instance may already be connected or QR expired.', detail),
   notConnected: () => new DomainError('INSTANCE_NOT_CONNECTED', 'Instance not connected'),
   /** Cluster mode: no live node runs the instance's session right now (a failover or handover). */
   noOwner: (retryAfterSeconds: number) =>

@@ -68,7 +68,7 @@ describe('instances', () => {
     const text = 'QR code not available. Instance may already be connected or QR expired.';
     expectError(await g.request('GET', `${inst.prefix}/qr-code/image`), 404, text);
     expectError(await g.request('GET', `${inst.prefix}/qr-code/image`, { headers: { accept: 'application/json' } }), 404, text);
-    expectError(await g.request('GET', `${inst.prefix}/qr-code`), 404, text);
+    expectError(await g.request('GET', `${inst.prefix}/qr-code`), 404, text, 'no QR code came from the network (status disconnected)');
   });
 
   test('phone-code: bad phone → 400, no session → 409', async () => {
@@ -243,7 +243,7 @@ describe('instance routes with a scripted session', () => {
   test('a connected instance has no QR → 404', async () => {
     sessions.connected.add(inst.instanceId);
     try {
-      expectError(await g.request('GET', `${inst.prefix}/qr-code/image`), 404, 'QR code not available. Instance may already be connected or QR expired.');
+      expectError(await g.request('GET', `${inst.prefix}/qr-code/image`), 404, 'QR code not available. Instance may already be connected or QR expired.', 'the instance is already connected');
     } finally {
       sessions.connected.delete(inst.instanceId);
     }
