@@ -38,6 +38,7 @@ const CATEGORY_OF = {
   INSTANCE_NOT_CONNECTED: 'not_connected',
   INSTANCE_UNAVAILABLE: 'no_owner',
   NETWORK_REFUSED: 'network_refused',
+  NOT_SUPPORTED: 'network_refused',
   RATE_LIMITED: 'rate_limited',
   QUEUE_FULL: 'queue_full',
   COMMAND_TIMEOUT: 'command_timeout',
@@ -111,6 +112,8 @@ export const errors = {
     new DomainError('INSTANCE_UNAVAILABLE', 'Instance unavailable', 'no node of the cluster runs this instance right now (a failover or handover is under way); try again', { retryAfterSeconds }),
   networkRefused: (reason: string, cause?: unknown) =>
     new DomainError('NETWORK_REFUSED', 'Unable to process request', reason, { cause }),
+  /** A Z-API endpoint a linked device (the engine) cannot perform: an honest refusal, never a fake success (docs/contract.md §11). */
+  notSupported: (reason: string) => new DomainError('NOT_SUPPORTED', 'Unable to process request', reason),
   rateLimited: (retryAfterSeconds: number) =>
     new DomainError('RATE_LIMITED', 'Too many requests', undefined, { retryAfterSeconds }),
   queueFull: (retryAfterSeconds: number) =>

@@ -160,6 +160,15 @@ export class MessagesService {
     }
   }
 
+  /**
+   * send-call: the engine (Baileys 7 rc14) can reject and receive call offers but has no way to
+   * place one, so the call is refused honestly rather than faked (docs/contract.md §11).
+   */
+  sendCall(phone: string): never {
+    parsePhone(phone);
+    throw errors.notSupported('placing a call is not available to a linked device here: the engine cannot send a call offer; nothing was sent');
+  }
+
   /** A status post (stories): text, an image or a video, shown to the instance's contacts. */
   sendStatus(instance: Instance, content: OutgoingContent): Promise<SendResult> {
     return this.send(instance, { phone: STATUS_TARGET }, content, { target: { kind: 'status' } });

@@ -125,3 +125,32 @@ describe('Z-API client compatibility at the HTTP edge', () => {
     assert.deepEqual([cleared.receivedCallbackUrl, cleared.deliveryCallbackUrl, cleared.messageStatusCallbackUrl], ['', '', 'https://hooks.example.com/status']);
   });
 });
+
+describe('Z-API endpoints a linked device cannot perform: an honest 422, never a 404 or a fake success', () => {
+  let g: TestGateway;
+  let inst: TestInstance;
+
+  before(async () => {
+    g = await startGateway();
+    inst = await g.createInstance('unsupported');
+  });
+  after(() => g.close());
+
+  test('send-call: the body is checked, then 422 NOT_SUPPORTED saying why; nothing is queued', async () => {
+    const p = inst.prefix;
+    const r = await g.request('POST', `${p}/send-call`, { body: { phone: PHONE, callDuration: 5 } });
+    expectError(r, 422, 'Unable to process request', /placing a call is not available/);
+    assert.equal(r.json.code, 'NOT_SUPPORTED');
+    expectError(await g.request('POST', `${p}/send-call`, { body: { phone: 'abc' } }), 400, 'Invalid request', /^phone: /);
+    expectError(await g.request('POST', `${p}/send-call`, { body: { phone: PHONE, callDuration: 16 } }), 400, 'Invalid request', /^callDuration: /);
+    assert.deepEqual((await g.request('GET', `${p}/queue/count`)).json, { count: 0 }, 'nothing was queued');
+  });
+
+  test('contacts/{phone}/report: 422 NOT_SUPPORTED saying why; a bad phone is 400', async () => {
+    const p = inst.prefix;
+    const r = await g.request('POST', `${p}/contacts/${PHONE}/report`);
+    expectError(r, 422, 'Unable to process request', /reporting a contact is not available/);
+    assert.equal(r.json.code, 'NOT_SUPPORTED');
+    expectError(await g.request('POST', `${p}/contacts/abc/report`), 400, 'Invalid request', /^phone: /);
+  });
+});
