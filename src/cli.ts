@@ -18,7 +18,7 @@ Commands:
   migrate                       apply pending database migrations and exit
   cluster status [--json]       nodes, leases and the owner of each instance (cluster mode)
   simnet [--port N]             run simnet, the offline WhatsApp network, for local testing
-  demo [--port N] [--simnet-port N] [--data-dir D]
+  demo [--port N] [--simnet-port N] [--media-port N] [--data-dir D]
                                 run the gateway against an embedded simnet and print how to try it
 
 Run \`zapgate <command> --help\` for a command's options.`;
@@ -53,15 +53,18 @@ const CLUSTER_USAGE = `Usage: zapgate cluster status [--json]
 Prints the cluster's nodes (lease, state, instances owned) and the owner of each instance, read
 from the cluster's PostgreSQL database (ZAPGATE_DATABASE_URL). --json prints one JSON document.`;
 
-const DEMO_USAGE = `Usage: zapgate demo [--port N] [--simnet-port N] [--data-dir D]
+const DEMO_USAGE = `Usage: zapgate demo [--port N] [--simnet-port N] [--media-port N] [--data-dir D]
 
 Runs the gateway against an embedded simnet (an offline WhatsApp network) with one instance ready
 to pair, and prints the curl commands that pair a virtual phone and send a first message.
 
   --port N          the gateway's port (default: ZAPGATE_PORT, else 3000)
   --simnet-port N   simnet's port (default 7080; 0 = any free port)
-  --data-dir D      keep the demo's data here (default: ZAPGATE_DATA_DIR, else a temporary
-                    directory removed on exit); a second run reuses the demo account
+  --media-port N    the port of simnet's media host, where media are uploaded (default 0 = any
+                    free port)
+  --data-dir D      keep the demo's data here (default: a temporary directory removed on exit;
+                    never ZAPGATE_DATA_DIR, a real gateway's data); a second run reuses the demo
+                    account
 
 Honours the same settings as serve (ZAPGATE_HOST defaults to 127.0.0.1 here).`;
 
@@ -82,6 +85,9 @@ function parseArgsMessage(err: unknown): string {
   if (missing) return `option ${missing[2]} needs a value`;
   const unexpected = /^Unexpected argument '([^']+)'/i.exec(message);
   if (unexpected) return `unexpected argument ${unexpected[1]}`;
+  // `--port -3`: parseArgs will not take a value that starts with a dash.
+  const ambiguous = /^Option '(-\w, )?(--[\w-]+)' argument is ambiguous/i.exec(message);
+  if (ambiguous) return `option ${ambiguous[2]} needs a value (for one starting with a dash write ${ambiguous[2]}=…)`;
   const notBoolean = /^Option '(--[\w-]+)' does not take an argument/i.exec(message);
   if (notBoolean) return `option ${notBoolean[1]} takes no value`;
   return message.split('\n')[0] ?? message;
@@ -304,10 +310,11 @@ async function cluster(args: string[]): Promise<number> {
 }
 
 async function demo(args: string[]): Promise<number> {
-  const { values } = parse(args, { port: { type: 'string' }, 'simnet-port': { type: 'string' }, 'data-dir': { type: 'string' } }, DEMO_USAGE);
+  const { values } = parse(args, { port: { type: 'string' }, 'simnet-port': { type: 'string' }, 'media-port': { type: 'string' }, 'data-dir': { type: 'string' } }, DEMO_USAGE);
   if (values.help) return help(DEMO_USAGE);
   const port = values.port === undefined ? undefined : portOption('--port', values.port, DEMO_USAGE);
   const simnetPort = portOption('--simnet-port', values['simnet-port'] ?? '7080', DEMO_USAGE);
+  const mediaPort = portOption('--media-port', values['media-port'] ?? '0', DEMO_USAGE);
   if (values['data-dir'] === '') throw new UsageError('--data-dir needs a directory', DEMO_USAGE);
   await import('dotenv/config');
   const { runDemo, demoEnv } = await import('./demo.js');
@@ -321,7 +328,15 @@ async function demo(args: string[]): Promise<number> {
     if ((err as { code?: unknown }).code === 'EADDRINUSE') throw new Error(`simnet's port ${simnetPort} is already in use: choose another with --simnet-port (0 = any free port)`);
     throw err;
   }
-  return runDemo(env, simnetPort);
+  if (mediaPort !== 0) {
+    try {
+      await portFree('127.0.0.1', mediaPort);
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'EADDRINUSE') throw new Error(`the media host's port ${mediaPort} is already in use: choose another with --media-port (0 = any free port)`);
+      throw err;
+    }
+  }
+  return runDemo(env, simnetPort, mediaPort);
 }
 
 main(process.argv.slice(2)).then(

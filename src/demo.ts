@@ -17,6 +17,8 @@ interface DemoOptions {
   /** The gateway's port; when unset, ZAPGATE_PORT of `env`, else 3000. */
   port?: number;
   simnetPort: number;
+  /** The port of simnet's media host (0 or unset: any free port). */
+  mediaPort?: number;
   /** Where the demo's data live; a temporary directory (removed on exit) when unset. */
   dataDir?: string;
   logLevel?: string;
@@ -27,6 +29,8 @@ interface DemoOptions {
 export interface RunningDemo {
   gatewayUrl: string;
   simnetAdminUrl: string;
+  /** `host:port` of simnet's media host (its port from --media-port, else any free one). */
+  mediaHost: string;
   clientToken: string;
   /** `/instances/{id}/token/{token}` of the instance created for the demo. */
   prefix: string;
@@ -65,7 +69,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
   });
-  const simnet = await startSimnet({ port: options.simnetPort });
+  const simnet = await startSimnet({ port: options.simnetPort, ...(options.mediaPort ? { mediaPort: options.mediaPort } : {}) });
   const temp = env.ZAPGATE_DATA_DIR === undefined;
   const dataDir = env.ZAPGATE_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'zapgate-demo-'));
   // Media go over TLS to simnet's media host, whose certificate a test CA signed: the engine trusts
@@ -91,6 +95,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
       return {
         gatewayUrl,
         simnetAdminUrl: simnet.adminUrl,
+        mediaHost: simnet.mediaHost,
         clientToken: account.clientToken,
         prefix,
         instructions,
@@ -164,8 +169,8 @@ API docs: ${gw}/docs    Stop with Ctrl-C.
 }
 
 /** `zapgate demo`, its options checked by the CLI: runs until SIGINT/SIGTERM. */
-export async function runDemo(env: NodeJS.ProcessEnv, simnetPort: number): Promise<number> {
-  const demo = await startDemo({ env, simnetPort, ...(env.ZAPGATE_DATA_DIR ? { dataDir: env.ZAPGATE_DATA_DIR } : {}) });
+export async function runDemo(env: NodeJS.ProcessEnv, simnetPort: number, mediaPort = 0): Promise<number> {
+  const demo = await startDemo({ env, simnetPort, mediaPort, ...(env.ZAPGATE_DATA_DIR ? { dataDir: env.ZAPGATE_DATA_DIR } : {}) });
   // The handlers go in before the instructions are printed: whoever reads "Stop with Ctrl-C" may
   // signal at once, and a signal that comes before its handler kills the process uncleanly.
   const stopped = new Promise<void>((resolve) => {

@@ -38,6 +38,7 @@ const CATEGORY_OF = {
   INSTANCE_NOT_CONNECTED: 'not_connected',
   INSTANCE_UNAVAILABLE: 'no_owner',
   NETWORK_REFUSED: 'network_refused',
+  NOT_SUPPORTED: 'network_refused',
   RATE_LIMITED: 'rate_limited',
   QUEUE_FULL: 'queue_full',
   COMMAND_TIMEOUT: 'command_timeout',
@@ -102,14 +103,17 @@ export const errors = {
   unauthorizedInstance: () => new DomainError('INVALID_INSTANCE_TOKEN', 'Unauthorized', 'Invalid instanceToken'),
   instanceNotFound: () => new DomainError('INSTANCE_NOT_FOUND', 'Instance not found'),
   notFound: (what = 'Not found') => new DomainError('NOT_FOUND', what),
-  qrUnavailable: () =>
-    new DomainError('QR_CODE_UNAVAILABLE', 'QR code not available. Instance may already be connected or QR expired.'),
+  /** `detail` says the actual reason (already connected, or why the network gave no QR) beside Z-API's string. */
+  qrUnavailable: (detail?: string) =>
+    new DomainError('QR_CODE_UNAVAILABLE', 'QR code not available. Instance may already be connected or QR expired.', detail),
   notConnected: () => new DomainError('INSTANCE_NOT_CONNECTED', 'Instance not connected'),
   /** Cluster mode: no live node runs the instance's session right now (a failover or handover). */
   noOwner: (retryAfterSeconds: number) =>
     new DomainError('INSTANCE_UNAVAILABLE', 'Instance unavailable', 'no node of the cluster runs this instance right now (a failover or handover is under way); try again', { retryAfterSeconds }),
   networkRefused: (reason: string, cause?: unknown) =>
     new DomainError('NETWORK_REFUSED', 'Unable to process request', reason, { cause }),
+  /** A Z-API endpoint a linked device (the engine) cannot perform: an honest refusal, never a fake success (docs/contract.md §11). */
+  notSupported: (reason: string) => new DomainError('NOT_SUPPORTED', 'Unable to process request', reason),
   rateLimited: (retryAfterSeconds: number) =>
     new DomainError('RATE_LIMITED', 'Too many requests', undefined, { retryAfterSeconds }),
   queueFull: (retryAfterSeconds: number) =>

@@ -177,6 +177,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // The use cases (services/index.ts), and the record the routes are built from (http/routes/index.ts).
   const services = createServices({
     config, clock, log, metrics, guard, store, sessions, engine, ports, reactions, sender,
+    events: events.fromSender,
     placement: cluster?.node ?? null,
     media: { files: mediaFiles, signer, outgoing: outgoingFiles, released: mediaReleased },
     deliveries: outbox.deliveries,

@@ -19,6 +19,28 @@ function quietLibsignal(): void {
   }
 }
 
+/** A port option's value: 0-65535, or null. */
+function portValue(value: string): number | null {
+  return /^[0-9]{1,5}$/.test(value) && Number(value) <= 65535 ? Number(value) : null;
+}
+
+/** parseArgs' first line, in zapgate's words: "unknown option --x", "--port must be a port number …". */
+function explainParseError(message: string, argv: string[]): string {
+  const unknown = /^Unknown option '([^']+)'/i.exec(message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  // `--port -3`: parseArgs will not take a value that starts with a dash.
+  const ambiguous = /^Option '(?:-\w, )?(--[\w-]+)' argument is ambiguous/i.exec(message);
+  if (ambiguous) {
+    const name = ambiguous[1]!;
+    const given = argv[argv.indexOf(name) + 1] ?? '';
+    if (name === '--port' || name === '--media-port') return `${name} must be a port number (0-65535), got ${JSON.stringify(given)}`;
+    return `option ${name} needs a value (for one starting with a dash write ${name}=${given})`;
+  }
+  const missing = /^Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/i.exec(message);
+  if (missing) return `option ${missing[1]} needs a value`;
+  return message;
+}
+
 export async function runSimnetCli(argv: string[]): Promise<number> {
   let values;
   try {
@@ -39,20 +61,29 @@ export async function runSimnetCli(argv: string[]): Promise<number> {
   } catch (e) {
     // One line and the usage, like every zapgate command: "Unknown option '--x'. To specify…" → "unknown option --x".
     const message = (e as Error).message.split('\n')[0] ?? '';
-    const unknown = /^Unknown option '([^']+)'/i.exec(message);
-    console.error(`zapgate: ${unknown ? `unknown option ${unknown[1]}` : message}\n\n${USAGE}`);
+    console.error(`zapgate: ${explainParseError(message, argv)}\n\n${USAGE}`);
     return 2;
   }
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
+  const port = portValue(values.port);
+  const mediaPort = portValue(values['media-port']);
+  const timeScale = Number(values['time-scale']);
+  const usage = (message: string): number => {
+    console.error(`zapgate: ${message}\n\n${USAGE}`);
+    return 2;
+  };
+  if (port === null) return usage(`--port must be a port number (0-65535), got ${JSON.stringify(values.port)}`);
+  if (mediaPort === null) return usage(`--media-port must be a port number (0-65535), got ${JSON.stringify(values['media-port'])}`);
+  if (!(timeScale > 0)) return usage(`--time-scale must be a number above 0, got ${JSON.stringify(values['time-scale'])}`);
   quietLibsignal();
   const read = values['receipts-read'];
   const sim = await startSimnet({
-    port: Number(values.port),
-    mediaPort: Number(values['media-port']),
-    timeScale: Number(values['time-scale']),
+    port,
+    mediaPort,
+    timeScale,
     autoUserPattern: values['auto-user-pattern'],
     rootSeed: values['root-seed'],
     receipts: read === 'auto' || read === 'manual' || read === 'never' ? { read } : undefined,

@@ -81,3 +81,10 @@ export type InstanceChanges = Partial<
     | 'historyWebhook'
   >
 >;
+
+/**
+ * Z-API's `due` (when the subscription ends, ms) for an instance that never expires: 9999-12-31
+ * 23:59:59 UTC. Z-API documents a number there, and some clients compare it with the clock, so a
+ * self-hosted gateway answers a far-future time rather than null (docs/contract.md §4).
+ */
+export const NEVER_DUE_MS = 253_402_300_799_000;

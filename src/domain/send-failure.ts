@@ -21,7 +21,9 @@ export type SendErrorCode =
   /** No answer in time. */
   | 'TIMEOUT'
   /** Anything else (a bug, an unreadable queued row). */
-  | 'UNKNOWN';
+  | 'UNKNOWN'
+  /** Not a failure: the message was deleted from the queue before it was sent (DELETE …/messages). */
+  | 'CANCELLED';
 
 export class SendFailure extends Error {
   constructor(

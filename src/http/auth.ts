@@ -13,11 +13,29 @@ declare module 'fastify' {
     account: Account | null;
     instance: Instance | null;
   }
+  interface FastifyContextConfig {
+    /** A Z-API partner route: the account's token may also come as `Authorization: Bearer` (docs/contract.md §3). */
+    partner?: boolean;
+  }
 }
 
 export function clientTokenOf(request: FastifyRequest): string | undefined {
   const raw = request.headers['client-token'];
   return Array.isArray(raw) ? raw[0] : raw;
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * The account token a request presents: its `Client-Token`, or on a partner route (Z-API's partner
+ * API sends the Partner-Token as `Authorization: Bearer <token>` and no Client-Token) the bearer
+ * token. Either is then looked up by hash, like every token (docs/contract.md §3).
+ */
+export function accountTokenOf(request: FastifyRequest): string | undefined {
+  const clientToken = clientTokenOf(request);
+  if (clientToken !== undefined || request.routeOptions.config.partner !== true) return clientToken;
+  const authorization = request.headers.authorization;
+  return authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
 }
 
 // Callback-style hooks that answer from the services' caches without a promise, and fall back to
@@ -33,7 +51,7 @@ export function accountHook(accounts: AccountsService, limiter: RateLimiter) {
     request.account = account;
   }
   return function authenticateAccount(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    const token = clientTokenOf(request);
+    const token = accountTokenOf(request);
     let account: Account | undefined;
     try {
       account = accounts.authenticateCached(token);

@@ -13,6 +13,7 @@ import { redactUrl } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { accountHook, clientTokenOf, instanceHook } from './auth.js';
 import { handleError } from './error-handler.js';
+import { emptyBodyIsNoBody } from './empty-body.js';
 import { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { routeMetrics } from './route-metrics.js';
@@ -112,6 +113,7 @@ export async function buildHttpServer(deps: HttpDeps) {
   app.setErrorHandler(handleError);
   // Fastify parses text/plain by default; the contract accepts JSON only (anything else → 415).
   app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', emptyBodyIsNoBody);
 
   const methods = new MethodIndex();
   app.addHook('onRoute', (route) => methods.add(route.method, route.url));
@@ -151,7 +153,13 @@ export async function buildHttpServer(deps: HttpDeps) {
         description:
           'Self-hosted, Z-API-compatible WhatsApp HTTP gateway. Every request carries `Client-Token`; instance-scoped paths carry `instanceId` and `instanceToken`. Timestamps are milliseconds since the epoch. Errors are `{error, message?}`.',
       },
-      components: { securitySchemes: { ClientToken: { type: 'apiKey', in: 'header', name: 'Client-Token' } } },
+      components: {
+        securitySchemes: {
+          ClientToken: { type: 'apiKey', in: 'header', name: 'Client-Token' },
+          // Z-API's partner routes also take the account's token this way (docs/contract.md §3).
+          PartnerToken: { type: 'http', scheme: 'bearer', description: 'The account\'s Client-Token as Z-API\'s Partner-Token: `Authorization: Bearer <token>`. Partner routes only.' },
+        },
+      },
       security: [{ ClientToken: [] }],
       // TypeBox schemas are JSON Schema; the swagger typings want their own object model.
       webhooks: webhooksSection() as never,

@@ -12,6 +12,11 @@ export function deliveryEvent(row: Pick<MessageRow, 'phone' | 'zaap_id' | 'messa
   return event;
 }
 
+/** The DeliveryCallback of a queued message deleted before it was sent (DELETE …/messages). */
+export function cancelledDeliveryEvent(row: Pick<MessageRow, 'phone' | 'zaap_id' | 'message_id'>, momment: number): DeliveryCallback {
+  return deliveryEvent(row, momment, 'Message cancelled: deleted from the queue before it was sent', 'CANCELLED');
+}
+
 /**
  * The anti-ban pause, reported on the "received" webhook the way Z-API reports system events:
  * `notification: "ANTIBAN_PAUSED"`, `notificationParameters: [reason, pausedUntilMs]`.

@@ -1,7 +1,7 @@
 // The account as the phone sees it: instance data (GET /me), the connected device, the profile
 // (name, about, picture), contacts' pictures, blocking, and the per-instance reactions Z-API keeps
 // as instance settings (auto-read, call rejection). Validation first, then the network.
-import type { Instance, InstanceChanges } from '../domain/instance.js';
+import { NEVER_DUE_MS, type Instance, type InstanceChanges } from '../domain/instance.js';
 import { errors } from '../errors.js';
 import { formatTarget, parsePhone, parseTarget } from '../domain/phone.js';
 import { maskStoredProxyUrl, proxyInUse } from '../net/proxy.js';
@@ -16,7 +16,7 @@ export interface InstanceData {
   id: string;
   token: string;
   name: string;
-  due: number | null;
+  due: number;
   connected: boolean;
   paymentStatus: string;
   created: string;
@@ -84,7 +84,7 @@ export class AccountService {
       token,
       name: instance.name,
       // Self-hosted: an instance never expires and is never billed.
-      due: null,
+      due: NEVER_DUE_MS,
       connected: instance.status === 'connected' && this.sessions.isConnected(instanceId),
       paymentStatus: 'ACTIVE',
       created: new Date(instance.createdAt).toISOString(),

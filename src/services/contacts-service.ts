@@ -19,6 +19,16 @@ export class ContactsService {
   ) {}
 
   /**
+   * contacts/{phone}/report: WhatsApp's spam report is not something the engine (Baileys 7 rc14) can
+   * send, so it is refused honestly rather than faked (docs/contract.md §7). The phone is checked
+   * first, as Z-API does (400 for a bad one).
+   */
+  report(phone: string): never {
+    parsePhone(phone);
+    throw errors.notSupported('reporting a contact is not available to a linked device here: the engine has no way to send WhatsApp\'s spam report; nothing was sent (block the number with contacts/modify-blocked instead)');
+  }
+
+  /**
    * Answers at once when the network needs asking about at most `syncMax` of the numbers (the
    * others come from the cache); otherwise, or when the client asks for it, starts a job.
    */

@@ -17,6 +17,7 @@ import type { EngineFamilies } from '../sessions/engines.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { Store } from '../store/index.js';
+import type { EventSink } from '../events/types.js';
 import { AccountService } from './account-service.js';
 import { AccountsService } from './accounts-service.js';
 import { wireAutoInvite } from './auto-invite.js';
@@ -61,6 +62,8 @@ interface ServicesDeps {
   reactions: AccountReactions;
   /** Who sends what is queued, and applies update-antiban live (null: no engine). */
   sender: Sender | null;
+  /** Where the services' own events go (a queued message cancelled by a delete). */
+  events: EventSink;
   /** Cluster mode: new instances get an owner at once. */
   placement: InstancePlacement | null;
   media: { files: MediaStore; signer: MediaUrlSigner; outgoing: OutgoingMediaStore; released(): void };
@@ -74,7 +77,7 @@ export function createServices(deps: ServicesDeps) {
   const accounts = new AccountsService(store, clock);
   const instances = new InstancesService({ store, sessions, clock, maxPerAccount: config.quotas.maxInstancesPerAccount, liveAntiban: deps.sender, cluster: deps.placement, mediaReleased: media.released });
   const quota = new QueuedBytesQuota(store, clock, config.quotas.maxQueuedBytesPerAccount);
-  const messages = new MessagesService({ store, sessions, clock, queue: deps.sender, metrics, queueMaxDisconnected: config.queueMaxDisconnected, media: config.media, outgoingMedia: media.outgoing, quota, mediaReleased: media.released });
+  const messages = new MessagesService({ store, sessions, clock, queue: deps.sender, events: deps.events, metrics, queueMaxDisconnected: config.queueMaxDisconnected, media: config.media, outgoingMedia: media.outgoing, quota, mediaReleased: media.released });
   const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...deps.phoneCheckJobs }) : undefined;
   const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);
   const webhooks = new WebhooksService(store, guard, clock);

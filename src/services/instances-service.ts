@@ -264,10 +264,21 @@ export class InstancesService {
   /** The live QR string; starts a pairing session when none is live. 404 when none can be produced. */
   async qr(instanceId: string, waitMs = 10_000): Promise<string> {
     const instance = await this.fresh(instanceId);
-    if (instance.status === 'connected' || this.sessions.isConnected(instanceId)) throw errors.qrUnavailable();
+    if (instance.status === 'connected' || this.sessions.isConnected(instanceId)) throw errors.qrUnavailable('the instance is already connected');
     const qr = await this.sessions.qr(instanceId, waitMs);
-    if (!qr) throw errors.qrUnavailable();
+    if (!qr) throw errors.qrUnavailable(await this.noQrReason(instanceId));
     return qr;
+  }
+
+  /**
+   * Why no QR came: the state the session recorded (e.g. the network could not be reached and it
+   * is reconnecting), which /status shows too; the QR answer says it rather than a guess.
+   */
+  private async noQrReason(instanceId: string): Promise<string> {
+    const now = await this.fresh(instanceId);
+    if (now.status === 'connected') return 'the instance is already connected';
+    const reason = now.statusReason && now.statusReason !== 'created' ? `: ${now.statusReason}` : '';
+    return `no QR code came from the network (status ${now.status}${reason})`;
   }
 
   async qrPng(instanceId: string): Promise<Buffer> {

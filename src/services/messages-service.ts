@@ -17,6 +17,8 @@ import { SendFailure } from '../domain/send-failure.js';
 import { decodeDataUri } from '../convert/data-uri.js';
 import { mediaRef, type OutgoingMediaStore } from '../media/outgoing-store.js';
 import type { QueuedBytesQuota } from './queued-bytes-quota.js';
+import type { EventSink } from '../events/types.js';
+import { cancelledDeliveryEvent } from '../sender/events.js';
 import { createHash } from 'node:crypto';
 
 export interface SendCommon {
@@ -58,7 +60,7 @@ export interface SendQueue {
 
 /** What MessagesService needs of the store (the SQL store implements it): the queue and sent ids. */
 interface MessagesStore {
-  readonly messages: Pick<MessagesRepo, 'enqueue'>;
+  readonly messages: Pick<MessagesRepo, 'enqueue' | 'cancelWaiting' | 'stateOf'>;
   readonly waMessages: Pick<WaMessagesRepo, 'find'>;
 }
 
@@ -69,7 +71,13 @@ interface MessagesServiceDeps extends MessagesServiceOptions {
   queue?: SendQueue | null;
   /** Counts each durable enqueue by content type (text, image, …); measured by bench/enqueue. */
   metrics?: Pick<Metrics, 'messagesEnqueued'>;
+  /** Where a queued message deleted before it was sent is reported (its DeliveryCallback). */
+  events?: EventSink;
 }
+
+/** How long a delete waits for a message a lane is sending right now to be settled (sent or failed). */
+const IN_FLIGHT_WAIT_MS = 20_000;
+const IN_FLIGHT_POLL_MS = 100;
 
 export class MessagesService {
   private readonly store: MessagesStore;
@@ -77,6 +85,7 @@ export class MessagesService {
   private readonly clock: Clock;
   private readonly options: MessagesServiceOptions;
   private readonly queue: SendQueue | null;
+  private readonly events: EventSink | null;
   private readonly enqueuedCount: Pick<Metrics, 'messagesEnqueued'> | null;
   /** Counter children per content type, made once: the enqueue path is the hot one. */
   private readonly enqueuedByKind = new Map<string, { inc(): void }>();
@@ -87,6 +96,7 @@ export class MessagesService {
     this.clock = deps.clock;
     this.options = deps;
     this.queue = deps.queue ?? null;
+    this.events = deps.events ?? null;
     this.enqueuedCount = deps.metrics ?? null;
   }
 
@@ -116,13 +126,47 @@ export class MessagesService {
   }
 
   /**
-   * DELETE /messages: revoke (owner) or delete-for-me / admin-revoke (not owner), at once through
-   * the running session; the engine answers 404 for a message it cannot name, 422 when refused.
+   * DELETE /messages: a message still in the queue is taken out of it and never sent (its
+   * DeliveryCallback says it was cancelled; no session needed). Otherwise revoke (owner) or
+   * delete-for-me / admin-revoke (not owner), at once through the running session; the engine
+   * answers 404 for a message it cannot name, 422 when refused. A message a lane is sending at this
+   * moment is waited for, then revoked like any sent one (docs/contract.md §6).
    */
   async deleteMessage(instance: Instance, phone: string, messageId: string, owner: boolean): Promise<void> {
     const target = parseTarget(phone);
+    if (await this.cancelQueued(instance.id, messageId)) return;
     if (!this.sessions.isConnected(instance.id)) throw errors.notConnected();
+    await this.settled(instance.id, messageId);
     await this.sessions.deleteMessage(instance.id, { phone: formatTarget(target), messageId, owner });
+  }
+
+  /** True when the message was waiting and is now out of the queue, reported as cancelled. */
+  private async cancelQueued(instanceId: string, messageId: string): Promise<boolean> {
+    const row = await this.store.messages.cancelWaiting(instanceId, messageId);
+    if (!row) return false;
+    // The row is gone first, so a lane can no longer claim it; a crash before this emit loses only
+    // the callback, never sends the message.
+    await this.events?.emit(instanceId, [cancelledDeliveryEvent(row, this.clock.now())]);
+    if (row.media_bytes > 0) this.options.mediaReleased?.();
+    return true;
+  }
+
+  /** Waits while a lane is sending the message (claimed, not yet settled), up to IN_FLIGHT_WAIT_MS. */
+  private async settled(instanceId: string, messageId: string): Promise<void> {
+    const until = Date.now() + IN_FLIGHT_WAIT_MS;
+    while ((await this.store.messages.stateOf(instanceId, messageId)) === 'in_flight') {
+      if (Date.now() >= until) throw errors.conflict('Message is being sent', 'messageId: the message is being sent right now; try again in a few seconds');
+      await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_POLL_MS));
+    }
+  }
+
+  /**
+   * send-call: the engine (Baileys 7 rc14) can reject and receive call offers but has no way to
+   * place one, so the call is refused honestly rather than faked (docs/contract.md §11).
+   */
+  sendCall(phone: string): never {
+    parsePhone(phone);
+    throw errors.notSupported('placing a call is not available to a linked device here: the engine cannot send a call offer; nothing was sent');
   }
 
   /** A status post (stories): text, an image or a video, shown to the instance's contacts. */

@@ -1,9 +1,9 @@
 // Z-API's partner (integrator) calls for a self-hosted gateway: create an instance with its webhooks
 // and settings in one call, and list the account's instances in Z-API's paged shape. Billing fields
-// have nothing to say here (`due` is null); tokens are never listed (only their hashes are stored).
+// have nothing to say here (`due` is a far-future time: an instance never expires); tokens are never listed (only their hashes are stored).
 import { errors } from '../errors.js';
 import type { AddressGuard } from '../net/address-guard.js';
-import type { Instance } from '../domain/instance.js';
+import { NEVER_DUE_MS, type Instance } from '../domain/instance.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { WebhookKind } from '../events/types.js';
 import type { WebhooksRepo } from '../store/webhooks-repo.js';
@@ -51,7 +51,7 @@ interface PartnerInstanceView {
   tenant: string;
   /** ISO 8601 */
   created: string;
-  due: null;
+  due: number;
   paymentStatus: null;
   deliveryCallbackUrl: string | null;
   receivedCallbackUrl: string | null;
@@ -90,7 +90,7 @@ export class PartnerService {
    * a refused one is a 400 naming its field, and no instance is made. Should a setting fail after
    * the creation, the instance is removed again rather than left half configured.
    */
-  async createOnDemand(accountId: string, req: OnDemandRequest): Promise<{ id: string; token: string; due: null }> {
+  async createOnDemand(accountId: string, req: OnDemandRequest): Promise<{ id: string; token: string; due: number }> {
     for (const [field] of CALLBACK_KINDS) {
       const url = req[field];
       if (typeof url !== 'string' || url === '') continue;
@@ -113,7 +113,7 @@ export class PartnerService {
       await this.instances.delete(id).catch(() => undefined);
       throw err;
     }
-    return { id, token: created.instanceToken, due: null };
+    return { id, token: created.instanceToken, due: NEVER_DUE_MS };
   }
 
   /** The account's instances, oldest first, in Z-API's paged shape; `query` matches name or id. */
@@ -139,7 +139,7 @@ export class PartnerService {
       name: r.name,
       tenant: r.accountId,
       created: new Date(r.createdAt).toISOString(),
-      due: null,
+      due: NEVER_DUE_MS,
       paymentStatus: null,
       deliveryCallbackUrl: hooks.get('delivery') ?? null,
       receivedCallbackUrl: hooks.get('received') ?? null,

@@ -92,6 +92,27 @@ export class MessagesRepo {
     return Number(r.numDeletedRows) > 0;
   }
 
+  /**
+   * Takes a message out of the queue by its WhatsApp id if no lane has claimed it yet; the removed
+   * row, or undefined when it is not waiting. One statement: a lane's claim (queued → in_flight)
+   * and this either see the row queued or not at all, so a cancelled message is never sent.
+   */
+  cancelWaiting(instanceId: string, messageId: string): Promise<Pick<MessageRow, 'phone' | 'zaap_id' | 'message_id' | 'media_bytes'> | undefined> {
+    return this.db
+      .deleteFrom('messages')
+      .where('instance_id', '=', instanceId)
+      .where('message_id', '=', messageId)
+      .where('state', '=', 'queued')
+      .returning(['phone', 'zaap_id', 'message_id', 'media_bytes'])
+      .executeTakeFirst();
+  }
+
+  /** The queue state of a message by its WhatsApp id; undefined when the queue never had it (or forgot it). */
+  async stateOf(instanceId: string, messageId: string): Promise<MessageState | undefined> {
+    const row = await this.db.selectFrom('messages').select('state').where('instance_id', '=', instanceId).where('message_id', '=', messageId).executeTakeFirst();
+    return row?.state;
+  }
+
   findByZaapId(instanceId: string, zaapId: string): Promise<MessageRow | undefined> {
     return this.db
       .selectFrom('messages')

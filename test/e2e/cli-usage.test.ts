@@ -47,6 +47,11 @@ const BAD: [string[], RegExp][] = [
   [['cluster', 'status', '--bogus'], /unknown option --bogus/],
   [['cluster', 'status', 'extra'], /too many arguments for cluster status/],
   [['simnet', '--bogus'], /unknown option --bogus/],
+  [['simnet', '--port', '-3'], /--port must be a port number \(0-65535\), got "-3"/],
+  [['simnet', '--port=70000'], /--port must be a port number \(0-65535\), got "70000"/],
+  [['simnet', '--media-port', 'x'], /--media-port must be a port number/],
+  [['demo', '--port', '-3'], /option --port needs a value \(for one starting with a dash write --port=…\)/],
+  [['demo', '--media-port', 'x'], /--media-port must be a port number/],
   [['--bogus'], /unknown option --bogus/],
 ];
 
@@ -61,6 +66,7 @@ const HELP: [string[], RegExp][] = [
   [['simnet', '--help'], /Usage: zapgate simnet/],
   [['demo', '--help'], /Usage: zapgate demo/],
   [['demo', '-h'], /Usage: zapgate demo/],
+  [['demo', '--help'], /--media-port N +the port of simnet's media host[\s\S]*default: a temporary directory removed on exit;\s+never ZAPGATE_DATA_DIR/],
 ];
 
 test('--help on every command: its usage on stdout, exit 0, nothing created', async () => {

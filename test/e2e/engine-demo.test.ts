@@ -3,7 +3,9 @@
 // a second run on the same data dir reuses the demo account instead of piling up another.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -97,4 +99,26 @@ test('the demo honours serve\'s settings: ZAPGATE_PORT and ZAPGATE_HOST, with lo
   // Its data are its own: never a real gateway's database (its sessions would meet a simulated network).
   assert.equal(demoEnv({ ZAPGATE_DATABASE_URL: 'postgres://x@h/db', ZAPGATE_DATA_DIR: '/srv/zapgate' }).ZAPGATE_DATABASE_URL, undefined);
   assert.equal(demoEnv({ ZAPGATE_DATA_DIR: '/srv/zapgate' }).ZAPGATE_DATA_DIR, undefined);
+});
+
+test('--media-port fixes the media host\'s port; ZAPGATE_DATA_DIR is never the demo\'s data dir (as --help says)', async () => {
+  const realDataDir = mkdtempSync(join(tmpdir(), 'zapgate-real-data-'));
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const mediaPort = (probe.address() as AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  try {
+    const demo = await startDemo({ port: 0, simnetPort: 0, mediaPort, logLevel: 'silent', env: { ZAPGATE_DATA_DIR: realDataDir } });
+    try {
+      assert.equal(demo.mediaHost, `127.0.0.1:${mediaPort}`, 'the media host listens on the chosen port');
+      const sock = connect(mediaPort, '127.0.0.1');
+      await once(sock, 'connect');
+      sock.destroy();
+      assert.deepEqual(readdirSync(realDataDir), [], 'nothing written to ZAPGATE_DATA_DIR: a temporary directory is used');
+    } finally {
+      await demo.close();
+    }
+  } finally {
+    rmSync(realDataDir, { recursive: true, force: true });
+  }
 });

@@ -23,7 +23,7 @@ describe('account routes with no session', () => {
     assert.equal(r.json.id, inst.instanceId, 'id');
     assert.equal(r.json.token, inst.instanceToken, 'token');
     assert.equal(r.json.connected, false, 'not connected');
-    assert.equal(r.json.due, null, 'never expires');
+    assert.equal(r.json.due, 253_402_300_799_000, 'never expires: a far-future number (ms), as Z-API documents a number');
     assert.equal(r.json.receivedCallbackUrl, '', 'no webhook yet');
     assert.equal(r.json.autoReadMessage, false, 'auto-read off');
     assert.equal(r.json.callRejectAuto, false, 'call rejection off');

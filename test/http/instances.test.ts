@@ -35,11 +35,11 @@ describe('instances', () => {
     expectError(await g.request('POST', '/instances', { body: { name: 7 } }), 400, 'Invalid request', /^name: /);
   });
 
-  test('POST /instances/integrator/on-demand → 200 {id, token, due:null} (Z-API alias)', async () => {
+  test('POST /instances/integrator/on-demand → 200 {id, token, due} (Z-API alias)', async () => {
     const r = await g.request('POST', '/instances/integrator/on-demand', { body: { name: 'z' } });
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.json).sort(), ['due', 'id', 'token']);
-    assert.equal(r.json.due, null);
+    assert.equal(r.json.due, 253_402_300_799_000);
     const status = await g.request('GET', `/instances/${String(r.json.id)}/token/${String(r.json.token)}/status`);
     assert.equal(status.status, 200);
   });
@@ -68,7 +68,7 @@ describe('instances', () => {
     const text = 'QR code not available. Instance may already be connected or QR expired.';
     expectError(await g.request('GET', `${inst.prefix}/qr-code/image`), 404, text);
     expectError(await g.request('GET', `${inst.prefix}/qr-code/image`, { headers: { accept: 'application/json' } }), 404, text);
-    expectError(await g.request('GET', `${inst.prefix}/qr-code`), 404, text);
+    expectError(await g.request('GET', `${inst.prefix}/qr-code`), 404, text, 'no QR code came from the network (status disconnected)');
   });
 
   test('phone-code: bad phone → 400, no session → 409', async () => {
@@ -243,7 +243,7 @@ describe('instance routes with a scripted session', () => {
   test('a connected instance has no QR → 404', async () => {
     sessions.connected.add(inst.instanceId);
     try {
-      expectError(await g.request('GET', `${inst.prefix}/qr-code/image`), 404, 'QR code not available. Instance may already be connected or QR expired.');
+      expectError(await g.request('GET', `${inst.prefix}/qr-code/image`), 404, 'QR code not available. Instance may already be connected or QR expired.', 'the instance is already connected');
     } finally {
       sessions.connected.delete(inst.instanceId);
     }

@@ -40,6 +40,8 @@ interface Document {
 // zapgate's own tags (event stream) sit after the Z-API tag they belong with.
 const TAG_ORDER = ['instance', 'messages', 'chats', 'contacts', 'privacy', 'groups', 'communities', 'newsletters', 'status', 'business', 'message queue', 'webhooks', 'event stream', 'partner', 'operations'];
 const UNAUTHENTICATED = new Set(['GET /livez', 'GET /readyz', 'GET /metrics', 'GET /media/{id}']);
+/** Z-API's partner routes: the account's token as Client-Token or as `Authorization: Bearer` (docs/contract.md §3). */
+const PARTNER = new Set(['POST /instances/integrator/on-demand', 'GET /instances', 'PUT /instances/{instanceId}/token/{instanceToken}/integrator/configure-proxy']);
 const INSTANCE_PARAMS = new Set(['instanceId', 'instanceToken']);
 
 function operations(doc: Document): { key: string; path: string; method: string; op: Operation }[] {
@@ -111,10 +113,11 @@ describe('/openapi.json', () => {
     assert.deepEqual(problems, [], `${problems.length} problems:\n${problems.join('\n')}`);
   });
 
-  test('operations that need no token say so; every other one needs Client-Token', () => {
+  test('operations that need no token say so; partner routes take a bearer too; every other one needs Client-Token', () => {
     assert.deepEqual(doc.security, [{ ClientToken: [] }], 'Client-Token is the default');
     for (const { key, op } of operations(doc)) {
       if (UNAUTHENTICATED.has(key)) assert.deepEqual(op.security, [], `${key} shows no lock`);
+      else if (PARTNER.has(key)) assert.deepEqual(op.security, [{ ClientToken: [] }, { PartnerToken: [] }], `${key} takes either`);
       else assert.equal(op.security, undefined, `${key} inherits Client-Token`);
     }
     // The documentation itself is served without a token and is not an operation of the API.

@@ -13,7 +13,7 @@ describe('partner (integrator) calls', () => {
   });
   after(() => g.close());
 
-  test('on-demand: {id, token, due: null}; webhooks and settings from the body are in place', async () => {
+  test('on-demand: {id, token, due} (far future); webhooks and settings from the body are in place', async () => {
     const r = await g.request('POST', '/instances/integrator/on-demand', {
       body: {
         name: 'partner-1',
@@ -29,7 +29,7 @@ describe('partner (integrator) calls', () => {
     });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(Object.keys(r.json).sort(), ['due', 'id', 'token']);
-    assert.equal(r.json.due, null);
+    assert.equal(r.json.due, 253_402_300_799_000, 'due: 9999-12-31T23:59:59Z in ms, a number as Z-API documents');
     const prefix = `/instances/${String(r.json.id)}/token/${String(r.json.token)}`;
     const me = await g.request('GET', `${prefix}/me`);
     assert.equal(me.status, 200, me.text);
@@ -60,7 +60,7 @@ describe('partner (integrator) calls', () => {
     assert.deepEqual(body.content.map((c) => c.name), ['sales-a', 'sales-b']);
     const row = body.content[0]!;
     assert.equal(row.token, null, 'tokens are never listed');
-    assert.deepEqual([row.due, row.middleware, row.whatsappConnected, row.phoneConnected], [null, 'web', false, false]);
+    assert.deepEqual([row.due, row.middleware, row.whatsappConnected, row.phoneConnected], [253_402_300_799_000, 'web', false, false]);
     assert.match(String(row.created), /^\d{4}-\d{2}-\d{2}T/);
     const second = await g.request('GET', '/instances?page=2&pageSize=2');
     assert.equal((second.json as { page: number }).page, 2);

@@ -11,7 +11,7 @@ const InstanceDataFields = Type.Object({
   id: Type.String(),
   token: Type.String({ description: 'The instanceToken of this request (only its hash is stored).' }),
   name: Type.String(),
-  due: Type.Union([Type.Number(), Type.Null()], { description: 'Always null: a self-hosted instance does not expire.' }),
+  due: Type.Number({ description: 'When the instance expires (ms): always 253402300799000 (9999-12-31T23:59:59Z), since a self-hosted instance does not expire.' }),
   connected: Type.Boolean(),
   paymentStatus: Type.String({ description: 'Always "ACTIVE" (self-hosted).' }),
   created: Type.String({ description: 'ISO 8601 creation time.' }),

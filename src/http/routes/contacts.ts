@@ -18,6 +18,8 @@ const PhoneExists = named(
   Type.Object({ exists: Type.Boolean(), phone: Type.String(), lid: Lid }, { examples: [{ exists: true, phone: '5511999999999', lid: '123456789012345@lid' }] }),
 );
 
+const ReportResult = named('ReportContactResult', 'Z-API\'s answer to a report (never given by zapgate: see 422).', Type.Object({ success: Type.Boolean() }, { examples: [{ success: true }] }));
+
 /** Registered once on the server (see server.ts): the 202 answer and the poll's answer. */
 export const PhoneCheckJobSchema = Type.Object(
   {
@@ -80,6 +82,22 @@ export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncType
         },
       },
       async (request) => contacts.job(instanceOf(request).id, request.params.jobId),
+    );
+
+    app.post(
+      '/contacts/:phone/report',
+      {
+        schema: {
+          tags,
+          operationId: 'contacts_report',
+          summary: 'Report a contact (Z-API; not available: 422)',
+          description:
+            'Z-API reports the number to WhatsApp as spam. zapgate\'s engine (Baileys 7) has no way to send WhatsApp\'s spam report, so the phone is checked (400 for a bad one) and the answer is always 422 `Unable to process request` with code `NOT_SUPPORTED` and the reason; nothing is sent. `contacts/modify-blocked` blocks the number instead. The 200 below is Z-API\'s shape, never given here (docs/contract.md §7).',
+          params: Type.Object({ phone: Type.String({ minLength: 1, maxLength: 64, examples: ['5511999999999'] }) }),
+          response: { 200: ReportResult, ...errorResponses(422) },
+        },
+      },
+      async (request) => contacts.report(request.params.phone),
     );
 
     app.get(

@@ -4,7 +4,7 @@ import type { InstancesService } from '../../services/instances-service.js';
 import type { PartnerService } from '../../services/partner-service.js';
 import { accountOf, instanceOf } from '../auth.js';
 import { LIST_MODES } from '../../domain/instance.js';
-import { errorResponses, ValueTrue } from '../schemas/common.js';
+import { errorResponses, ValueTrue, PARTNER_SECURITY } from '../schemas/common.js';
 import { EXAMPLE_PHONE } from '../schemas/examples.js';
 import {
   AntibanSetting,
@@ -47,12 +47,14 @@ export function accountInstanceRoutes(instances: InstancesService, partner: Part
     app.post(
       '/instances/integrator/on-demand',
       {
+        config: { partner: true },
         schema: {
+          security: PARTNER_SECURITY,
           tags,
           operationId: 'instance_create-on-demand',
           summary: 'Create an instance with its webhooks and settings (Z-API integrator)',
           description:
-            'Z-API\'s partner call, authenticated with the account\'s Client-Token. The callback URLs set the webhooks (`receivedAndDeliveryCallbackUrl` both received and delivery); `callRejectAuto`, `callRejectMessage`, `autoReadMessage`, `autoReadStatus` and `disableEnqueueWhenDisconnected` the settings. Every URL is checked first: a refused one is a 400 naming the field and no instance is made. `due` is null (self-hosted: no expiry).',
+            'Z-API\'s partner call, authenticated with the account\'s Client-Token, or with it as the Partner-Token in `Authorization: Bearer <token>` as Z-API\'s partner API sends it. The callback URLs set the webhooks (`receivedAndDeliveryCallbackUrl` both received and delivery); `callRejectAuto`, `callRejectMessage`, `autoReadMessage`, `autoReadStatus` and `disableEnqueueWhenDisconnected` the settings. Every URL is checked first: a refused one is a 400 naming the field and no instance is made. `due` is 253402300799000 (9999-12-31T23:59:59Z, ms): a self-hosted instance does not expire.',
           body: OnDemandBody,
           response: {
             200: OnDemandInstance,
@@ -66,12 +68,14 @@ export function accountInstanceRoutes(instances: InstancesService, partner: Part
     app.get(
       '/instances',
       {
+        config: { partner: true },
         schema: {
+          security: PARTNER_SECURITY,
           tags,
           operationId: 'instance_list',
           summary: "List this account's instances (never their tokens)",
           description:
-            'Without `page`/`pageSize`: every instance as `[{instanceId, name, status, phone}]`. With them (Z-API\'s partner listing): `{total, totalPage, pageSize, page, content}` with Z-API\'s row fields, oldest first; `query` matches the name or id.',
+            'Without `page`/`pageSize`: every instance as `[{instanceId, name, status, phone}]`. With them (Z-API\'s partner listing): `{total, totalPage, pageSize, page, content}` with Z-API\'s row fields, oldest first; `query` matches the name or id. Like Z-API\'s partner listing, the account\'s token may come as `Authorization: Bearer <token>` instead of `Client-Token`.',
           querystring: Type.Object(
             {
               page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$', examples: ['1'] })),

@@ -25,15 +25,15 @@ const FourTypes = Type.Union([Type.Literal('ALL'), Type.Literal('NONE'), Type.Li
 
 export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const visibility = (setting: Exclude<VisibilitySetting, 'group-add' | 'online'>, summary: string) =>
+    const visibility = (setting: Exclude<VisibilitySetting, 'group-add' | 'online'>, summary: string, path: string = setting, note = '') =>
       app.post(
-        `/privacy/${setting}`,
+        `/privacy/${path}`,
         {
           schema: {
             tags,
-            operationId: `privacy_${setting}`,
+            operationId: `privacy_${path}`,
             summary,
-            description: '`ALL` everyone, `NONE` no one, `CONTACTS` contacts only, `CONTACT_BLACKLIST` contacts except those on this setting\'s list.',
+            description: `\`ALL\` everyone, \`NONE\` no one, \`CONTACTS\` contacts only, \`CONTACT_BLACKLIST\` contacts except those on this setting's list.${note}`,
             body: Type.Object(
               { visualizationType: FourTypes, contactsBlacklist: Type.Optional(BlacklistChanges) },
               { examples: [{ visualizationType: 'CONTACT_BLACKLIST', contactsBlacklist: [{ action: 'add', phone: '554411111111' }] }] },
@@ -48,6 +48,8 @@ export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebo
       );
     visibility('last-seen', 'Who can see your last seen');
     visibility('photo-visualization', 'Who can see your profile photo');
+    // Some Z-API SDKs call the photo setting by this shorter path (docs/contract.md §4).
+    visibility('photo-visualization', 'Who can see your profile photo (alias of photo-visualization)', 'photo', ' The same setting as `privacy/photo-visualization`, under the shorter path some Z-API SDKs call.');
     visibility('description', 'Who can see your profile description');
 
     app.post(

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ProxyService } from '../../services/proxy-service.js';
 import { instanceOf } from '../auth.js';
-import { errorResponses, named, ValueTrue } from '../schemas/common.js';
+import { errorResponses, named, ValueTrue, PARTNER_SECURITY } from '../schemas/common.js';
 
 const tags = ['instance'];
 
@@ -85,12 +85,14 @@ function proxyRoutes(proxies: ProxyService): FastifyPluginAsyncTypebox {
     app.put(
       '/integrator/configure-proxy',
       {
+        config: { partner: true },
         schema: {
+          security: PARTNER_SECURITY,
           tags,
           operationId: 'instance_integrator-configure-proxy',
           summary: 'Configure the proxy (Z-API partner route)',
           description: [
-            'Z-API\'s partner route. Authenticated like every route here (`Client-Token`), not with a Partner-Token.',
+            'Z-API\'s partner route: the account\'s token as `Client-Token`, or as the Partner-Token in `Authorization: Bearer <token>` as Z-API\'s partner API sends it.',
             'An omitted or empty `proxyUrl` clears the URL; an omitted or null `enable` is false; without a URL `enable` has no effect.',
             'With `enable: true` the proxy must accept a TCP connection within 5 s, else 400 with the message "proxyUrl: Proxy is not reachable (…)".',
             'Unlike Z-API, a proxy that later fails is not abandoned for a direct connection after 3 attempts (that would expose the address the proxy hides): the instance keeps retrying through it.',

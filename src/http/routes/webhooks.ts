@@ -66,6 +66,24 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
     }
 
     app.put(
+      '/update-webhook-received-delivery',
+      {
+        schema: {
+          tags,
+          operationId: 'webhooks_update-webhook-received-delivery',
+          summary: 'Set one URL for received messages and sent-message reports (Z-API legacy)',
+          description: `Z-API's legacy call: the received webhook with delivery notifications. The URL becomes both the received (ReceivedCallback) and the delivery (DeliveryCallback) webhook, as \`receivedAndDeliveryCallbackUrl\` does at on-demand creation; the other webhooks and \`notifySentByMe\` are unchanged. ${SET_URL_TEXT}`,
+          body: Type.Object({ value: Url }, { examples: [{ value: EXAMPLE_URL }] }),
+          response: { 200: ValueTrue, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        await webhooks.setUrl(instanceOf(request).id, ['received', 'delivery'], request.body.value);
+        return { value: true };
+      },
+    );
+
+    app.put(
       '/update-every-webhooks',
       {
         schema: {

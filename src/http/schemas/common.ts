@@ -93,3 +93,6 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   }
   return out;
 }
+
+/** OpenAPI security of Z-API's partner routes: the account's token as Client-Token or as a bearer Partner-Token. */
+export const PARTNER_SECURITY: { [scheme: string]: string[] }[] = [{ ClientToken: [] }, { PartnerToken: [] }];

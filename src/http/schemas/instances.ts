@@ -1,11 +1,13 @@
 // Tag "instance": the models its operations answer with and the bodies they accept.
 import { Type } from '@sinclair/typebox';
-import { INSTANCE_STATUSES } from '../../domain/instance.js';
+import { INSTANCE_STATUSES, NEVER_DUE_MS } from '../../domain/instance.js';
 import { named } from './common.js';
 import { EXAMPLE_PHONE } from './examples.js';
 
 const Status = Type.Union(INSTANCE_STATUSES.map((s) => Type.Literal(s)));
 export const Name = Type.String({ minLength: 1, maxLength: 100 });
+/** Z-API's `due`: a self-hosted instance never expires (docs/contract.md §4). */
+const Due = Type.Number({ description: 'When the instance expires (ms): always 253402300799000 (9999-12-31T23:59:59Z), since a self-hosted instance does not expire.', examples: [NEVER_DUE_MS] });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const CreatedInstance = named(
@@ -19,7 +21,7 @@ export const CreatedInstance = named(
 export const OnDemandInstance = named(
   'OnDemandInstance',
   "The new instance in Z-API's integrator shape: `id` and `token`.",
-  Type.Object({ id: Type.String(), token: Type.String(), due: Type.Null() }, { examples: [{ id: '3C5A1F0E9B7D4E2A8C6B', token: 'F1D2C3B4A5968778695A4B3C', due: null }] }),
+  Type.Object({ id: Type.String(), token: Type.String(), due: Due }, { examples: [{ id: '3C5A1F0E9B7D4E2A8C6B', token: 'F1D2C3B4A5968778695A4B3C', due: NEVER_DUE_MS }] }),
 );
 export const NewInstanceToken = named(
   'NewInstanceToken',
@@ -115,7 +117,7 @@ const PartnerInstance = Type.Object({
   name: Type.String(),
   tenant: Type.String({ description: 'The account id.' }),
   created: Type.String({ description: 'ISO 8601' }),
-  due: Type.Null({ description: 'Self-hosted: no expiry.' }),
+  due: Due,
   paymentStatus: Type.Null(),
   deliveryCallbackUrl: Type.Union([Type.String(), Type.Null()]),
   receivedCallbackUrl: Type.Union([Type.String(), Type.Null()]),

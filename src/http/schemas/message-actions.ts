@@ -68,7 +68,7 @@ export const PinMessage = {
 export const DeleteMessage = {
   summary: 'Delete a message',
   description:
-    '`owner=true`: revoke your own message for everyone. `owner=false`: in a group, revoke another participant\'s message as admin; in a 1:1 chat, delete it for you.',
+    '`owner=true`: revoke your own message for everyone. `owner=false`: in a group, revoke another participant\'s message as admin; in a 1:1 chat, delete it for you. A message still waiting in the queue is taken out of it instead and never sent (no connection needed): its DeliveryCallback says `errorCode: "CANCELLED"`. One the instance is sending right now is waited for (up to 20 s), then revoked; 409 `Message is being sent` if it is still going.',
   querystring: Type.Object({
     messageId: Type.String({ minLength: 1, maxLength: 128, description: 'The message id (a send answered it as `messageId`).', examples: ['3EB0A7C2F5D1E8B94C6A'] }),
     phone: Type.String({ minLength: 1, maxLength: 64, description: 'The chat: a number or `<digits>-group`.', examples: [EXAMPLE_PHONE] }),

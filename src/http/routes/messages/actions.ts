@@ -3,7 +3,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { PIN_SECONDS } from '../../../domain/outgoing.js';
 import { instanceOf } from '../../auth.js';
-import { errorResponses, ValueTrue } from '../../schemas/common.js';
+import { errorResponses, SendResult, ValueTrue } from '../../schemas/common.js';
 import { DeleteMessage, ForwardMessage, PinMessage, ReadMessage, SendReaction, SendRemoveReaction } from '../../schemas/message-actions.js';
 import { sendResponses } from '../../schemas/messages.js';
 import { delayOnly, tags, type App, type SendRoutesOptions } from './send-helpers.js';
@@ -55,6 +55,29 @@ export function messageActionRoutes(app: App, { messages }: SendRoutesOptions): 
       durationSeconds: b.messageAction === 'pin' ? PIN_SECONDS[b.pinMessageDuration ?? '7_days'] : 0,
     });
   });
+
+  app.post(
+    '/send-call',
+    {
+      schema: {
+        tags,
+        operationId: 'messages_send-call',
+        summary: 'Place a call (Z-API; not available: 422)',
+        description:
+          'Z-API rings `phone` for `callDuration` seconds. A linked device running zapgate\'s engine (Baileys 7) cannot place a call: it has no call offer to send. So the body is checked (400 for a bad phone or duration) and the answer is always 422 `Unable to process request` with code `NOT_SUPPORTED` and the reason; nothing is queued or sent. The 200 below is Z-API\'s shape, never given here (docs/contract.md §11).',
+        body: Type.Object(
+          {
+            phone: Type.String({ minLength: 1, maxLength: 32, description: 'Number with country code.' }),
+            callDuration: Type.Optional(Type.Integer({ minimum: 1, maximum: 15, description: 'Seconds (Z-API: default 5, at most 15).' })),
+            callAudioUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+          },
+          { examples: [{ phone: '5511999999999', callDuration: 5 }] },
+        ),
+        response: { 200: SendResult, ...errorResponses(422) },
+      },
+    },
+    async (request) => messages.sendCall(request.body.phone),
+  );
 
   app.delete('/messages', { schema: { tags, operationId: 'messages_delete', ...DeleteMessage, response: { 200: ValueTrue, ...errorResponses(409, 422, 504) } } }, async (request) => {
     const q = request.query;
