@@ -18,6 +18,7 @@ import { applyGroupAction, groupExtras } from '../handlers/group-actions.js';
 import { callStore, placeCall } from '../handlers/calls.js';
 import { contactPresence } from '../handlers/presence.js';
 import { ownerRead } from '../handlers/owner-read.js';
+import { rememberPoll } from '../handlers/message-helpers.js';
 import { chatSettings, phoneChangesChat, type ChatSettings, type PhoneChatChange } from '../handlers/chat-state.js';
 import { addressBook, type AddressBookEntry } from '../handlers/address-book.js';
 import { chatNotes, type ChatNote } from '../handlers/chat-notes.js';
@@ -201,6 +202,7 @@ export class AdminApi {
       if (!group.participants.has(from.phone)) throw new HttpError(403, `${from.phone} is not in ${req.to}`);
       if (req.viaBroadcastList) throw new HttpError(400, 'viaBroadcastList is for 1:1 targets');
       const msg = await composeContactMessage(this.net, from, group.jid, from.phone, req, { id });
+      rememberPoll(from, id, msg, pnJid(from.phone), lidJid(from.lid));
       return { messageId: await phoneSendGroup(this.net, from, group, msg, opts(msg)) };
     }
     const to = this.account(req.to);
@@ -210,6 +212,8 @@ export class AdminApi {
       return { messageId: id, dropped: true };
     }
     const msg = await composeContactMessage(this.net, from, pnJid(to.phone), to.phone, req, { id });
+    // The sender keeps its own poll's secret too: the votes it gets are encrypted with it.
+    rememberPoll(from, id, msg, pnJid(from.phone), lidJid(from.lid));
     if ((req.type === 'image' || req.type === 'video') && req.viewOnce && req.viewOnceUnavailable) {
       return { messageId: phoneSendViewOnceUnavailable(this.net, from, to, id) };
     }
