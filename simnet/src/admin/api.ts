@@ -202,7 +202,11 @@ export class AdminApi {
       if (!group.participants.has(from.phone)) throw new HttpError(403, `${from.phone} is not in ${req.to}`);
       if (req.viaBroadcastList) throw new HttpError(400, 'viaBroadcastList is for 1:1 targets');
       const msg = await composeContactMessage(this.net, from, group.jid, from.phone, req, { id });
-      rememberPoll(from, id, msg, pnJid(from.phone), lidJid(from.lid));
+      // Every member's phone holds the poll or event (with its secret), the sender's included.
+      for (const m of group.members()) {
+        const acc = this.net.registry.byNumber(m.phone);
+        if (acc) rememberPoll(acc, id, msg, pnJid(from.phone), lidJid(from.lid));
+      }
       return { messageId: await phoneSendGroup(this.net, from, group, msg, opts(msg)) };
     }
     const to = this.account(req.to);
