@@ -22,6 +22,8 @@ describe('engine votes, events and orders (gateway + sender + Baileys + simnet)'
     h = await startHarness();
     await h.admin.createUser({ phone: CARLA, pushName: 'Carla' });
     await h.admin.createUser({ phone: DAN, pushName: 'Dan' });
+    // Orders are sent by business accounts only.
+    await h.admin.createUser({ phone: OWNER, pushName: 'Shop', business: true });
     inst = await h.pairNew(OWNER, 'events');
     const created = await h.admin.createGroup({ creator: CARLA, subject: 'Team', participants: [OWNER, DAN] });
     groupJid = created.jid;

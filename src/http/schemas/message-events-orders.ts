@@ -100,7 +100,7 @@ const OrderBody = (productIdRequired: boolean) =>
 
 const ORDER_NOTE =
   'Sent as WhatsApp Business\'s order message (an interactive message whose button carries the order; amounts as integers over an offset of 100); ' +
-  'the total is the products\' sum plus tax and shipping, minus the discount. WhatsApp shows it from business accounts.';
+  'the total is the products\' sum plus tax and shipping, minus the discount. WhatsApp Business accounts only: a personal one answers 403 `WhatsApp Business account required`, and whether the account is a business is known only while connected (409 otherwise).';
 
 export const SendOrder = {
   summary: 'Send an order with its payment request',

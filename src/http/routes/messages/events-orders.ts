@@ -19,8 +19,10 @@ import { sendResponses } from '../../schemas/messages.js';
 import { assertUnique, delayOnly, tags, type App, type SendRoutesOptions } from './send-helpers.js';
 
 const knownResponses = { ...sendResponses, ...errorResponses(422) };
+/** Orders: 403 on a personal account, 409 when not connected (whether the account is a business is known only then). */
+const orderResponses = { ...sendResponses, ...errorResponses(403) };
 
-export function eventOrderRoutes(app: App, { messages }: SendRoutesOptions): void {
+export function eventOrderRoutes(app: App, { messages, catalog }: SendRoutesOptions): void {
   app.post('/send-poll-vote', { schema: { tags, operationId: 'messages_send-poll-vote', ...SendPollVote, response: knownResponses } }, async (request) => {
     const b = request.body;
     const options = b.pollVote.map((o) => o.name);
@@ -53,10 +55,10 @@ export function eventOrderRoutes(app: App, { messages }: SendRoutesOptions): voi
     return messages.send(instance, { ...delayOnly(b), phone }, { type: 'event-response', eventMessageId: b.eventMessageId, response: b.eventResponse });
   });
 
-  app.post('/send-order', { schema: { tags, operationId: 'messages_send-order', ...SendOrder, response: sendResponses } }, async (request) => {
+  app.post('/send-order', { schema: { tags, operationId: 'messages_send-order', ...SendOrder, response: orderResponses } }, async (request) => {
     const b = request.body;
     const pay = b.paymentSettings;
-    return messages.send(instanceOf(request), delayOnly(b), {
+    return catalog.sendOrder(instanceOf(request), delayOnly(b), {
       type: 'order',
       order: orderOf(b.order),
       ...(pay?.pix || pay?.card
@@ -69,9 +71,9 @@ export function eventOrderRoutes(app: App, { messages }: SendRoutesOptions): voi
     ['/order-status-update', 'status', OrderStatusUpdate],
     ['/order-payment-update', 'payment', OrderPaymentUpdate],
   ] as const) {
-    app.post(path, { schema: { tags, operationId: `messages_${path.slice(1)}`, ...schema, response: sendResponses } }, async (request) => {
+    app.post(path, { schema: { tags, operationId: `messages_${path.slice(1)}`, ...schema, response: orderResponses } }, async (request) => {
       const b = request.body;
-      return messages.send(instanceOf(request), delayOnly(b), {
+      return catalog.sendOrder(instanceOf(request), delayOnly(b), {
         type: 'order-update',
         kind,
         orderMessageId: b.messageId,
