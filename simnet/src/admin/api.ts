@@ -233,11 +233,11 @@ export class AdminApi {
     return applyMediaFault(this.net, this.account(contactPhone), fault);
   }
 
-  receipt(contactPhone: string, messageIds: string[], kind: ReceiptKind): { sent: string[]; unknown: string[] } {
+  receipt(contactPhone: string, messageIds: string[], kind: ReceiptKind, device = 0): { sent: string[]; unknown: string[] } {
     const acc = this.account(contactPhone);
     const sent: string[] = [];
     const unknown: string[] = [];
-    for (const id of messageIds) (contactReceipt(this.net, acc, id, kind) ? sent : unknown).push(id);
+    for (const id of messageIds) (contactReceipt(this.net, acc, id, kind, device) ? sent : unknown).push(id);
     return { sent, unknown };
   }
 
