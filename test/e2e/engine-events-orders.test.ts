@@ -8,6 +8,29 @@ import assert from 'node:assert/strict';
 import type { ReceivedMessage } from '../../simnet/src/index.js';
 import { startHarness, type Harness, type Instance } from './engine-harness.js';
 
+interface Amount {
+  value: number;
+  offset: number;
+}
+
+/** The order a `review_and_pay` / `review_order` button carries. */
+interface OrderParams {
+  currency: string;
+  total_amount: Amount;
+  reference_id: string;
+  order_request_id?: string;
+  payment_status?: string;
+  payment_settings?: unknown[];
+  order: {
+    status: string;
+    subtotal: Amount;
+    tax?: Amount;
+    shipping?: Amount;
+    discount?: Amount;
+    items: { name: string; quantity: number; amount: Amount; isCustomItem: boolean; product_id?: string; retailer_id: string }[];
+  };
+}
+
 const OWNER = '5511900004001';
 const CARLA = '5511900004002';
 const DAN = '5511900004003';
@@ -153,21 +176,21 @@ describe('engine votes, events and orders (gateway + sender + Baileys + simnet)'
     assert.equal(order.type, 'interactive');
     const button = order.interactive?.buttons[0];
     assert.equal(button?.name, 'review_and_pay');
-    const p = button?.params as Record<string, any>;
+    const p = button?.params as unknown as OrderParams;
     assert.equal(p.currency, 'BRL');
     // (2 × 10.50 + 150) + 10 tax + 5 shipping − 10 discount = 176.00
     assert.deepEqual(p.total_amount, { value: 17600, offset: 100 });
     assert.deepEqual(p.order.subtotal, { value: 17100, offset: 100 });
-    assert.deepEqual([p.order.tax, p.order.shipping, p.order.discount].map((a: { value: number }) => a.value), [1000, 500, 1000]);
+    assert.deepEqual([p.order.tax, p.order.shipping, p.order.discount].map((a) => a?.value), [1000, 500, 1000]);
     assert.deepEqual(
-      p.order.items.map((i: Record<string, any>) => [i.name, i.quantity, i.amount.value, i.isCustomItem]),
+      p.order.items.map((i) => [i.name, i.quantity, i.amount.value, i.isCustomItem]),
       [
         ['Coffee beans', 2, 1050, false],
         ['Gift wrap', 1, 15000, true],
       ],
     );
-    assert.equal(p.order.items[0].product_id, '23940797548900636');
-    assert.match(p.order.items[1].retailer_id, /^custom-item-/);
+    assert.equal(p.order.items[0]?.product_id, '23940797548900636');
+    assert.match(p.order.items[1]?.retailer_id ?? '', /^custom-item-/);
     assert.equal(p.order.status, 'pending');
     assert.deepEqual(p.payment_settings, [
       { type: 'pix_static_code', pix_static_code: { merchant_name: 'Loja', key: '12345678900', key_type: 'CPF' } },
@@ -189,13 +212,13 @@ describe('engine votes, events and orders (gateway + sender + Baileys + simnet)'
     assert.equal(status.interactive?.buttons[0]?.name, 'review_order');
     assert.equal(status.text, 'On its way');
     assert.equal(status.quotedId, id, 'shown under the order it updates');
-    const sp = status.interactive?.buttons[0]?.params as Record<string, any>;
+    const sp = status.interactive?.buttons[0]?.params as unknown as OrderParams;
     assert.deepEqual([sp.reference_id, sp.order_request_id, sp.order.status, sp.payment_status], [p.reference_id, '4N8FCTW22W4', 'shipped', 'pending']);
     assert.deepEqual(sp.total_amount, { value: 2100, offset: 100 });
 
     const paid = await receivedBy(CARLA, await send('order-payment-update', { ...update, message: 'Paid, thanks', paymentStatus: 'paid' }));
     assert.equal(paid.interactive?.buttons[0]?.name, 'review_and_pay');
-    const pp = paid.interactive?.buttons[0]?.params as Record<string, any>;
+    const pp = paid.interactive?.buttons[0]?.params as unknown as OrderParams;
     assert.deepEqual([pp.reference_id, pp.payment_status, pp.order.status], [p.reference_id, 'paid', 'shipped']);
   });
 });
