@@ -16,6 +16,8 @@ const REFUSED: Record<string, string> = {
   carousel: 'Buttons',
   pin: 'SendPinChatMessage',
   'newsletter-admin-invite': 'Newsletter admin invite',
+  order: 'Order',
+  'order-update': 'Order',
 };
 
 /** Throws 400 for a content type a channel cannot carry. */

@@ -1,4 +1,5 @@
 // What a queued message holds: the validated request, normalised, exactly as the sender will send it.
+import { eventsOrdersTypedLength, type EventsOrdersContent } from './events-orders.js';
 
 export interface ListOption {
   id: string;
@@ -19,6 +20,7 @@ export type OutgoingContent =
   | { type: 'option-list'; message: string; title: string; buttonLabel: string; options: ListOption[] }
   | { type: 'button-list'; message: string; buttons: ListButton[]; image?: string; video?: string }
   | SendKindsContent
+  | EventsOrdersContent
   | MediaOutgoingContent;
 
 // Media sends (send-audio, send-video, send-ptv, send-gif, send-document). Media references are
@@ -113,7 +115,7 @@ export type SendKindsContent =
     };
 
 /** Characters a human would type for the content (anti-ban "typing…" time). */
-export function sendKindsTypedLength(c: SendKindsContent): number {
+export function sendKindsTypedLength(c: SendKindsContent | EventsOrdersContent): number {
   switch (c.type) {
     case 'link':
       return c.message.length;
@@ -137,5 +139,7 @@ export function sendKindsTypedLength(c: SendKindsContent): number {
       return c.caption.length;
     case 'product':
       return 0;
+    default:
+      return eventsOrdersTypedLength(c);
   }
 }

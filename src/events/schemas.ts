@@ -78,6 +78,7 @@ const Contents = {
         height: Opt(Type.Integer()),
         viewOnce: Bool('Sent as view once'),
         gif: Opt(Bool('A GIF (an MP4 played looping and muted)')),
+        isGif: Opt(Bool('Same as `gif`, under the name Z-API clients also read')),
         ptv: Opt(Bool('A round video note (PTV)')),
         downloadError: DownloadError,
       },
@@ -99,7 +100,12 @@ const Contents = {
       { description: 'A document, byte for byte as sent' },
     ),
   ),
-  sticker: Opt(Type.Object({ stickerUrl: MediaUrl('sticker'), mimeType: Str('image/webp'), isAnimated: Opt(Bool('An animated sticker')), downloadError: DownloadError }, { description: 'A sticker' })),
+  sticker: Opt(
+    Type.Object(
+      { stickerUrl: MediaUrl('sticker'), mimeType: Str('image/webp'), isAnimated: Opt(Bool('An animated sticker')), width: Opt(Type.Integer()), height: Opt(Type.Integer()), downloadError: DownloadError },
+      { description: 'A sticker' },
+    ),
+  ),
   contact: Opt(Type.Object({ displayName: Str('Name shown'), vCard: Str('The vCard'), phones: Type.Array(Type.String(), { description: 'WhatsApp numbers in the vCard (waid)' }) }, { description: 'A shared contact' })),
   contacts: Opt(Type.Array(Type.Object({ displayName: Type.String(), vCard: Type.String(), phones: Type.Array(Type.String()) }), { description: 'Several shared contacts (zapgate: one entry per vCard)' })),
   location: Opt(
@@ -202,7 +208,7 @@ export const MessageStatusCallbackSchema = Type.Object(
     phone: Str('The chat: the number (a `<digits>@lid` while WhatsApp hides it) or `<digits>-group`'),
     chatLid: Lid('1:1 chats: the contact\'s LID when known'),
     isGroup: Type.Boolean(),
-    phoneDevice: Opt(Type.Integer({ description: '0 = the phone' })),
+    phoneDevice: Opt(Type.Integer({ description: 'The recipient\'s device the status came from: 0 = the phone (and the server\'s SENT), n = its linked device n' })),
   },
   { $id: 'MessageStatusCallback', additionalProperties: true, description: 'Delivery and read status of messages' },
 );
@@ -223,7 +229,15 @@ export const DeliveryCallbackSchema = Type.Object(
 );
 
 export const ConnectedCallbackSchema = Type.Object(
-  { type: Type.Literal('ConnectedCallback'), instanceId: Type.String(), connectedPhone: Nullable(Type.String()), connected: Type.Literal(true), phone: Type.String(), momment: Ms },
+  {
+    type: Type.Literal('ConnectedCallback'),
+    instanceId: Type.String(),
+    connectedPhone: Nullable(Type.String()),
+    connected: Type.Literal(true),
+    phone: Type.String(),
+    isBusiness: Opt(Bool('The paired account is a WhatsApp Business account')),
+    momment: Ms,
+  },
   { $id: 'ConnectedCallback', additionalProperties: true, description: 'The instance connected to WhatsApp' },
 );
 

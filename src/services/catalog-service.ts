@@ -6,6 +6,7 @@ import { errors } from '../errors.js';
 import { parsePhone } from '../domain/phone.js';
 import type { CatalogPort, CatalogProduct } from '../sessions/families/catalog/catalog-port.js';
 import type { Instance } from '../domain/instance.js';
+import type { OutgoingContent } from '../domain/outgoing.js';
 import type { MessagesService, SendCommon, SendResult } from './messages-service.js';
 
 /** Products per page of a catalog read (WhatsApp's clients ask for fewer; the network caps at 100). */
@@ -243,6 +244,15 @@ export class CatalogService {
   private async known(instanceId: string, id: string): Promise<void> {
     const all = await this.port.collections(instanceId, null);
     if (!all.some((c) => c.id === id)) throw errors.notFound(`Collection ${id} not found`);
+  }
+
+  /**
+   * An order (send-order, order-status-update, order-payment-update): WhatsApp shows orders from
+   * business accounts only, so a personal one is refused now (403; 409 when not connected).
+   */
+  async sendOrder(instance: Instance, common: SendCommon, content: Extract<OutgoingContent, { type: 'order' | 'order-update' }>): Promise<SendResult> {
+    this.business(instance.id);
+    return this.messages.send(instance, common, content);
   }
 
   /** A product message: the product is read from the network now (409 when not connected), then queued. */

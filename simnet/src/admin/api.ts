@@ -18,6 +18,7 @@ import { applyGroupAction, groupExtras } from '../handlers/group-actions.js';
 import { callStore, placeCall } from '../handlers/calls.js';
 import { contactPresence } from '../handlers/presence.js';
 import { ownerRead } from '../handlers/owner-read.js';
+import { rememberPoll } from '../handlers/message-helpers.js';
 import { chatSettings, phoneChangesChat, type ChatSettings, type PhoneChatChange } from '../handlers/chat-state.js';
 import { addressBook, type AddressBookEntry } from '../handlers/address-book.js';
 import { chatNotes, type ChatNote } from '../handlers/chat-notes.js';
@@ -201,6 +202,11 @@ export class AdminApi {
       if (!group.participants.has(from.phone)) throw new HttpError(403, `${from.phone} is not in ${req.to}`);
       if (req.viaBroadcastList) throw new HttpError(400, 'viaBroadcastList is for 1:1 targets');
       const msg = await composeContactMessage(this.net, from, group.jid, from.phone, req, { id });
+      // Every member's phone holds the poll or event (with its secret), the sender's included.
+      for (const m of group.members()) {
+        const acc = this.net.registry.byNumber(m.phone);
+        if (acc) rememberPoll(acc, id, msg, pnJid(from.phone), lidJid(from.lid));
+      }
       return { messageId: await phoneSendGroup(this.net, from, group, msg, opts(msg)) };
     }
     const to = this.account(req.to);
@@ -210,6 +216,8 @@ export class AdminApi {
       return { messageId: id, dropped: true };
     }
     const msg = await composeContactMessage(this.net, from, pnJid(to.phone), to.phone, req, { id });
+    // The sender keeps its own poll's secret too: the votes it gets are encrypted with it.
+    rememberPoll(from, id, msg, pnJid(from.phone), lidJid(from.lid));
     if ((req.type === 'image' || req.type === 'video') && req.viewOnce && req.viewOnceUnavailable) {
       return { messageId: phoneSendViewOnceUnavailable(this.net, from, to, id) };
     }
@@ -225,11 +233,11 @@ export class AdminApi {
     return applyMediaFault(this.net, this.account(contactPhone), fault);
   }
 
-  receipt(contactPhone: string, messageIds: string[], kind: ReceiptKind): { sent: string[]; unknown: string[] } {
+  receipt(contactPhone: string, messageIds: string[], kind: ReceiptKind, device = 0): { sent: string[]; unknown: string[] } {
     const acc = this.account(contactPhone);
     const sent: string[] = [];
     const unknown: string[] = [];
-    for (const id of messageIds) (contactReceipt(this.net, acc, id, kind) ? sent : unknown).push(id);
+    for (const id of messageIds) (contactReceipt(this.net, acc, id, kind, device) ? sent : unknown).push(id);
     return { sent, unknown };
   }
 

@@ -198,8 +198,9 @@ export class SimnetClient {
     return this.call('POST', `${this.u(contactPhone)}/receipts`, { messageIds, type: 'read' });
   }
 
-  sendReceipt(contactPhone: string, messageIds: string[], type: 'delivered' | 'read' | 'played'): Promise<{ sent: string[]; unknown: string[] }> {
-    return this.call('POST', `${this.u(contactPhone)}/receipts`, { messageIds, type });
+  /** `device`: the contact's device that sends it (default 0, the phone; n, its linked device n). */
+  sendReceipt(contactPhone: string, messageIds: string[], type: 'delivered' | 'read' | 'played', device?: number): Promise<{ sent: string[]; unknown: string[] }> {
+    return this.call('POST', `${this.u(contactPhone)}/receipts`, { messageIds, type, ...(device ? { device } : {}) });
   }
 
   setReceiptPolicy(phone: string, policy: Partial<ReceiptPolicy>): Promise<ReceiptPolicy> {

@@ -86,7 +86,8 @@ export function makeAdminHandler(net: AdminContext, info: () => SimnetInfo): (re
       if (method === 'POST' && c === 'receipts') {
         const ids = body.messageIds;
         if (!Array.isArray(ids)) throw new HttpError(400, 'messageIds required');
-        return api.receipt(b, ids as string[], ((body.type as string) ?? 'read') as ReceiptKind);
+        const device = typeof body.device === 'number' && Number.isInteger(body.device) && body.device >= 0 ? body.device : 0;
+        return api.receipt(b, ids as string[], ((body.type as string) ?? 'read') as ReceiptKind, device);
       }
       if (method === 'PUT' && c === 'policy') return api.setPolicy(b, body);
       if (method === 'PUT' && c === 'privacy') return api.setGroupAddable(b, body.groupAddable !== false);

@@ -1,5 +1,5 @@
 // Builds the proto.Message a contact sends for each admin "send as contact" type: text, reply, reaction, location, poll
-// vote, list/button answers, media (image, video/gif, ptv, audio/ptt, document, sticker), contacts, poll, edit, revoke,
+// vote, list/button answers, media (image, video/gif, ptv, audio/ptt, document, sticker), contacts, poll, event, edit, revoke,
 // status reply; plus the fields any send may carry (forwarded, disappearing-message expiration).
 import { createCipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { getContentType, normalizeMessageContent, proto } from 'baileys';
@@ -72,6 +72,8 @@ export type ContactSendKind =
   | { type: 'sticker'; stickerBase64: string; mimetype?: string; animated?: boolean; width?: number; height?: number }
   | ({ type: 'contact' } & VcardContact)
   | { type: 'contacts'; contacts: VcardContact[]; displayName?: string }
+  /** A group event with a 32-byte messageSecret (answers to it are encrypted with it); startTime in Unix seconds. */
+  | { type: 'event'; name: string; startTime: number; description?: string; location?: string; canceled?: boolean }
   /** Poll creation with a 32-byte messageSecret (messageContextInfo); selectableCount 1 → pollCreationMessageV3. */
   | { type: 'poll'; name: string; options: string[]; selectableCount?: number }
   /**
@@ -348,6 +350,18 @@ async function composeKind(net: SimnetContext, from: Account, toJid: string, cha
         ...(selectable === 1 ? { pollCreationMessageV3: poll } : { pollCreationMessage: poll }),
       };
     }
+    case 'event':
+      if (typeof req.name !== 'string' || !req.name) throw new HttpError(400, 'name required');
+      return {
+        messageContextInfo: { messageSecret: randomBytes(32) },
+        eventMessage: {
+          name: req.name,
+          description: req.description,
+          startTime: req.startTime,
+          ...(req.location ? { location: { name: req.location } } : {}),
+          isCanceled: !!req.canceled,
+        },
+      };
     case 'edit': {
       ownMessage(net, from, req.targetId);
       const protocolMessage: proto.Message.IProtocolMessage = {

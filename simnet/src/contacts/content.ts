@@ -1,5 +1,5 @@
 // Turns a decrypted proto.Message into the structured record tests inspect (type, text, caption, location, poll, quote, media bytes…).
-import { createDecipheriv, createHmac } from 'node:crypto';
+import { createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { getMediaKeys, normalizeMessageContent, proto } from 'baileys';
 
 export type ReceivedType =
@@ -14,6 +14,12 @@ export type ReceivedType =
   | 'location'
   | 'poll'
   | 'pollVote'
+  /** A group event (eventMessage). */
+  | 'event'
+  /** An event's edit (secretEncryptedMessage EVENT_EDIT), decrypted with the event's secret. */
+  | 'eventEdit'
+  /** An answer to an event (encEventResponseMessage), decrypted with the event's secret. */
+  | 'eventResponse'
   | 'reaction'
   | 'edit'
   | 'revoke'
@@ -67,6 +73,12 @@ export interface ReceivedMessage {
   groupMentions?: { jid: string; subject: string }[];
   location?: { latitude: number; longitude: number; name?: string; address?: string };
   poll?: { name: string; options: string[]; selectableCount: number };
+  /** A vote read with the poll's secret (when the contact holds the poll): the options chosen, by name. */
+  vote?: { options: string[] };
+  /** An event, or what an edit changes it to. */
+  event?: ReceivedEvent;
+  /** An answer to an event. */
+  eventResponse?: 'GOING' | 'NOT_GOING' | 'MAYBE' | 'UNKNOWN';
   reaction?: { emoji: string; targetId: string };
   /** For `ephemeral`: the chat's new timer, seconds (0 = off). */
   ephemeralSeconds?: number;
@@ -91,6 +103,24 @@ export interface ReceivedMessage {
   error?: string;
   /** The decoded message as JSON, for anything not structured above. */
   raw: Record<string, unknown>;
+}
+
+export interface ReceivedEvent {
+  name: string;
+  description?: string;
+  /** Unix seconds. */
+  startTime: number;
+  location?: string;
+  joinLink?: string;
+  canceled: boolean;
+}
+
+/** What the contact holds of the message a vote, answer or edit names (its secret and creator). */
+export interface SecretMemory {
+  secret: Uint8Array;
+  creatorJid: string;
+  creatorLid?: string;
+  options: string[];
 }
 
 export interface ReceivedLink {
@@ -259,6 +289,49 @@ export interface DescribeInput {
   groupId?: string;
   message: proto.IMessage;
   fetchMedia: MediaFetcher;
+  /** The contact's memory of polls and events (to read votes, answers and edits). */
+  secretOf?: (id: string) => SecretMemory | undefined;
+  /** The sender's jids (phone and LID): a modification is signed with one of them. */
+  senderJids?: string[];
+}
+
+/** Decrypts what was encrypted with a message's secret, trying each (creator, modifier) pairing the sender may have signed with. */
+function openWithSecret(
+  useCase: 'Poll Vote' | 'Event Response' | 'Event Edit',
+  targetId: string,
+  enc: { encPayload?: Uint8Array | null; encIv?: Uint8Array | null },
+  inp: DescribeInput,
+): Buffer | undefined {
+  const mem = inp.secretOf?.(targetId);
+  if (!mem || !enc.encPayload || !enc.encIv) return undefined;
+  const payload = Buffer.from(enc.encPayload);
+  for (const creator of [mem.creatorJid, mem.creatorLid].filter((j): j is string => !!j)) {
+    for (const modifier of inp.senderJids ?? []) {
+      const sign = Buffer.concat([Buffer.from(targetId), Buffer.from(creator), Buffer.from(modifier), Buffer.from(useCase), Buffer.from([1])]);
+      const key0 = createHmac('sha256', Buffer.alloc(32)).update(mem.secret).digest();
+      const key = createHmac('sha256', key0).update(sign).digest();
+      try {
+        const d = createDecipheriv('aes-256-gcm', key, Buffer.from(enc.encIv));
+        if (useCase !== 'Event Edit') d.setAAD(Buffer.from(`${targetId}\u0000${modifier}`));
+        d.setAuthTag(payload.subarray(payload.length - 16));
+        return Buffer.concat([d.update(payload.subarray(0, payload.length - 16)), d.final()]);
+      } catch {
+        continue; // another pairing
+      }
+    }
+  }
+  return undefined;
+}
+
+function eventOf(e: proto.Message.IEventMessage): ReceivedEvent {
+  return {
+    name: e.name ?? '',
+    description: e.description ?? undefined,
+    startTime: Number(e.startTime ?? 0),
+    location: e.location?.name ?? undefined,
+    joinLink: e.joinLink ?? undefined,
+    canceled: !!e.isCanceled,
+  };
 }
 
 export async function describeMessage(inp: DescribeInput): Promise<ReceivedMessage> {
@@ -365,7 +438,31 @@ export async function describeMessage(inp: DescribeInput): Promise<ReceivedMessa
       poll: { name: poll.name ?? '', options: (poll.options ?? []).map((o) => o.optionName ?? ''), selectableCount: poll.selectableOptionsCount ?? 0 },
     };
   }
-  if (m.pollUpdateMessage) return { ...base, type: 'pollVote', targetId: m.pollUpdateMessage.pollCreationMessageKey?.id ?? undefined };
+  if (m.pollUpdateMessage) {
+    const targetId = m.pollUpdateMessage.pollCreationMessageKey?.id ?? '';
+    const plain = openWithSecret('Poll Vote', targetId, m.pollUpdateMessage.vote ?? {}, inp);
+    if (!plain) return { ...base, type: 'pollVote', targetId };
+    const hashes = new Set(proto.Message.PollVoteMessage.decode(plain).selectedOptions.map((h) => Buffer.from(h).toString('hex')));
+    const options = (inp.secretOf?.(targetId)?.options ?? []).filter((o) => hashes.has(createHash('sha256').update(o).digest('hex')));
+    return { ...base, type: 'pollVote', targetId, vote: { options } };
+  }
+  if (m.eventMessage) return { ...base, type: 'event', ...ctxOf(m.eventMessage), event: eventOf(m.eventMessage) };
+  if (m.encEventResponseMessage) {
+    const r = m.encEventResponseMessage;
+    const targetId = r.eventCreationMessageKey?.id ?? '';
+    const plain = openWithSecret('Event Response', targetId, r, inp);
+    if (!plain) return { ...base, type: 'eventResponse', targetId };
+    const T = proto.Message.EventResponseMessage.EventResponseType;
+    const names: Record<number, 'GOING' | 'NOT_GOING' | 'MAYBE' | 'UNKNOWN'> = { [T.GOING]: 'GOING', [T.NOT_GOING]: 'NOT_GOING', [T.MAYBE]: 'MAYBE', [T.UNKNOWN]: 'UNKNOWN' };
+    return { ...base, type: 'eventResponse', targetId, eventResponse: names[proto.Message.EventResponseMessage.decode(plain).response ?? 0] ?? 'UNKNOWN' };
+  }
+  if (m.secretEncryptedMessage?.secretEncType === proto.Message.SecretEncryptedMessage.SecretEncType.EVENT_EDIT) {
+    const se = m.secretEncryptedMessage;
+    const targetId = se.targetMessageKey?.id ?? '';
+    const plain = openWithSecret('Event Edit', targetId, se, inp);
+    const edited = plain ? proto.Message.decode(plain).eventMessage : undefined;
+    return { ...base, type: 'eventEdit', targetId, ...(edited ? { event: eventOf(edited) } : {}) };
+  }
   if (m.reactionMessage) {
     const targetId = m.reactionMessage.key?.id ?? '';
     return { ...base, type: 'reaction', targetId, reaction: { emoji: m.reactionMessage.text ?? '', targetId } };

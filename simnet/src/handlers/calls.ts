@@ -1,5 +1,6 @@
 // Calls: a contact's phone rings an account (<call><offer>), then the call ends as asked (ring-out, hang-up, answered or
 // rejected on the account's phone); a linked device may reject it itself (Baileys' rejectCall), which is recorded.
+import { randomBytes } from 'node:crypto';
 import type { BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
 import type { SimnetContext } from '../server/context.js';
@@ -102,6 +103,13 @@ export function placeCall(net: SimnetContext, caller: Account, callee: Account, 
 export function handleClientCall(net: SimnetContext, conn: ClientConnection, node: BinaryNode): void {
   const dev = conn.device;
   const inner = childNodes(node)[0];
+  if (inner?.tag === 'link_create') {
+    // A call link (for an event): the server answers the query with the link's token.
+    net.counters.inc('client.call.link_create');
+    const token = randomBytes(15).toString('base64url');
+    conn.sendNode({ tag: 'call', attrs: { id: node.attrs.id ?? '', from: '@call' }, content: [{ tag: 'link_create', attrs: { token, media: inner.attrs.media ?? 'audio' } }] });
+    return;
+  }
   const ackAttrs: Record<string, string> = { class: 'call', id: node.attrs.id ?? '', from: node.attrs.to ?? '' };
   if (inner) ackAttrs.type = inner.tag;
   conn.sendNode({ tag: 'ack', attrs: ackAttrs });

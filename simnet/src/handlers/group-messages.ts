@@ -6,7 +6,7 @@ import { child, childNodes } from '../server/stanza.js';
 import { lidJid, parseJid, pnJid } from '../network/jid.js';
 import type { Account, LinkedDevice } from '../network/accounts.js';
 import { describeMessage } from '../contacts/content.js';
-import { phoneDecrypt, pushBounded, rememberPoll, sendAck } from './message-helpers.js';
+import { phoneDecrypt, pushBounded, rememberPoll, secretsOf, sendAck } from './message-helpers.js';
 import { scheduleContactReceipts } from './receipts.js';
 
 export async function handleGroupMessage(net: SimnetContext, conn: ClientConnection, dev: LinkedDevice, node: BinaryNode): Promise<void> {
@@ -57,14 +57,14 @@ export async function handleGroupMessage(net: SimnetContext, conn: ClientConnect
         net.config.log('phone failed to decrypt group message', { id, member: acc.phone, error: (e as Error).message });
         continue;
       }
-      const rec = await describeMessage({ id, from: sender.phone, to: acc.phone, fromDevice: dev.id, groupId: group.jid, message: msg, fetchMedia });
+      const rec = await describeMessage({ id, from: sender.phone, to: acc.phone, fromDevice: dev.id, groupId: group.jid, message: msg, fetchMedia, ...secretsOf(acc, sender) });
       if (node.attrs.edit) rec.editAttr = node.attrs.edit;
       if (acc === sender) {
         pushBounded(sender.sentCopies, { ...rec, destination: group.jid });
         continue;
       }
       pushBounded(acc.received, rec);
-      rememberPoll(acc, id, msg, pnJid(sender.phone));
+      rememberPoll(acc, id, msg, pnJid(sender.phone), lidJid(sender.lid));
       net.counters.delivered(acc.phone, id);
       net.emitReceived(rec);
       scheduleContactReceipts(net, acc, id);

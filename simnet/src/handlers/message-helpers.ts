@@ -4,7 +4,8 @@
 import { proto, unpadRandomMax16, type BinaryNode } from 'baileys';
 import type { ClientConnection } from '../server/connection.js';
 import type { SimnetContext } from '../server/context.js';
-import type { Account, LinkedDevice } from '../network/accounts.js';
+import type { Account, LinkedDevice, PollMemory } from '../network/accounts.js';
+import { lidJid, pnJid } from '../network/jid.js';
 
 /** The server's ack of a client's <message>, with an error code when it refuses it. */
 export function sendAck(net: SimnetContext, conn: ClientConnection, node: BinaryNode, error?: string): void {
@@ -22,16 +23,24 @@ export async function phoneDecrypt(phoneAcc: Account, from: LinkedDevice, enc: B
   return proto.Message.decode(unpadRandomMax16(plain));
 }
 
-/** A contact remembers polls it got (secret and options) so it can vote through the admin API. */
-export function rememberPoll(contact: Account, id: string, msg: proto.IMessage, creatorJid: string): void {
+/**
+ * A contact remembers polls and events it got or sent (secret, creator and options) so it can vote
+ * through the admin API and read the votes, answers and edits that name them.
+ */
+export function rememberPoll(contact: Account, id: string, msg: proto.IMessage, creatorJid: string, creatorLid?: string): void {
   const poll = msg.pollCreationMessage ?? msg.pollCreationMessageV2 ?? msg.pollCreationMessageV3;
   const secret = msg.messageContextInfo?.messageSecret;
-  if (!poll || !secret) return;
-  contact.polls.set(id, { secret: Buffer.from(secret), creatorJid, options: (poll.options ?? []).map((o) => o.optionName ?? '') });
+  if ((!poll && !msg.eventMessage) || !secret) return;
+  contact.polls.set(id, { secret: Buffer.from(secret), creatorJid, ...(creatorLid ? { creatorLid } : {}), options: (poll?.options ?? []).map((o) => o.optionName ?? '') });
   if (contact.polls.size > 1000) {
     const first = contact.polls.keys().next().value;
     if (first !== undefined) contact.polls.delete(first);
   }
+}
+
+/** What describeMessage needs to read a vote, an event answer or an event edit the contact got from `sender`. */
+export function secretsOf(contact: Account, sender: Account): { secretOf: (id: string) => PollMemory | undefined; senderJids: string[] } {
+  return { secretOf: (id) => contact.polls.get(id), senderJids: [pnJid(sender.phone), lidJid(sender.lid)] };
 }
 
 /** Keeps inspection lists bounded so long runs do not grow without limit. */

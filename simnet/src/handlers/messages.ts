@@ -12,7 +12,7 @@ import { handleStatusMessage, STATUS_JID } from './status-messages.js';
 import { handleNewsletterMessage } from './newsletters.js';
 import { forwardTargetedResend } from './retry.js';
 import { phoneAsksRetry, retryAnswered } from '../contacts/ask-retry.js';
-import { banAccount, phoneDecrypt, pushBounded, rememberPoll, sendAck } from './message-helpers.js';
+import { banAccount, phoneDecrypt, pushBounded, rememberPoll, secretsOf, sendAck } from './message-helpers.js';
 
 /** What the spam detector compares for "identical content": the message minus per-send context (secrets, ids). */
 export function contentKey(msg: proto.IMessage): Uint8Array {
@@ -87,11 +87,11 @@ export async function handleClientMessage(net: SimnetContext, conn: ClientConnec
   net.messages.add({ id, senderPhone: sender.phone, senderDevice: dev.id, chatJid: viaLid ? lidJid(recipient.lid) : pnJid(recipient.phone), recipientPhone: recipient.phone, isAudio: audio, t: Date.now() / 1000 });
   if (recipientCopy || error) {
     const rec: ReceivedMessage = recipientCopy
-      ? await describeMessage({ id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, message: recipientCopy, fetchMedia })
+      ? await describeMessage({ id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, message: recipientCopy, fetchMedia, ...secretsOf(recipient, sender) })
       : { id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, t: Math.floor(Date.now() / 1000), type: 'unknown', error, raw: {} };
     if (node.attrs.edit) rec.editAttr = node.attrs.edit;
     pushBounded(recipient.received, rec);
-    if (recipientCopy) rememberPoll(recipient, id, recipientCopy, pnJid(sender.phone));
+    if (recipientCopy) rememberPoll(recipient, id, recipientCopy, pnJid(sender.phone), lidJid(sender.lid));
     net.counters.delivered(recipient.phone, id);
     net.emitReceived(rec);
     if (recipientCopy) scheduleContactReceipts(net, recipient, id);

@@ -24,7 +24,8 @@ export function scheduleContactReceipts(net: SimnetContext, contact: Account, me
 }
 
 /** The contact's phone sends a receipt for a message a linked device sent it. Returns false if the message is unknown. */
-export function contactReceipt(net: SimnetContext, contact: Account, messageId: string, kind: ReceiptKind): boolean {
+/** `device`: which of the contact's devices sends it (0 = its phone); the receipt's jid names it. */
+export function contactReceipt(net: SimnetContext, contact: Account, messageId: string, kind: ReceiptKind, device = 0): boolean {
   const idx = net.messages.get(messageId);
   if (!idx || idx.senderDevice === 0) return false;
   const sender = net.registry.byNumber(idx.senderPhone);
@@ -32,9 +33,9 @@ export function contactReceipt(net: SimnetContext, contact: Account, messageId: 
   const attrs: Record<string, string> = { id: messageId, t: net.nowSec() };
   if (idx.groupId) {
     attrs.from = idx.groupId;
-    attrs.participant = lidJid(contact.lid);
+    attrs.participant = lidJid(contact.lid, device);
   } else {
-    attrs.from = idx.chatJid;
+    attrs.from = device ? idx.chatJid.replace('@', `:${device}@`) : idx.chatJid;
   }
   if (kind !== 'delivered') attrs.type = kind;
   const node: BinaryNode = { tag: 'receipt', attrs };

@@ -25,10 +25,16 @@ export interface DeviceLink {
   readonly isOnline: boolean;
 }
 
-/** What a contact remembers of polls it received, to vote later (the vote is encrypted with the poll's secret). */
+/**
+ * What a contact remembers of polls and events it received or sent, to vote or answer later and
+ * to read the votes, answers and edits others send (each is encrypted with the original's secret).
+ */
 export interface PollMemory {
   secret: Buffer;
   creatorJid: string;
+  /** The creator's LID jid: LID-addressed chats sign with it. */
+  creatorLid?: string;
+  /** A poll's options (none for an event). */
   options: string[];
 }
 

@@ -69,7 +69,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
     // Client-Token, then the instance's id and token in the path.
     instance: [
       instanceRoutes(s.instances),
-      messageRoutes({ messages: s.messages, mediaBodyLimit }),
+      messageRoutes({ messages: s.messages, catalog: s.catalog, mediaBodyLimit }),
       statusRoutes(s.messages, mediaBodyLimit),
       contactRoutes(s.contacts),
       groupRoutes(s.groups),

@@ -1,8 +1,9 @@
 // Tag "messages": one plugin over the send routes, grouped by what is sent (routes/messages/*.ts);
 // their bodies and texts are in schemas/messages.ts, schemas/message-lists.ts and
-// schemas/message-actions.ts.
+// schemas/message-actions.ts and schemas/message-events-orders.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { messageActionRoutes } from './messages/actions.js';
+import { eventOrderRoutes } from './messages/events-orders.js';
 import { listSendRoutes } from './messages/lists.js';
 import { mediaSendRoutes } from './messages/media.js';
 import type { SendRoutesOptions } from './messages/send-helpers.js';
@@ -14,5 +15,6 @@ export function messageRoutes(options: SendRoutesOptions): FastifyPluginAsyncTyp
     mediaSendRoutes(app, options);
     listSendRoutes(app, options);
     messageActionRoutes(app, options);
+    eventOrderRoutes(app, options);
   };
 }

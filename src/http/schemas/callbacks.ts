@@ -76,9 +76,9 @@ export function webhooksSection(): Record<string, { post: Record<string, unknown
       photo: null,
       image: { imageUrl: 'https://gateway.example.com/media/3C67…?exp=1766592000&sig=…', caption: 'the invoice', mimeType: 'image/jpeg', width: 1280, height: 960, viewOnce: false },
     }),
-    MessageStatusCallback: entry('MessageStatusCallback', MessageStatusCallbackSchema, { ...base, type: 'MessageStatusCallback', status: 'READ', ids: ['3EB0C431C26A1916A0B4'], phone: '5511988887777', isGroup: false }),
+    MessageStatusCallback: entry('MessageStatusCallback', MessageStatusCallbackSchema, { ...base, type: 'MessageStatusCallback', status: 'READ', ids: ['3EB0C431C26A1916A0B4'], phone: '5511988887777', isGroup: false, phoneDevice: 0 }),
     DeliveryCallback: entry('DeliveryCallback', DeliveryCallbackSchema, { ...base, type: 'DeliveryCallback', phone: '5511988887777', zaapId: 'a3f1…', messageId: '3EB0C431C26A1916A0B4' }),
-    ConnectedCallback: entry('ConnectedCallback', ConnectedCallbackSchema, { ...base, type: 'ConnectedCallback', connected: true, phone: '5511999990000' }),
+    ConnectedCallback: entry('ConnectedCallback', ConnectedCallbackSchema, { ...base, type: 'ConnectedCallback', connected: true, phone: '5511999990000', isBusiness: false }),
     DisconnectedCallback: entry('DisconnectedCallback', DisconnectedCallbackSchema, { ...base, type: 'DisconnectedCallback', disconnected: true, error: 'logged out' }),
     PresenceChatCallback: entry('PresenceChatCallback', PresenceChatCallbackSchema, { ...base, type: 'PresenceChatCallback', phone: '5511988887777', status: 'COMPOSING', lastSeen: null }),
   };

@@ -174,7 +174,7 @@ async function contentOf(m: proto.IMessage, src: Source): Promise<Content | null
         ...opt('width', video.width),
         ...opt('height', video.height),
         viewOnce: viewOnceOf(src, video.viewOnce),
-        ...(video.gifPlayback ? { gif: true } : {}),
+        ...(video.gifPlayback ? { gif: true, isGif: true } : {}),
         ...(ptv ? { ptv: true } : {}),
       },
       ...refOf(video.contextInfo),
@@ -208,7 +208,10 @@ async function contentOf(m: proto.IMessage, src: Source): Promise<Content | null
   if (m.stickerMessage) {
     const s = m.stickerMessage;
     const l = await links(src, partsOf(s, 'sticker', 'image/webp', null, false));
-    return { sticker: { stickerUrl: l.file, mimeType: s.mimetype ?? 'image/webp', ...(s.isAnimated ? { isAnimated: true } : {}) }, ...refOf(s.contextInfo) };
+    return {
+      sticker: { stickerUrl: l.file, mimeType: s.mimetype ?? 'image/webp', ...(s.isAnimated ? { isAnimated: true } : {}), ...opt('width', s.width), ...opt('height', s.height) },
+      ...refOf(s.contextInfo),
+    };
   }
   if (m.contactMessage) return { contact: contactOf(m.contactMessage), ...refOf(m.contactMessage.contextInfo) };
   if (m.contactsArrayMessage) {

@@ -78,14 +78,18 @@ export class StatusTracker {
   }
 
   onUpdates(updates: readonly WAMessageUpdate[]): void {
-    const byStatus = new Map<MessageStatus, string[]>();
+    const byStatus = new Map<string, { status: MessageStatus; device: number; ids: string[] }>();
     for (const { key, update } of updates) {
       if (!key.fromMe || !key.id || typeof update.status !== 'number') continue;
       const status = STATUS_OF[update.status];
       if (!status) continue;
-      byStatus.set(status, [...(byStatus.get(status) ?? []), key.id]);
+      // The receipt's sender jid still names the device that sent it (Baileys keeps it in the key).
+      const device = deviceOf(key.participant ?? key.remoteJid);
+      const group = byStatus.get(`${status}:${device}`) ?? { status, device, ids: [] };
+      group.ids.push(key.id);
+      byStatus.set(`${status}:${device}`, group);
     }
-    for (const [status, ids] of byStatus) this.record(ids, status);
+    for (const { status, device, ids } of byStatus.values()) this.record(ids, status, device);
   }
 
   /** Group receipts: the first participant to receive/read/play moves the message forward. */
@@ -99,7 +103,7 @@ export class StatusTracker {
           : receipt.receiptTimestamp
             ? 'RECEIVED'
             : undefined;
-      if (status) this.record([key.id], status);
+      if (status) this.record([key.id], status, deviceOf(key.participant));
     }
   }
 
@@ -108,7 +112,8 @@ export class StatusTracker {
     return this.chain;
   }
 
-  private record(ids: string[], status: MessageStatus): void {
+  /** `device`: the recipient's device the status came from (0 = the phone; the server's ack counts as 0), Z-API's `phoneDevice`. */
+  private record(ids: string[], status: MessageStatus, device = 0): void {
     const at = this.deps.now();
     this.chain = this.chain
       .then(() => this.deps.advance(ids, status, at))
@@ -122,10 +127,16 @@ export class StatusTracker {
           // A message queued to a `<digits>@lid` reports the number once it is known, and the LID
           // beside it: the same person as the received events name (docs/contract.md §5).
           const person = isGroup ? { phone: chat, lid: null } : await this.deps.personOfChat(chat);
-          events.push({ type: 'MessageStatusCallback', status, ids: list, momment: at, phone: person.phone, chatLid: person.lid, isGroup });
+          events.push({ type: 'MessageStatusCallback', status, ids: list, momment: at, phone: person.phone, chatLid: person.lid, isGroup, phoneDevice: device });
         }
         await this.deps.emit(events);
       })
       .catch((err: unknown) => this.deps.failed(err, `record status ${status}`));
   }
+}
+
+/** The device number in a jid (`<user>:<device>@server`); none is the phone, 0. */
+function deviceOf(jid: string | null | undefined): number {
+  const m = /:(\d+)@/.exec(jid ?? '');
+  return m ? Number(m[1]) : 0;
 }

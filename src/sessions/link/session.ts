@@ -253,7 +253,9 @@ export class Session implements LiveSession {
       this.rapidRestarts = 0;
     });
     this.deps.onConnection(true);
-    await this.emit([{ type: 'ConnectedCallback', connected: true, phone: phone ?? '', momment: this.deps.clock.now() }]);
+    // The phone names its platform at pairing: smba / smbi are WhatsApp Business (Android / iOS).
+    const isBusiness = (this.auth?.state.creds.platform ?? '').startsWith('smb');
+    await this.emit([{ type: 'ConnectedCallback', connected: true, phone: phone ?? '', isBusiness, momment: this.deps.clock.now() }]);
     this.wake();
   }
 

@@ -115,6 +115,7 @@ export class MessagingEngine {
       jid,
       uploadImage: (image) => uploadImage(sock, image),
       uploadLinkThumbnail: (image) => uploadImage(sock, image, 'thumbnail-link'),
+      me: session.me,
     });
     const quoted = message.message.statusReplyTo
       ? { quoted: await statusPost(session, message.message.statusReplyTo, jid) }

@@ -12,7 +12,9 @@ import { actionParts } from './content/message-actions.js';
 import { imageContent, mediaParts } from './content/media-parts.js';
 import { derivedMessageId, type ContentInput, type ContentTools, type ImageContent, type OutgoingContext, type SendPart } from './content/parts.js';
 import { pollParts } from './content/polls.js';
+import { orderParts } from './content/orders.js';
 import { productInviteParts } from './content/product-invite.js';
+import { voteEventParts } from './content/votes-events.js';
 import { jpegThumbnail, textParts } from './content/text.js';
 
 export { derivedMessageId, type OutgoingContext } from './content/parts.js';
@@ -65,6 +67,14 @@ export async function buildParts(message: OutgoingMessage, messageId: string, ct
     case 'product':
     case 'newsletter-admin-invite':
       return productInviteParts(c, input);
+    case 'poll-vote':
+    case 'event':
+    case 'event-edit':
+    case 'event-response':
+      return voteEventParts(c, input);
+    case 'order':
+    case 'order-update':
+      return orderParts(c, input);
   }
 }
 
@@ -77,6 +87,7 @@ function contentTools(ctx: OutgoingContext): ContentTools {
     list: { mode: ctx.listMode, replyHint: ctx.replyHint ?? null },
     known: ctx.quoted,
     jid: ctx.jid,
+    me: ctx.me ?? null,
     ...(ctx.uploadImage ? { uploadImage: ctx.uploadImage } : {}),
     ...(ctx.uploadLinkThumbnail ? { uploadLinkThumbnail: ctx.uploadLinkThumbnail } : {}),
   };

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-t
 import type { ActionButton } from '../../../domain/outgoing.js';
 import { parsePhone } from '../../../domain/phone.js';
 import { errors } from '../../../errors.js';
+import type { CatalogService } from '../../../services/catalog-service.js';
 import type { MessagesService, SendCommon } from '../../../services/messages-service.js';
 import type { ActionButtonSchema } from '../../schemas/message-lists.js';
 
@@ -11,6 +12,8 @@ export type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
 export interface SendRoutesOptions {
   messages: MessagesService;
+  /** Orders go through it: only a business account may send them. */
+  catalog: Pick<CatalogService, 'sendOrder'>;
   /** Body limit of the routes that carry media (ZAPGATE_MEDIA_BODY_LIMIT). */
   mediaBodyLimit: number;
 }

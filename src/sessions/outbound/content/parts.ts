@@ -26,6 +26,8 @@ export interface OutgoingContext {
   uploadImage?(image: ImageContent): Promise<proto.Message.IImageMessage>;
   /** Uploads a link preview's high-quality thumbnail (absent: only the inline thumbnail). */
   uploadLinkThumbnail?(image: ImageContent): Promise<proto.Message.IImageMessage>;
+  /** This instance's own jids (votes and event answers are signed with one of them). */
+  me?: { pn: string; lid: string | null } | null;
 }
 
 /**
@@ -46,6 +48,8 @@ export interface ContentTools {
   uploadImage?(image: ImageContent): Promise<proto.Message.IImageMessage>;
   /** Uploads image content as a link preview's high-quality thumbnail (large previews). */
   uploadLinkThumbnail?(image: ImageContent): Promise<proto.Message.IImageMessage>;
+  /** This instance's own jids, once logged in. */
+  me: { pn: string; lid: string | null } | null;
 }
 
 export interface Mentions {

@@ -1,0 +1,224 @@
+// Votes, group events and orders end to end, one pairing: HTTP → queue → sender → Baileys →
+// simnet, where the contacts' phones decrypt each message and the test checks what they read: a
+// vote for the right options (decrypted with the poll's secret), an event with its name, time,
+// place and call link, its edit, an answer to a contact's event (decrypted with that event's
+// secret), and orders with their items, totals and payment settings.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ReceivedMessage } from '../../simnet/src/index.js';
+import { startHarness, type Harness, type Instance } from './engine-harness.js';
+
+interface Amount {
+  value: number;
+  offset: number;
+}
+
+/** The order a `review_and_pay` / `review_order` button carries. */
+interface OrderParams {
+  currency: string;
+  total_amount: Amount;
+  reference_id: string;
+  order_request_id?: string;
+  payment_status?: string;
+  payment_settings?: unknown[];
+  order: {
+    status: string;
+    subtotal: Amount;
+    tax?: Amount;
+    shipping?: Amount;
+    discount?: Amount;
+    items: { name: string; quantity: number; amount: Amount; isCustomItem: boolean; product_id?: string; retailer_id: string }[];
+  };
+}
+
+const OWNER = '5511900004001';
+const CARLA = '5511900004002';
+const DAN = '5511900004003';
+
+describe('engine votes, events and orders (gateway + sender + Baileys + simnet)', () => {
+  let h: Harness;
+  let inst: Instance;
+  let groupJid = '';
+  let group = '';
+
+  before(async () => {
+    h = await startHarness();
+    await h.admin.createUser({ phone: CARLA, pushName: 'Carla' });
+    await h.admin.createUser({ phone: DAN, pushName: 'Dan' });
+    // Orders are sent by business accounts only.
+    await h.admin.createUser({ phone: OWNER, pushName: 'Shop', business: true });
+    inst = await h.pairNew(OWNER, 'events');
+    const created = await h.admin.createGroup({ creator: CARLA, subject: 'Team', participants: [OWNER, DAN] });
+    groupJid = created.jid;
+    group = `${created.jid.split('@')[0]}-group`;
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  async function send(path: string, body: Record<string, unknown>): Promise<string> {
+    const r = await h.call('POST', `${inst.prefix}/${path}`, body);
+    assert.equal(r.status, 200, `${path}: ${r.body.toString()}`);
+    assert.deepEqual(Object.keys(r.json).sort(), ['id', 'messageId', 'zaapId']);
+    return String(r.json.messageId);
+  }
+
+  function receivedBy(phone: string, id: string): Promise<ReceivedMessage> {
+    return h.admin.waitForReceived(phone, (m) => m.id === id, 20_000);
+  }
+
+  /** A contact's message in the group, once the gateway has it: a text sent after it has reached the webhook (the chat keeps its order). */
+  async function carlaInGroup(req: Record<string, unknown>): Promise<string> {
+    const sent = await h.admin.sendAsContact({ from: CARLA, to: groupJid, ...req } as Parameters<Harness['admin']['sendAsContact']>[0]);
+    const marker = await h.admin.sendAsContact({ from: CARLA, to: groupJid, type: 'text', text: `after ${sent.messageId}` });
+    await h.webhooks.waitFor((w) => w.body.messageId === marker.messageId, 15_000, 'marker');
+    return sent.messageId;
+  }
+
+  /** The instance remembers what it receives asynchronously to the webhook: a send naming it may be refused for a moment. */
+  async function sendNaming(path: string, body: Record<string, unknown>): Promise<string> {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const r = await h.call('POST', `${inst.prefix}/${path}`, body);
+      if (r.status === 200) return String(r.json.messageId);
+      assert.equal(r.status, 422, `${path}: ${r.body.toString()}`);
+      if (Date.now() > deadline) assert.fail(`${path}: still 422 after 5 s: ${r.body.toString()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  test('send-poll-vote: the poll\'s creator reads a vote for exactly the options chosen; an unknown poll is 422', async () => {
+    const poll = await carlaInGroup({ type: 'poll', name: 'Lunch?', options: ['pizza', 'sushi', 'salad'] });
+    const id = await sendNaming('send-poll-vote', { phone: group, pollMessageId: poll, pollVote: [{ name: 'sushi' }, { name: 'salad' }] });
+    const vote = await receivedBy(CARLA, id);
+    assert.equal(vote.type, 'pollVote');
+    assert.equal(vote.targetId, poll);
+    assert.deepEqual(vote.vote, { options: ['sushi', 'salad'] }, 'decrypted with the poll\'s secret');
+    // Another member who holds the poll reads the same vote.
+    assert.deepEqual((await receivedBy(DAN, id)).vote, { options: ['sushi', 'salad'] });
+
+    const again = await send('send-poll-vote', { phone: group, pollMessageId: poll, pollVote: [{ name: 'pizza' }] });
+    assert.deepEqual((await receivedBy(CARLA, again)).vote, { options: ['pizza'] }, 'a new vote replaces the choice');
+
+    const unknown = await h.call('POST', `${inst.prefix}/send-poll-vote`, { phone: group, pollMessageId: '3EB0000000000000000000', pollVote: [{ name: 'pizza' }] });
+    assert.equal(unknown.status, 422, unknown.body.toString());
+    assert.match(String(unknown.json.message), /not known to this instance/);
+  });
+
+  test('send-event: members read the name, start (in the given zone), place and a video call link; the edit replaces it', async () => {
+    const id = await send('send-event', {
+      phone: group,
+      event: {
+        name: 'Team dinner',
+        description: 'Bring a friend',
+        dateTime: '2024-04-29T19:30:00.000Z',
+        timeZone: 'UTC-3',
+        location: { name: 'Cantina' },
+        callLinkType: 'video',
+        canceled: false,
+      },
+    });
+    const ev = await receivedBy(CARLA, id);
+    assert.equal(ev.type, 'event');
+    const { joinLink, ...rest } = ev.event ?? { joinLink: undefined };
+    assert.deepEqual(rest, {
+      name: 'Team dinner',
+      description: 'Bring a friend',
+      // 19:30 at UTC-3 is 22:30 UTC.
+      startTime: Date.UTC(2024, 3, 29, 22, 30) / 1000,
+      location: 'Cantina',
+      canceled: false,
+    });
+    assert.match(joinLink ?? '', /^https:\/\/call\.whatsapp\.com\/video\/\S+$/, 'a call link made by the network');
+
+    const edit = await sendNaming('send-edit-event', {
+      phone: group,
+      eventMessageId: id,
+      event: { name: 'Team dinner (moved)', dateTime: '2024-04-30T20:00:00', timeZone: 'UTC-3', canceled: true },
+    });
+    const changed = await receivedBy(DAN, edit);
+    assert.equal(changed.type, 'eventEdit');
+    assert.equal(changed.targetId, id);
+    assert.deepEqual(changed.event, { name: 'Team dinner (moved)', startTime: Date.UTC(2024, 3, 30, 23, 0) / 1000, canceled: true }, 'decrypted with the event\'s secret');
+  });
+
+  test('send-event-response: the creator reads "going" on its event; events go to groups only', async () => {
+    const event = await carlaInGroup({ type: 'event', name: 'Picnic', startTime: 1_900_000_000, location: 'Park' });
+    const id = await sendNaming('send-event-response', { phone: group, eventMessageId: event, eventResponse: 'GOING' });
+    const answer = await receivedBy(CARLA, id);
+    assert.equal(answer.type, 'eventResponse');
+    assert.equal(answer.targetId, event);
+    assert.equal(answer.eventResponse, 'GOING');
+    const no = await send('send-event-response', { phone: group, eventMessageId: event, eventResponse: 'NOT_GOING' });
+    assert.equal((await receivedBy(CARLA, no)).eventResponse, 'NOT_GOING');
+
+    const oneToOne = await h.call('POST', `${inst.prefix}/send-event`, { phone: CARLA, event: { name: 'x', dateTime: '2024-04-29T09:30:00' } });
+    assert.equal(oneToOne.status, 400);
+    assert.match(String(oneToOne.json.message), /only be sent to a group/);
+  });
+
+  test('send-order, order-status-update, order-payment-update: the customer reads items, totals, payment and status', async () => {
+    const id = await send('send-order', {
+      phone: CARLA,
+      order: {
+        currency: 'BRL',
+        discount: 10,
+        tax: 10,
+        shipping: 5,
+        products: [
+          { productId: '23940797548900636', name: 'Coffee beans', value: 10.5, quantity: 2 },
+          { name: 'Gift wrap', value: 150, quantity: 1 },
+        ],
+      },
+      paymentSettings: { pix: { key: '12345678900', keyType: 'cpf', name: 'Loja' }, card: { enabled: true } },
+    });
+    const order = await receivedBy(CARLA, id);
+    assert.equal(order.type, 'interactive');
+    const button = order.interactive?.buttons[0];
+    assert.equal(button?.name, 'review_and_pay');
+    const p = button?.params as unknown as OrderParams;
+    assert.equal(p.currency, 'BRL');
+    // (2 × 10.50 + 150) + 10 tax + 5 shipping − 10 discount = 176.00
+    assert.deepEqual(p.total_amount, { value: 17600, offset: 100 });
+    assert.deepEqual(p.order.subtotal, { value: 17100, offset: 100 });
+    assert.deepEqual([p.order.tax, p.order.shipping, p.order.discount].map((a) => a?.value), [1000, 500, 1000]);
+    assert.deepEqual(
+      p.order.items.map((i) => [i.name, i.quantity, i.amount.value, i.isCustomItem]),
+      [
+        ['Coffee beans', 2, 1050, false],
+        ['Gift wrap', 1, 15000, true],
+      ],
+    );
+    assert.equal(p.order.items[0]?.product_id, '23940797548900636');
+    assert.match(p.order.items[1]?.retailer_id ?? '', /^custom-item-/);
+    assert.equal(p.order.status, 'pending');
+    assert.deepEqual(p.payment_settings, [
+      { type: 'pix_static_code', pix_static_code: { merchant_name: 'Loja', key: '12345678900', key_type: 'CPF' } },
+      { type: 'cards', cards: { enabled: true } },
+    ]);
+    assert.match(p.reference_id, /^[0-9A-F]{11}$/);
+
+    const update = {
+      phone: CARLA,
+      messageId: id,
+      message: 'On its way',
+      referenceId: p.reference_id,
+      orderRequestId: '4N8FCTW22W4',
+      orderStatus: 'shipped',
+      paymentStatus: 'pending',
+      order: { currency: 'BRL', products: [{ productId: '23940797548900636', name: 'Coffee beans', value: 10.5, quantity: 2 }] },
+    };
+    const status = await receivedBy(CARLA, await send('order-status-update', update));
+    assert.equal(status.interactive?.buttons[0]?.name, 'review_order');
+    assert.equal(status.text, 'On its way');
+    assert.equal(status.quotedId, id, 'shown under the order it updates');
+    const sp = status.interactive?.buttons[0]?.params as unknown as OrderParams;
+    assert.deepEqual([sp.reference_id, sp.order_request_id, sp.order.status, sp.payment_status], [p.reference_id, '4N8FCTW22W4', 'shipped', 'pending']);
+    assert.deepEqual(sp.total_amount, { value: 2100, offset: 100 });
+
+    const paid = await receivedBy(CARLA, await send('order-payment-update', { ...update, message: 'Paid, thanks', paymentStatus: 'paid' }));
+    assert.equal(paid.interactive?.buttons[0]?.name, 'review_and_pay');
+    const pp = paid.interactive?.buttons[0]?.params as unknown as OrderParams;
+    assert.deepEqual([pp.reference_id, pp.payment_status, pp.order.status], [p.reference_id, 'paid', 'shipped']);
+  });
+});
