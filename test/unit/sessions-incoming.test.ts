@@ -50,6 +50,20 @@ test('a text from a LID sender is reported with the phone number', async () => {
   assert.equal(e?.isGroup, false);
 });
 
+test('LID fields: chatLid and senderLid name the person beside the phone; a hidden number is the LID itself', async () => {
+  const known = await toReceivedCallback(msg({ conversation: 'hi' }), context());
+  assert.deepEqual([known?.phone, known?.chatLid, known?.senderLid, known?.participantLid], ['5511988887777', '222000@lid', '222000@lid', null]);
+  const viaNumber = await toReceivedCallback(msg({ conversation: 'hi' }, { remoteJid: '5511988887777@s.whatsapp.net' }), context());
+  assert.equal(viaNumber?.chatLid, '222000@lid', 'the LID of a PN-addressed chat comes from the mapping');
+  const hidden = await toReceivedCallback(msg({ conversation: 'hi' }, { remoteJid: '333000:2@lid' }), context());
+  assert.deepEqual([hidden?.phone, hidden?.chatLid], ['333000@lid', '333000@lid'], 'no number known: the LID stands in, without its device');
+  // Our own message in a LID-addressed chat: Baileys' remoteJidAlt is OUR number, not the contact's.
+  const own = await toReceivedCallback(msg({ conversation: 'mine' }, { remoteJid: '333000@lid', fromMe: true, remoteJidAlt: '5511900000000@s.whatsapp.net' } as Partial<WAMessage['key']>), context());
+  assert.deepEqual([own?.phone, own?.chatLid, own?.senderLid], ['333000@lid', '333000@lid', '111000@lid']);
+  const group = await toReceivedCallback(msg({ conversation: 'g' }, { remoteJid: '1203630@g.us', participant: '222000@lid' }), context());
+  assert.deepEqual([group?.chatLid, group?.participantPhone, group?.participantLid, group?.senderLid], [null, '5511988887777', '222000@lid', '222000@lid']);
+});
+
 test('a reply carries referenceMessageId; a group message names its participant by phone', async () => {
   const e = await toReceivedCallback(
     msg({ extendedTextMessage: { text: 'yes', contextInfo: { stanzaId: 'ORIG' } } }, { remoteJid: '1203630@g.us', participant: '222000@lid' }),
