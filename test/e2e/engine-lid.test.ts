@@ -6,6 +6,8 @@
 //   them and its status callbacks name them the same way;
 // - their number becomes known → later events carry it and the same `chatLid`; GET /chats shows one
 //   chat, holding the messages written under the LID;
+// - the phone learns a hidden number and syncs it (app-state pnForLidChatAction): the LID chat
+//   merges with no new message, and later events carry the number;
 // - a LID-mode group: `participantPhone` the number when known, else the LID; `participantLid`;
 // - everything again after a restart of the gateway.
 import { after, before, describe, test } from 'node:test';
@@ -16,6 +18,7 @@ const OWNER = '5511900023001';
 const ANA = '5511900023002';
 const BEA = '5511900023003';
 const CAIO = '5511900023004';
+const DORA = '5511900023005';
 
 type ChatJson = Record<string, unknown> & { phone: string };
 
@@ -37,7 +40,7 @@ describe('LID identities: phone and chatLid in every payload, one chat per perso
 
   before(async () => {
     h = await startHarness();
-    for (const [phone, pushName] of [[ANA, 'Ana'], [BEA, 'Bea'], [CAIO, 'Caio']] as const) {
+    for (const [phone, pushName] of [[ANA, 'Ana'], [BEA, 'Bea'], [CAIO, 'Caio'], [DORA, 'Dora']] as const) {
       const user = await h.admin.createUser({ phone, pushName });
       lids[phone] = `${user.lid}@lid`;
     }
@@ -113,6 +116,23 @@ describe('LID identities: phone and chatLid in every payload, one chat per perso
     const toNumber = await sendText(BEA, 'pelo número');
     await h.admin.waitForReceived(BEA, (m) => m.id === toNumber);
     await until('both sends in the one chat', chats, (cs) => cs.filter((c) => c.phone === BEA).length === 1 && !cs.some((c) => c.phone === lids[BEA]));
+  });
+
+  test('the phone learns a hidden number (app-state pnForLidChatAction): the LID chat merges with no new message, later events carry the number', async () => {
+    await h.admin.setAddressing(DORA, { hideNumber: true });
+    const first = await h.admin.sendAsContact({ from: DORA, to: OWNER, type: 'text', text: 'escondida' });
+    assert.equal((await received(first.messageId)).body.phone, lids[DORA]);
+    await until('the LID chat', chats, (cs) => cs.some((c) => c.phone === lids[DORA]));
+    // WhatsApp's phone syncs the number it learned to its linked devices; Dora still writes hidden.
+    await h.admin.changeChat(OWNER, lids[DORA]!, { pnForLid: DORA });
+    const merged = await until('Dora\'s chat under her number', chats, (cs) => cs.some((c) => c.phone === DORA) && !cs.some((c) => c.phone === lids[DORA]));
+    const dora = merged.find((c) => c.phone === DORA)!;
+    assert.equal(dora.lastMessageId, first.messageId, 'the message written under the LID moved with the chat');
+    assert.equal(dora.lid, lids[DORA], 'the chat carries the LID');
+    const again = await h.admin.sendAsContact({ from: DORA, to: OWNER, type: 'text', text: 'ainda escondida' });
+    const hit = await received(again.messageId);
+    assert.equal(hit.body.phone, DORA, 'the number the phone learned names her');
+    assert.equal(hit.body.chatLid, lids[DORA]);
   });
 
   test('a LID-mode group: participantPhone is the number when known, the LID when hidden; participantLid always', async () => {

@@ -18,6 +18,8 @@ export interface ChatSettings {
   read: boolean | null;
   cleared: number;
   deleted: number;
+  /** A LID chat's number, once the phone learned it. */
+  pnJid?: string | null;
 }
 
 /** A change made on the phone (only the given fields). */
@@ -27,6 +29,11 @@ export interface PhoneChatChange {
   /** ms until muted, -1 for ever, null unmutes. */
   mutedUntil?: number | null;
   read?: boolean;
+  /**
+   * The phone learned the number behind a LID chat (`chat` is `<digits>@lid`): WhatsApp's phone
+   * syncs it to its linked devices as a pnForLidChatAction, which Baileys turns into a LID mapping.
+   */
+  pnForLid?: string;
 }
 
 const CHAT_COLLECTIONS = new Set(['regular_low', 'regular_high', 'regular']);
@@ -74,6 +81,7 @@ export async function applyChatPatch(net: SimnetContext, acc: Account, collectio
       else if (type === 'markChatAsRead' && v.markChatAsReadAction) s.read = !!v.markChatAsReadAction.read;
       else if (type === 'clearChat') s.cleared++;
       else if (type === 'deleteChat') s.deleted++;
+      else if (type === 'pnForLidChat' && v.pnForLidChatAction) s.pnJid = v.pnForLidChatAction.pnJid ?? null;
       else return;
       net.counters.inc(`appstate.chat.${type}`);
     },
@@ -99,6 +107,10 @@ export async function phoneChangesChat(net: SimnetContext, acc: Account, chat: s
     mutations.push({ collection: 'regular_high', index: ['mute', jid], value: { muteAction: { muted, ...(muted ? { muteEndTimestamp: change.mutedUntil } : {}) } }, version: 2 });
   }
   if (change.read !== undefined) mutations.push({ collection: 'regular_low', index: ['markChatAsRead', jid], value: { markChatAsReadAction: { read: change.read, messageRange: range } }, version: 3 });
+  if (change.pnForLid !== undefined) {
+    if (!jid.endsWith('@lid')) throw new Error(`pnForLid needs a LID chat, not ${chat}`);
+    mutations.push({ collection: 'regular', index: ['pnForLidChat', jid], value: { pnForLidChatAction: { pnJid: pnJid(digitsOf(change.pnForLid)) } }, version: 1 });
+  }
   const touched = new Set<string>();
   for (const m of mutations) {
     let state = acc.appState.get(m.collection);
