@@ -20,7 +20,12 @@ export interface IdentityDeps {
   failed(err: unknown, what: string): void;
 }
 
+/** Numbers whose LID one link remembers in memory at most. */
+const LIDS_REMEMBERED = 10_000;
+
 export class Identity {
+  private readonly lidByPhone = new Map<string, string>();
+
   constructor(private readonly deps: IdentityDeps) {}
 
   /**
@@ -107,11 +112,17 @@ export class Identity {
    * (usync) on a miss, which the receive path must never wait for.
    */
   private async lidOfPhone(digits: string): Promise<string | null> {
+    const known = this.lidByPhone.get(digits);
+    if (known) return known;
     const keys = this.deps.link().sock?.authState.keys;
     if (!keys || !digits) return null;
     try {
       const lidUser = (await keys.get('lid-mapping', [digits]))[digits];
-      return typeof lidUser === 'string' && lidUser ? `${lidUser}@lid` : null;
+      if (typeof lidUser !== 'string' || !lidUser) return null;
+      // A number's LID does not change: remembered (bounded), so our own sends cost no read.
+      if (this.lidByPhone.size >= LIDS_REMEMBERED) this.lidByPhone.clear();
+      this.lidByPhone.set(digits, `${lidUser}@lid`);
+      return `${lidUser}@lid`;
     } catch (err) {
       this.deps.failed(err, 'read the LID of a number');
       return null;
