@@ -12,7 +12,7 @@
 // - everything again after a restart of the gateway.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sleep, startHarness, type Harness, type Instance, type WebhookHit } from './engine-harness.js';
+import { startHarness, until, type Harness, type Instance, type WebhookHit } from './engine-harness.js';
 
 const OWNER = '5511900023001';
 const ANA = '5511900023002';
@@ -21,17 +21,6 @@ const CAIO = '5511900023004';
 const DORA = '5511900023005';
 
 type ChatJson = Record<string, unknown> & { phone: string };
-
-async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last ${JSON.stringify(last).slice(0, 800)}`);
-    await sleep(50);
-    last = await read();
-  }
-  return last;
-}
 
 describe('LID identities: phone and chatLid in every payload, one chat per person (gateway + Baileys + simnet)', () => {
   let h: Harness;
