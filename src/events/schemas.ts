@@ -24,6 +24,22 @@ const MediaUrl = (what: string) =>
   );
 const DownloadError = Opt(Nullable(Str('Why the last download of the file failed, when one did (the link tries again)')));
 
+/** An order as Z-API's received reviewAndPay / reviewOrder carry it: amounts in currency units. */
+const OrderFields = {
+  type: Opt(Type.String()),
+  currency: Type.String(),
+  referenceId: Str('The order\'s reference: pass it to order-status-update / order-payment-update'),
+  orderRequestId: Nullable(Type.String()),
+  orderStatus: Type.String(),
+  paymentStatus: Type.String(),
+  total: Type.Number(),
+  subTotal: Type.Number(),
+  discount: Opt(Type.Number()),
+  shipping: Opt(Type.Number()),
+  tax: Opt(Type.Number()),
+  products: Type.Array(Type.Object({ name: Type.String(), quantity: Type.Number(), isCustomItem: Type.Boolean(), productId: Type.String(), value: Type.Number() })),
+};
+
 const Referenced = Type.Object({
   messageId: Str('The message reacted to / pinned'),
   fromMe: Bool('Whether that message was sent by this instance'),
@@ -130,6 +146,33 @@ const Contents = {
       { description: 'An invitation to be an admin of a channel' },
     ),
   ),
+  event: Opt(
+    Type.Object(
+      {
+        name: Type.String(),
+        description: Type.String(),
+        canceled: Bool('The event was cancelled'),
+        joinLink: Nullable(Str('The call link, when the event has one')),
+        scheduleTime: Type.Integer({ description: 'Start, in seconds since the epoch (as Z-API)' }),
+        endTime: Opt(Type.Integer({ description: 'End, in seconds since the epoch, when set' })),
+        location: Type.Object({ name: Opt(Type.String()), address: Opt(Type.String()), latitude: Opt(Type.Number()), longitude: Opt(Type.Number()) }, { description: 'The place; {} when none' }),
+      },
+      { description: 'An event created in a group (send-event, or by a member)' },
+    ),
+  ),
+  eventResponse: Opt(
+    Type.Object(
+      {
+        response: OneOf(['GOING', 'NOT_GOING', 'MAYBE', 'UNKNOWN']),
+        responseFrom: Str('Phone of who answered'),
+        time: Ms,
+        referencedMessage: Referenced,
+      },
+      { description: 'An answer to an event this instance knows (decrypted with the event\'s secret)' },
+    ),
+  ),
+  reviewAndPay: Opt(Type.Object(OrderFields, { description: 'An order with its payment request, or a payment update of one (send-order, order-payment-update)' })),
+  reviewOrder: Opt(Type.Object(OrderFields, { description: 'An order status update (order-status-update)' })),
   pinMessage: Opt(Type.Object({ action: Type.Union([Type.Literal('pin'), Type.Literal('unpin')]), pinDurationInSecs: Opt(Type.Integer()), referencedMessage: Referenced }, { description: 'A message pinned or unpinned' })),
   notification: Opt(
     Str(

@@ -2,7 +2,8 @@
 // simnet, where the contacts' phones decrypt each message and the test checks what they read: a
 // vote for the right options (decrypted with the poll's secret), an event with its name, time,
 // place and call link, its edit, an answer to a contact's event (decrypted with that event's
-// secret), and orders with their items, totals and payment settings.
+// secret), and orders with their items, totals and payment settings; and the other way, what the
+// webhooks report: a member's event, a member's answer to ours, our orders (notify-sent-by-me).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ReceivedMessage } from '../../simnet/src/index.js';
@@ -220,5 +221,35 @@ describe('engine votes, events and orders (gateway + sender + Baileys + simnet)'
     assert.equal(paid.interactive?.buttons[0]?.name, 'review_and_pay');
     const pp = paid.interactive?.buttons[0]?.params as unknown as OrderParams;
     assert.deepEqual([pp.reference_id, pp.payment_status, pp.order.status], [p.reference_id, 'paid', 'shipped']);
+  });
+
+  test('received as Z-API reports them: a member\'s event, an answer to ours (decrypted with its secret), our orders with notify-sent-by-me', async () => {
+    const picnic = await carlaInGroup({ type: 'event', name: 'Beach day', startTime: 1_900_000_000, description: 'Sun', location: 'Praia' });
+    const ev = await h.webhooks.waitFor((w) => w.body.messageId === picnic, 15_000, 'the member\'s event');
+    assert.deepEqual(ev.body.event, { name: 'Beach day', description: 'Sun', canceled: false, joinLink: null, scheduleTime: 1_900_000_000, location: { name: 'Praia' } });
+    assert.equal(ev.body.participantPhone, CARLA);
+
+    const ours = await send('send-event', { phone: group, event: { name: 'Retro', dateTime: '2024-05-02T10:00:00Z' } });
+    await receivedBy(DAN, ours);
+    const answer = await h.admin.sendAsContact({ from: DAN, to: groupJid, type: 'eventResponse', eventId: ours, response: 'MAYBE' });
+    const hit = await h.webhooks.waitFor((w) => w.body.messageId === answer.messageId, 15_000, 'the answer to our event');
+    const r = hit.body.eventResponse as { response: string; responseFrom: string; referencedMessage: { messageId: string; fromMe: boolean; phone: string } };
+    assert.equal(r.response, 'MAYBE');
+    assert.equal(r.responseFrom, DAN);
+    assert.deepEqual([r.referencedMessage.messageId, r.referencedMessage.phone], [ours, group]);
+    assert.equal(hit.body.referenceMessageId, ours);
+
+    const on = await h.call('PUT', `${inst.prefix}/update-notify-sent-by-me`, { notifySentByMe: true });
+    assert.equal(on.status, 200, on.body.toString());
+    const order = await send('send-order', { phone: CARLA, order: { currency: 'BRL', shipping: 5, products: [{ name: 'Mug', value: 20, quantity: 2 }] } });
+    const echo = await h.webhooks.waitFor((w) => w.body.messageId === order && w.body.fromMe === true, 15_000, 'our order, as sent by me');
+    const pay = echo.body.reviewAndPay as { referenceId: string; currency: string; total: number; subTotal: number; shipping: number; orderStatus: string; products: { name: string; quantity: number; value: number; isCustomItem: boolean; productId: string }[] };
+    assert.match(pay.referenceId, /^[0-9A-F]{11}$/, 'the reference an update needs reaches the client');
+    assert.deepEqual([pay.currency, pay.total, pay.subTotal, pay.shipping, pay.orderStatus], ['BRL', 45, 40, 5, 'pending']);
+    assert.deepEqual(pay.products.map((p) => [p.name, p.quantity, p.value, p.isCustomItem]), [['Mug', 2, 20, true]]);
+    assert.match(pay.products[0]!.productId, /^custom-item-/, 'the id an update names the item by');
+    const update = await send('order-status-update', { phone: CARLA, messageId: order, message: 'Shipped', referenceId: pay.referenceId, orderRequestId: '4N8FCTW22W5', orderStatus: 'shipped', paymentStatus: 'pending', order: { currency: 'BRL', products: [{ productId: pay.products[0]!.productId, name: 'Mug', value: 20, quantity: 2 }] } });
+    const status = await h.webhooks.waitFor((w) => w.body.messageId === update && w.body.fromMe === true, 15_000, 'our status update, as sent by me');
+    assert.deepEqual([(status.body.reviewOrder as { referenceId: string }).referenceId, (status.body.reviewOrder as { orderStatus: string }).orderStatus], [pay.referenceId, 'shipped']);
   });
 });

@@ -35,6 +35,8 @@ export type ContactSendKind =
   | { type: 'reaction'; targetId: string; emoji: string }
   | { type: 'location'; latitude: number; longitude: number; name?: string; address?: string }
   | { type: 'pollVote'; pollId: string; options: string[] }
+  /** An answer to an event the contact received (encrypted with the event's secret, as phones do). */
+  | { type: 'eventResponse'; eventId: string; response: 'GOING' | 'NOT_GOING' | 'MAYBE' }
   | { type: 'listResponse'; title: string; rowId: string; description?: string; quotedId?: string }
   | { type: 'buttonResponse'; buttonId: string; displayText: string; quotedId?: string }
   | {
@@ -211,18 +213,24 @@ async function composeKind(net: SimnetContext, from: Account, toJid: string, cha
       if (unknown.length) throw new HttpError(400, `not options of the poll: ${unknown.join(', ')}`);
       const voterJid = pnJid(from.phone);
       const vote = proto.Message.PollVoteMessage.encode({ selectedOptions: req.options.map((o) => createHash('sha256').update(o).digest()) }).finish();
-      const sign = Buffer.concat([Buffer.from(req.pollId), Buffer.from(poll.creatorJid), Buffer.from(voterJid), Buffer.from('Poll Vote'), Buffer.from([1])]);
-      const key0 = createHmac('sha256', Buffer.alloc(32)).update(poll.secret).digest();
-      const key = createHmac('sha256', key0).update(sign).digest();
-      const iv = randomBytes(12);
-      const c = createCipheriv('aes-256-gcm', key, iv);
-      c.setAAD(Buffer.from(`${req.pollId}\u0000${voterJid}`));
-      const encPayload = Buffer.concat([c.update(vote), c.final(), c.getAuthTag()]);
       return {
         pollUpdateMessage: {
           pollCreationMessageKey: { remoteJid: toJid, fromMe: false, id: req.pollId, ...(toJid.endsWith('@g.us') ? { participant: poll.creatorJid } : {}) },
-          vote: { encPayload, encIv: iv },
+          vote: withSecret('Poll Vote', req.pollId, poll.secret, poll.creatorJid, voterJid, vote),
           senderTimestampMs: Date.now(),
+        },
+      };
+    }
+    case 'eventResponse': {
+      const event = from.polls.get(req.eventId);
+      if (!event) throw new HttpError(404, `contact ${from.phone} never received event ${req.eventId}`);
+      const T = proto.Message.EventResponseMessage.EventResponseType;
+      const plain = proto.Message.EventResponseMessage.encode({ response: T[req.response], timestampMs: Date.now() }).finish();
+      const encrypted = withSecret('Event Response', req.eventId, event.secret, event.creatorJid, pnJid(from.phone), plain);
+      return {
+        encEventResponseMessage: {
+          eventCreationMessageKey: { remoteJid: toJid, fromMe: false, id: req.eventId, ...(toJid.endsWith('@g.us') ? { participant: event.creatorJid } : {}) },
+          ...encrypted,
         },
       };
     }
@@ -391,4 +399,15 @@ async function composeKind(net: SimnetContext, from: Account, toJid: string, cha
     default:
       throw new HttpError(400, `unknown send type ${(req as { type?: unknown }).type}`);
   }
+}
+
+/** Encrypts a modification of a message (a vote, an event answer) with its secret, as WhatsApp's clients do. */
+function withSecret(useCase: 'Poll Vote' | 'Event Response', targetId: string, secret: Buffer, creatorJid: string, modifierJid: string, plain: Uint8Array): { encPayload: Buffer; encIv: Buffer } {
+  const sign = Buffer.concat([Buffer.from(targetId), Buffer.from(creatorJid), Buffer.from(modifierJid), Buffer.from(useCase), Buffer.from([1])]);
+  const key0 = createHmac('sha256', Buffer.alloc(32)).update(secret).digest();
+  const key = createHmac('sha256', key0).update(sign).digest();
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', key, iv);
+  c.setAAD(Buffer.from(`${targetId}\u0000${modifierJid}`));
+  return { encPayload: Buffer.concat([c.update(plain), c.final(), c.getAuthTag()]), encIv: iv };
 }

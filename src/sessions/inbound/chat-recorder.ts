@@ -15,7 +15,7 @@ import { groupIdOf, isGroup, isLid, normalJid, userOf } from '../jids.js';
 const BODY_MAX_CHARS = 4096;
 
 /** Content keys of a ReceivedCallback that are a message of the chat, in the order they are looked for. */
-const MESSAGE_KINDS = ['text', 'image', 'audio', 'video', 'document', 'sticker', 'contact', 'contacts', 'location', 'poll', 'listResponseMessage', 'buttonsResponseMessage'] as const;
+const MESSAGE_KINDS = ['text', 'image', 'audio', 'video', 'document', 'sticker', 'contact', 'contacts', 'location', 'poll', 'event', 'reviewAndPay', 'reviewOrder', 'listResponseMessage', 'buttonsResponseMessage'] as const;
 const MEDIA_URL: Record<string, string> = { image: 'imageUrl', audio: 'audioUrl', video: 'videoUrl', document: 'documentUrl', sticker: 'stickerUrl' };
 
 export interface RecordedMessage {
@@ -189,6 +189,8 @@ function bodyOf(kind: string, content: Record<string, unknown>): string | null {
       return pick('name') ?? `${String(content.latitude)},${String(content.longitude)}`;
     case 'poll':
       return pick('question');
+    case 'event':
+      return pick('name');
     default:
       return null;
   }

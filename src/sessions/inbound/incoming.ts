@@ -3,11 +3,12 @@
 // edits, deletions and pins as Z-API reports them, and answers to our lists (poll votes, numbered
 // replies, native selections) mapped back to the option ids the client chose.
 import { createHash } from 'node:crypto';
-import { decryptPollVote, normalizeMessageContent, proto, type WAMessage } from 'baileys';
+import { decryptEventResponse, decryptPollVote, normalizeMessageContent, proto, type WAMessage } from 'baileys';
 import type { Person } from '../../domain/person.js';
 import type { ReceivedCallback, ReceivedContent } from '../../events/types.js';
 import type { MediaPart } from './inbound-media.js';
 import { partsOf } from './incoming-media.js';
+import { eventOf, orderOf } from './incoming-events-orders.js';
 import { groupIdOf, isGroup, userOf } from '../jids.js';
 import { optionForId, optionForNumber, optionsForVoteHashes, type ListMeta } from '../outbound/lists.js';
 
@@ -258,6 +259,12 @@ async function contentOf(m: proto.IMessage, src: Source): Promise<Content | null
     };
   }
   if (m.pollUpdateMessage) return pollVote(m.pollUpdateMessage, src);
+  if (m.eventMessage) return { event: eventOf(m.eventMessage), ...refOf(m.eventMessage.contextInfo) };
+  if (m.encEventResponseMessage) return eventResponse(m.encEventResponseMessage, src);
+  if (m.interactiveMessage) {
+    const order = orderOf(m.interactiveMessage);
+    if (order) return { ...order, ...refOf(m.interactiveMessage.contextInfo) };
+  }
   if (m.listResponseMessage) {
     const l = m.listResponseMessage;
     const rowId = l.singleSelectReply?.selectedRowId ?? '';
@@ -396,3 +403,38 @@ async function pollVote(update: proto.Message.IPollUpdateMessage, src: Source): 
   return { pollVote: { pollMessageId: pollId, options }, referenceMessageId: pollId };
 }
 
+
+const EVENT_RESPONSES = ['UNKNOWN', 'GOING', 'NOT_GOING', 'MAYBE'] as const;
+
+/**
+ * An answer to an event this instance knows (it sent it, or received it): decrypted with the
+ * event's secret, trying each (creator, responder) pairing the network may have used; null when
+ * the event is not known or none fits.
+ */
+async function eventResponse(enc: proto.Message.IEncEventResponseMessage, src: Source): Promise<Content | null> {
+  const key = enc.eventCreationMessageKey;
+  if (!key?.id || !enc.encPayload || !enc.encIv) return null;
+  const secret = (await src.ctx.stored(key.id))?.messageContextInfo?.messageSecret;
+  if (!secret) return null;
+  const creators = key.fromMe ? [src.ctx.me.pn, src.ctx.me.lid] : await src.ctx.senderJids(key.participant ?? key.remoteJid, null);
+  const responders = src.fromMe ? [src.ctx.me.pn, src.ctx.me.lid] : await src.ctx.senderJids(src.senderJid, src.senderAlt);
+  for (const creator of creators.filter((j): j is string => !!j)) {
+    for (const responder of responders.filter((j): j is string => !!j)) {
+      try {
+        const r = decryptEventResponse({ encPayload: enc.encPayload, encIv: enc.encIv }, { eventCreatorJid: creator, eventMsgId: key.id, eventEncKey: secret, responderJid: responder });
+        return {
+          eventResponse: {
+            response: EVENT_RESPONSES[r.response ?? 0] ?? 'UNKNOWN',
+            responseFrom: src.fromMe ? (src.ctx.me.pn ? userOf(src.ctx.me.pn) : '') : await src.ctx.phoneOf(src.senderJid, src.senderAlt),
+            time: Number(r.timestampMs ?? Date.now()),
+            referencedMessage: await referenced(key, src),
+          },
+          referenceMessageId: key.id,
+        };
+      } catch {
+        continue; // wrong pairing: the GCM tag does not verify; try the next
+      }
+    }
+  }
+  return null;
+}

@@ -135,6 +135,9 @@ export class MessagingEngine {
             const me = session.me?.pn ?? '';
             sent = generateWAMessageFromContent(jid, part.raw, { userJid: me, messageId: part.messageId, ...(isMain ? quoted : {}) });
             await sock.relayMessage(jid, sent.message!, { messageId: part.messageId, ...broadcast, ...(part.poll ? { additionalNodes: POLL_NODES } : {}) });
+            // As sendMessage does for its own messages: the sent message is reported (fromMe,
+            // fromApi, with notify-sent-by-me) and enters the stored copy like any other.
+            sock.ev.emit('messages.upsert', { messages: [sent], type: 'append' });
           } else {
             const result = await sock.sendMessage(jid, part.content, { messageId: part.messageId, ...broadcast, ...(isMain ? quoted : {}) }).catch((e: unknown) => {
               engineError = e;
