@@ -361,7 +361,7 @@ test('conversations: a contact writes, the chat shows live with its unread count
     // Made through the API, not in this tab: the page asks for its token once.
     await page.getByLabel('Instance token').fill(inst.instanceToken);
     await page.getByRole('button', { name: 'Open' }).click();
-    await page.getByRole('heading', { name: 'Conversations' }).waitFor({ timeout: WAIT });
+    await page.getByRole('heading', { name: 'Conversations', exact: true }).waitFor({ timeout: WAIT });
     await page.getByText('Live updates: on').waitFor({ timeout: WAIT });
 
     // The contact writes: the chat appears without a reload, with its unread count and last message.

@@ -66,7 +66,7 @@ describe('engine groups (gateway + Baileys + simnet)', () => {
     for (const id of [groupId, pendingId]) {
       const r = await h.call('GET', `${inst.prefix}/group-metadata/${id}`);
       assert.equal(r.status, 200, r.body.toString());
-      const g = r.json as { phone: string; owner: string; subject: string; creation: number; invitationLink: string; participants: { phone: string; isAdmin: boolean; isSuperAdmin: boolean }[]; participantsCount: number };
+      const g = r.json as { phone: string; owner: string; subject: string; creation: number; invitationLink: string; participants: { phone: string; lid: string | null; isAdmin: boolean; isSuperAdmin: boolean }[]; participantsCount: number };
       assert.equal(g.phone, groupId);
       assert.equal(g.owner, OWNER);
       assert.equal(g.subject, 'Team');
@@ -74,8 +74,9 @@ describe('engine groups (gateway + Baileys + simnet)', () => {
       assert.equal(g.invitationLink, inviteLink);
       assert.equal(g.participantsCount, 3);
       const me = g.participants.find((p) => p.phone === OWNER);
-      assert.deepEqual(me, { phone: OWNER, isAdmin: true, isSuperAdmin: true });
-      assert.deepEqual(g.participants.find((p) => p.phone === CARLA), { phone: CARLA, isAdmin: false, isSuperAdmin: false });
+      // Members are named by number with their LID beside it (docs/contract.md §5).
+      assert.deepEqual(me, { phone: OWNER, lid: `${(await h.admin.user(OWNER)).lid}@lid`, isAdmin: true, isSuperAdmin: true });
+      assert.deepEqual(g.participants.find((p) => p.phone === CARLA), { phone: CARLA, lid: `${(await h.admin.user(CARLA)).lid}@lid`, isAdmin: false, isSuperAdmin: false });
     }
   });
 

@@ -84,8 +84,9 @@ describe('receiving: every kind, media links, catch-up (gateway + Baileys + simn
     assert.equal(text.messageExpirationSeconds, 86400);
     assert.equal(text.connectedPhone, OWNER);
     assert.equal(text.instanceId, inst.instanceId);
-    // docs/contract.md §5 wins over Z-API's LID fields: people are phones, never LIDs.
-    assert.deepEqual([text.chatLid, text.senderLid, text.participantLid], [null, null, null]);
+    // docs/contract.md §5: people are phones, with Z-API's LID fields beside them.
+    const lid = `${(await h.admin.user(CONTACT)).lid}@lid`;
+    assert.deepEqual([text.chatLid, text.senderLid, text.participantLid], [lid, lid, null]);
     assert.ok(typeof text.momment === 'number' && Math.abs(Number(text.momment) - Date.now()) < 60_000, `momment ${String(text.momment)}`);
 
     const reply = await arrival(await send({ type: 'reply', text: 'answering', quotedId: String(text.messageId) }));

@@ -1,7 +1,7 @@
 // Webhooks from real traffic: simnet on loopback, the real Baileys engine, and an HTTPS receiver
 // with a test CA. Pairing, incoming text/location/image/reaction, a send with its delivery and
 // status reports, and a logout each arrive at their kind's URL in Z-API shape, with phone numbers
-// (never @lid), and every request verifies with the `standardwebhooks` package.
+// (a LID only in the LID fields beside them), and every request verifies with the `standardwebhooks` package.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -175,7 +175,7 @@ describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
     assert.equal(rr.referencedMessage.fromMe, true);
   });
 
-  test('logout: DisconnectedCallback; every request signed, no @lid anywhere', async () => {
+  test('logout: DisconnectedCallback; every request signed, a LID never where a phone belongs', async () => {
     const out = await call('GET', `${prefix}/disconnect`);
     assert.equal(out.status, 200);
     const d = await waitAt('/disconnected', (p) => p.type === 'DisconnectedCallback', 'DisconnectedCallback');
@@ -189,7 +189,9 @@ describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
       const payload = new Webhook(secret).verify(r.body, headersOf(r.headers)) as Payload;
       assert.equal(payload.instanceId, instanceId);
       ids.add(String(r.headers['webhook-id']));
-      assert.ok(!r.body.includes('@lid'), `no LID in ${r.body}`);
+      // Known numbers name people; a LID appears only in the LID fields (docs/contract.md §5).
+      const named = payload as Record<string, unknown>;
+      for (const field of ['phone', 'participantPhone', 'connectedPhone']) assert.ok(!String(named[field] ?? '').includes('@lid'), `no LID as ${field} in ${r.body}`);
     }
     assert.equal(ids.size, rx.requests.length, 'a healthy receiver gets each event once');
   });

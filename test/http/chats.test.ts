@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { expectError, startGateway, type TestGateway, type TestInstance } from '../helpers/gateway.js';
 
 const BOB = '5511900007002';
+const BOB_LID = '90000000000001@lid';
 const CARLA = '5511900007003';
 const GROUP = '120363000000007001-group';
 
@@ -26,7 +27,7 @@ describe('chats and contacts routes with no session', () => {
       chats.record({ kind: 'message', message: text(BOB, 'B2', 1_700_000_002_000), chat: { jid: `${BOB}@s.whatsapp.net`, isGroup: false, name: 'Bob' }, countsUnread: true }),
       chats.record({ kind: 'message', message: text(CARLA, 'C1', 1_700_000_003_000, true), chat: { jid: `${CARLA}@s.whatsapp.net`, isGroup: false, name: null }, countsUnread: false }),
       chats.record({ kind: 'chat', instanceId: id, chatId: GROUP, jid: '120363000000007001@g.us', isGroup: true, patch: { name: 'Team', archived: true, mutedUntil: -1 }, at: 1 }),
-      chats.record({ kind: 'contact', instanceId: id, phone: BOB, patch: { notify: 'Bob' }, at: 1 }),
+      chats.record({ kind: 'contact', instanceId: id, phone: BOB, patch: { notify: 'Bob', lid: BOB_LID }, at: 1 }),
       chats.record({ kind: 'contact', instanceId: id, phone: CARLA, patch: { notify: 'Carla', name: 'Carla Souza', short: 'Carla' }, at: 1 }),
     ]);
   });
@@ -38,7 +39,7 @@ describe('chats and contacts routes with no session', () => {
     const list = r.body as Record<string, unknown>[];
     assert.deepEqual(list.map((c) => c.phone), [CARLA, BOB, GROUP]);
     assert.deepEqual(list[1], {
-      phone: BOB, name: 'Bob', isGroup: false, archived: 'false', pinned: 'false', unread: '2', messagesUnread: 2,
+      phone: BOB, lid: BOB_LID, name: 'Bob', isGroup: false, archived: 'false', pinned: 'false', unread: '2', messagesUnread: 2,
       lastMessageTime: '1700000002000', lastMessageId: 'B2', isMuted: '0', muteEndTime: null, isMarkedSpam: 'false', isGroupAnnouncement: false,
       lastMessage: { type: 'text', body: 'B2', fromMe: false },
     });
@@ -46,6 +47,7 @@ describe('chats and contacts routes with no session', () => {
     assert.equal(list[2]?.lastMessage, null, 'a chat with no stored message');
     assert.equal(list[0]?.unread, '0', 'a chat we wrote last has nothing unread');
     assert.deepEqual([list[2]?.name, list[2]?.isGroup, list[2]?.archived, list[2]?.isMuted, list[2]?.muteEndTime], ['Team', true, 'true', '1', -1]);
+    assert.deepEqual([list[0]?.lid, list[2]?.lid], [null, null], 'no LID known for Carla; a group has none');
   });
 
   test('GET /chats pages: page 2 of size 2 is the third chat; past the end is empty; defaults apply', async () => {
@@ -72,8 +74,8 @@ describe('chats and contacts routes with no session', () => {
     const r = await g.request('GET', `${inst.prefix}/contacts?page=1&pageSize=50`);
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.body, [
-      { phone: BOB, name: null, short: null, notify: 'Bob', vname: null },
-      { phone: CARLA, name: 'Carla Souza', short: 'Carla', notify: 'Carla', vname: null },
+      { phone: BOB, lid: BOB_LID, name: null, short: null, notify: 'Bob', vname: null },
+      { phone: CARLA, lid: null, name: 'Carla Souza', short: 'Carla', notify: 'Carla', vname: null },
     ]);
     const one = await g.request('GET', `${inst.prefix}/contacts/${CARLA}`);
     assert.equal(one.status, 200, one.text);
