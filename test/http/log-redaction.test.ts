@@ -81,6 +81,8 @@ test('a trace-level log of requests carrying tokens in unexpected places holds n
       await call('POST', `/instances/${inst.instanceId}/token/${it}/send-text`, { 'client-token': ct }, { phone: it, message: 'x' }),
       await call('DELETE', `/instances/${inst.instanceId}/token/${it}/queue/${ct}`, { 'client-token': ct }),
       await call('GET', `/instances/${inst.instanceId}/token/${it}/send-text`, { 'client-token': ct }),
+      // A refused token (the partner routes take `Bearer <Client-Token>`, so this one is not it).
+      await call('GET', `/instances?${it}`, { authorization: `Bearer ${it}` }),
     ];
     assert.ok(statuses.some((s) => s === 200) && statuses.some((s) => s === 401) && statuses.some((s) => s === 404), `answers of several kinds: ${statuses.join(',')}`);
     await gateway.close();
