@@ -73,6 +73,9 @@ interface Plan extends AntibanTraits {
   typingMs: number;
 }
 
+/** Wall-clock ms a lane waiting only for scheduled messages sleeps at most before looking again. */
+const MAX_SCHEDULE_WAIT_MS = 3_600_000;
+
 const UNREADABLE = 'Unable to process request: the queued message is unreadable';
 
 export class InstanceLane {
@@ -85,6 +88,8 @@ export class InstanceLane {
   private asleep = false;
   private readonly idleWaiters: (() => void)[] = [];
   private needsLoad = true;
+  /** Waiting only for a scheduled message's time (no message is due): an enqueue wakes it. */
+  private awaitingSchedule = false;
   private antibanVersion = 0;
 
   private antiban = false;
@@ -106,6 +111,8 @@ export class InstanceLane {
   /** New messages were committed: make sure the loop runs (it does not cut a running gap short). */
   notify(): void {
     this.dirty = true;
+    // Asleep only until a scheduled message falls due: the new message may be due now.
+    if (this.awaitingSchedule) this.waker?.abort();
     this.start();
   }
 
@@ -178,10 +185,20 @@ export class InstanceLane {
     while (!this.stopped) {
       this.dirty = false;
       if (this.needsLoad && !(await this.load())) return;
-      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS);
+      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS, clock.now());
       if (!head) {
         if (this.dirty) continue;
-        return;
+        // Only scheduled messages wait: sleep until the first falls due (an enqueue wakes us sooner).
+        const dueAt = await store.messages.nextScheduledAt(this.instanceId, clock.now());
+        if (dueAt === null) return;
+        // At most an hour at a time: timers overflow past 24.8 days, and a year ahead is allowed.
+        this.awaitingSchedule = true;
+        try {
+          await this.wait(Math.min(MAX_SCHEDULE_WAIT_MS, Math.max(0, dueAt - clock.now())));
+        } finally {
+          this.awaitingSchedule = false;
+        }
+        continue;
       }
       if (!transport.isConnected(this.instanceId)) {
         await this.wait(null);
@@ -262,7 +279,11 @@ export class InstanceLane {
    * failed attempt, then the strategy's limits.
    */
   private readyAt(head: QueueHead, plan: Plan, now: number): number {
-    const gapReady = Math.max(this.lastSentAt, Number(head.created_at)) + this.real(plan.gapMs);
+    // A scheduled message leaves at its time; the gap still separates it from the previous send.
+    const gapReady =
+      head.scheduled_at === null
+        ? Math.max(this.lastSentAt, Number(head.created_at)) + this.real(plan.gapMs)
+        : Math.max(this.lastSentAt + this.real(plan.gapMs), Number(head.scheduled_at));
     const ready = head.next_attempt_at === null ? gapReady : Math.max(gapReady, Number(head.next_attempt_at));
     return plan.antiban ? Math.max(ready, this.memory.readyAt(plan, this.pairedAt, now)) : ready;
   }

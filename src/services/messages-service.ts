@@ -5,6 +5,7 @@ import { errors } from '../errors.js';
 import { newWaMessageId, newZaapId } from '../ids.js';
 import { formatTarget, parseGroupId, parsePhone, parseTarget, STATUS_TARGET, type Target } from '../domain/phone.js';
 import { assertChannelContent } from '../domain/channel-content.js';
+import { parseScheduledAt } from '../domain/schedule.js';
 import type { OutgoingContent, OutgoingMessage } from '../domain/outgoing.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { MessagesRepo } from '../store/messages-repo.js';
@@ -30,6 +31,8 @@ export interface SendCommon {
   mentionAll?: boolean;
   /** Groups mentioned (send-text to a group of a community): write `@<groupId>` in the text. */
   groupMentioned?: { phone: string; subject: string }[];
+  /** Not before this time: ISO 8601 with an offset, or epoch ms (docs/contract.md §12). */
+  scheduledAt?: string | number;
 }
 
 export interface SendResult {
@@ -183,9 +186,11 @@ export class MessagesService {
     const target = options.target ?? parseTarget(common.phone);
     const message = buildMessage(target, common, content);
     if (options.statusReplyTo) message.statusReplyTo = options.statusReplyTo;
+    const scheduledAt = common.scheduledAt === undefined ? null : parseScheduledAt(common.scheduledAt, this.clock.now());
     const decoded = mediaRefsOf(content).length > 0 ? await this.checkInlineMedia(content) : undefined;
     const connected = this.sessions.isConnected(instance.id);
-    if (!connected && instance.disableEnqueueWhenDisconnected) throw errors.notConnected();
+    // A scheduled message is meant to wait: the instance need not be connected now (§12).
+    if (!connected && scheduledAt === null && instance.disableEnqueueWhenDisconnected) throw errors.notConnected();
     // Data URIs leave the message for files; the queue row holds their references.
     const inline = this.options.outgoingMedia ? collectDataUris(message.content, decoded) : [];
     const media = inline.map((d) => ({ ...d, sha256: createHash('sha256').update(d.bytes).digest('hex') }));
@@ -204,7 +209,7 @@ export class MessagesService {
         await this.options.outgoingMedia!.put(m.bytes, m.sha256);
         stored.push(m.sha256);
       }
-      const result = await this.enqueue(instance, target, common, content, payload, connected, distinct.reduce((n, m) => n + m.bytes, 0));
+      const result = await this.enqueue(instance, target, common, content, payload, connected || scheduledAt !== null, distinct.reduce((n, m) => n + m.bytes, 0), scheduledAt);
       queued = true;
       return result;
     } finally {
@@ -221,6 +226,7 @@ export class MessagesService {
     payload: string,
     connected: boolean,
     mediaBytes: number,
+    scheduledAt: number | null,
   ): Promise<SendResult> {
     const now = this.clock.now();
     const zaapId = newZaapId();
@@ -242,6 +248,7 @@ export class MessagesService {
         updated_at: now,
         sent_at: null,
         ...(mediaBytes > 0 ? { media_bytes: mediaBytes } : {}),
+        scheduled_at: scheduledAt,
       },
       cap: connected ? 0 : this.options.queueMaxDisconnected,
     });

@@ -151,6 +151,8 @@ interface MessagesTable {
   error_code: ColumnType<string | null, string | null | undefined, string | null>;
   /** Bytes of the stored outgoing media files the message references (008-quotas); 0 for none. */
   media_bytes: ColumnType<number, number | undefined, number>;
+  /** Not sent before this wall-clock time (ms); null = as soon as its turn comes (020-scheduled-sends). */
+  scheduled_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A Client-Token rotation or an account deletion, for running servers to apply (008-quotas). */
