@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics.js';
 import type { MessageTransport, RestrictionSignal } from '../sessions/port.js';
 import type { AntibanRepo } from '../store/antiban-repo.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
+import type { OptOutsRepo } from '../store/opt-outs-repo.js';
 import type { MessagesRepo, QueueHead } from '../store/messages-repo.js';
 import type { Semaphore } from '../convert/semaphore.js';
 import { AntibanMemory, type AntibanTraits } from './antiban-memory.js';
@@ -22,6 +23,8 @@ export interface SenderStore {
   readonly messages: MessagesRepo;
   readonly instances: InstancesRepo;
   readonly antiban: AntibanRepo;
+  /** Scheduled and campaign messages to an opted-out number are skipped when they fall due. */
+  readonly optOuts: Pick<OptOutsRepo, 'has'>;
 }
 
 export interface ResolvedSenderOptions {
@@ -76,6 +79,8 @@ interface Plan extends AntibanTraits {
 /** Wall-clock ms a lane waiting only for scheduled messages sleeps at most before looking again. */
 const MAX_SCHEDULE_WAIT_MS = 3_600_000;
 
+const OPTED_OUT = 'Skipped: the recipient opted out of this account\'s messages';
+
 const UNREADABLE = 'Unable to process request: the queued message is unreadable';
 
 export class InstanceLane {
@@ -95,6 +100,7 @@ export class InstanceLane {
   private antiban = false;
   private pairedAt: number | null = null;
   private ownPhone: string | null = null;
+  private accountId = '';
   private readonly memory: AntibanMemory;
   private lastSentAt = 0;
   private plan: Plan | null = null;
@@ -229,6 +235,7 @@ export class InstanceLane {
     if (version === this.antibanVersion) this.antiban = instance.antiban;
     this.pairedAt = instance.pairedAt;
     this.ownPhone = instance.phone;
+    this.accountId = instance.accountId;
     await this.memory.load(this.antiban);
     this.needsLoad = false;
     this.plan = null;
@@ -292,6 +299,11 @@ export class InstanceLane {
     const { store, clock } = this.deps;
     // Committed before the engine sees the message: after a crash it is sent again, same id.
     if (!(await store.messages.claim(head.seq, clock.now()))) return; // removed from the queue meanwhile
+    // A scheduled message (campaigns' included) is not sent to a number that opted out meanwhile;
+    // the DeliveryCallback reports it skipped (docs/contract.md §12). Direct sends were checked when accepted.
+    if (head.scheduled_at !== null && /^\d+$/.test(head.phone) && (await store.optOuts.has(this.accountId, head.phone))) {
+      return this.fail(head, OPTED_OUT, 'OPTED_OUT');
+    }
     if (plan.unreadable) return this.fail(head, UNREADABLE, 'UNKNOWN');
     // Attempts are counted at each claim: a message whose sending kills the process (and so never
     // reaches settleFailure) stops being retried once its budget is spent.

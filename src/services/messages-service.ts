@@ -18,6 +18,7 @@ import { SendFailure } from '../domain/send-failure.js';
 import { decodeDataUri } from '../convert/data-uri.js';
 import { mediaRef, type OutgoingMediaStore } from '../media/outgoing-store.js';
 import type { QueuedBytesQuota } from './queued-bytes-quota.js';
+import type { OptOutsService } from './opt-outs-service.js';
 import type { EventSink } from '../events/types.js';
 import { cancelledDeliveryEvent } from '../sender/events.js';
 import { createHash } from 'node:crypto';
@@ -76,6 +77,8 @@ interface MessagesServiceDeps extends MessagesServiceOptions {
   metrics?: Pick<Metrics, 'messagesEnqueued'>;
   /** Where a queued message deleted before it was sent is reported (its DeliveryCallback). */
   events?: EventSink;
+  /** The accounts' opt-out lists: a direct send in strict mode is refused (docs/contract.md §12). */
+  optOuts?: Pick<OptOutsService, 'assertDirectSend'>;
 }
 
 /** How long a delete waits for a message a lane is sending right now to be settled (sent or failed). */
@@ -89,6 +92,7 @@ export class MessagesService {
   private readonly options: MessagesServiceOptions;
   private readonly queue: SendQueue | null;
   private readonly events: EventSink | null;
+  private readonly optOuts: MessagesServiceDeps['optOuts'] | null;
   private readonly enqueuedCount: Pick<Metrics, 'messagesEnqueued'> | null;
   /** Counter children per content type, made once: the enqueue path is the hot one. */
   private readonly enqueuedByKind = new Map<string, { inc(): void }>();
@@ -100,6 +104,7 @@ export class MessagesService {
     this.options = deps;
     this.queue = deps.queue ?? null;
     this.events = deps.events ?? null;
+    this.optOuts = deps.optOuts ?? null;
     this.enqueuedCount = deps.metrics ?? null;
   }
 
@@ -182,11 +187,24 @@ export class MessagesService {
     return this.send(instance, { phone }, content, { statusReplyTo: statusMessageId });
   }
 
-  async send(instance: Instance, common: SendCommon, content: OutgoingContent, options: { target?: Target; statusReplyTo?: string } = {}): Promise<SendResult> {
+  /** The confirmation an opt-out keyword is answered with: it goes to an opted-out number by design. */
+  sendConfirmation(instance: Instance, phone: string, text: string): Promise<SendResult> {
+    return this.send(instance, { phone }, { type: 'text', message: text }, { optOutConfirmation: true });
+  }
+
+  async send(
+    instance: Instance,
+    common: SendCommon,
+    content: OutgoingContent,
+    options: { target?: Target; statusReplyTo?: string; optOutConfirmation?: boolean } = {},
+  ): Promise<SendResult> {
     const target = options.target ?? parseTarget(common.phone);
     const message = buildMessage(target, common, content);
     if (options.statusReplyTo) message.statusReplyTo = options.statusReplyTo;
     const scheduledAt = common.scheduledAt === undefined ? null : parseScheduledAt(common.scheduledAt, this.clock.now());
+    // A scheduled send to an opted-out number is accepted and skipped when it falls due (the lane
+    // checks then); a direct one is refused now, in strict mode only (docs/contract.md §12).
+    if (scheduledAt === null && target.kind === 'phone' && !options.optOutConfirmation) await this.optOuts?.assertDirectSend(instance.accountId, target.digits);
     const decoded = mediaRefsOf(content).length > 0 ? await this.checkInlineMedia(content) : undefined;
     const connected = this.sessions.isConnected(instance.id);
     // A scheduled message is meant to wait: the instance need not be connected now (§12).

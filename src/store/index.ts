@@ -16,6 +16,7 @@ import { PhoneCheckJobsRepo } from './phone-check-jobs-repo.js';
 import { WaMessagesRepo } from './wa-messages-repo.js';
 import { WebhooksRepo } from './webhooks-repo.js';
 
+import { OptOutsRepo } from './opt-outs-repo.js';
 export interface Store {
   readonly database: Database;
   readonly accounts: AccountsRepo;
@@ -38,6 +39,8 @@ export interface Store {
   readonly chats: ChatsRepo;
   /** A business account's labels and the chats they are on (014). */
   readonly labels: LabelsRepo;
+  /** Each account's opt-out list and settings (021). */
+  readonly optOuts: OptOutsRepo;
 }
 
 export function createStore(database: Database): Store {
@@ -61,5 +64,6 @@ export function createStore(database: Database): Store {
     secrets: new GatewaySecretsRepo(db),
     chats: new ChatsRepo(db),
     labels: new LabelsRepo(db),
+    optOuts: new OptOutsRepo(db),
   };
 }

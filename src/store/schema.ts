@@ -371,6 +371,25 @@ interface LabelChatsTable {
   updated_at: number;
 }
 
+/** 021: a number that asked an account to send it nothing more. */
+interface OptOutsTable {
+  account_id: string;
+  phone: string;
+  source: 'keyword' | 'api';
+  instance_id: string | null;
+  keyword: string | null;
+  created_at: number;
+}
+
+/** 021: an account's opt-out settings (no row: the defaults). */
+interface OptOutSettingsTable {
+  account_id: string;
+  keywords: string | null;
+  confirmation: string | null;
+  strict: Flag;
+  updated_at: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   instances: InstancesTable;
@@ -398,6 +417,8 @@ export interface DB {
   label_chats: LabelChatsTable;
   cluster_nodes: ClusterNodesTable;
   outgoing_media_blobs: OutgoingMediaBlobsTable;
+  opt_outs: OptOutsTable;
+  opt_out_settings: OptOutSettingsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -417,3 +438,5 @@ export type ChatRow = Selectable<ChatsTable>;
 export type ContactRow = Selectable<ContactsTable>;
 export type ChatMessageRow = Selectable<ChatMessagesTable>;
 export type LabelRow = Selectable<LabelsTable>;
+export type OptOutRow = Selectable<OptOutsTable>;
+export type OptOutSettingsRow = Selectable<OptOutSettingsTable>;

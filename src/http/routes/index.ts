@@ -31,6 +31,7 @@ import { catalogRouteTree } from './catalog.js';
 import { proxyRouteTree } from './proxy.js';
 import { historySyncRouteTree } from './history-sync.js';
 import { businessRouteTree } from './business.js';
+import { optOutRoutes } from './opt-outs.js';
 
 /** Every service the HTTP layer calls, by the name the routes know it by (built in services/index.ts). */
 export type HttpServices = Services;
@@ -65,6 +66,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
     account: [
       accountInstanceRoutes(s.instances, s.partner),
       accountEventStreamRoutes(s.eventStreams),
+      optOutRoutes(s.optOuts),
     ],
     // Client-Token, then the instance's id and token in the path.
     instance: [
