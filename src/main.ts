@@ -187,7 +187,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     eventStreams,
     ...(overrides.phoneCheckJobs ? { phoneCheckJobs: overrides.phoneCheckJobs } : {}),
   });
-  const { accounts, instances, messages, groups, phoneCheckJobs, optOuts } = services;
+  const { accounts, instances, messages, groups, phoneCheckJobs, optOuts, campaignRunner } = services;
   received.listen(optOuts.onReceived);
   const mediaSweeper = new MediaSweeper(store, mediaFiles, clock, log.child({ component: 'media' }), metrics);
 
@@ -223,6 +223,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await optOuts.load();
       // Lanes for every instance with messages waiting (in-flight ones are resent, same id).
       await sender?.start();
+      // Running campaigns resume where the store says they are (only with an engine to send).
+      if (sender) campaignRunner.start();
       // Paired instances reconnect in the background; group creations left pending resume after.
       engine
         ?.start()
@@ -242,6 +244,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await http.close();
       // Opt-outs under way are recorded (and their confirmation queued) before the sender stops.
       await optOuts.idle();
+      await campaignRunner.stop();
       // Before the engine and the outbox close: a send in progress may still settle and report.
       await sender?.stop();
       await store.messages.drain();

@@ -45,6 +45,8 @@ import { StatusHistoryService } from './status-history.js';
 import { WebhooksService } from './webhooks-service.js';
 
 import { OptOutsService } from './opt-outs-service.js';
+import { CampaignsService } from './campaigns-service.js';
+import { CampaignRunner } from './campaign-runner.js';
 /** The engine's feature ports (offline null objects without an engine), built by sessions/engines.ts. */
 type FeaturePorts = Omit<EngineFamilies, 'close'>;
 
@@ -82,6 +84,8 @@ export function createServices(deps: ServicesDeps) {
   const messages = new MessagesService({ store, sessions, clock, queue: deps.sender, events: deps.events, metrics, queueMaxDisconnected: config.queueMaxDisconnected, media: config.media, outgoingMedia: media.outgoing, quota, mediaReleased: media.released, optOuts });
   // An opt-out keyword is answered with the account's confirmation, queued like any message.
   optOuts.attachSender(messages);
+  const campaigns = new CampaignsService(store, clock);
+  const campaignRunner = new CampaignRunner({ store, clock, log: log.child({ component: 'campaigns' }), metrics, queue: deps.sender });
   const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...deps.phoneCheckJobs }) : undefined;
   const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);
   const webhooks = new WebhooksService(store, guard, clock);
@@ -99,6 +103,9 @@ export function createServices(deps: ServicesDeps) {
     messages,
     /** Opt-out lists and settings; its `onReceived` watches committed received messages (main.ts). */
     optOuts,
+    campaigns,
+    /** Not a route's: started and stopped by main.ts (queues campaign messages). */
+    campaignRunner,
     groups,
     webhooks,
     account,

@@ -17,6 +17,7 @@ import { WaMessagesRepo } from './wa-messages-repo.js';
 import { WebhooksRepo } from './webhooks-repo.js';
 
 import { OptOutsRepo } from './opt-outs-repo.js';
+import { CampaignsRepo } from './campaigns-repo.js';
 export interface Store {
   readonly database: Database;
   readonly accounts: AccountsRepo;
@@ -41,6 +42,8 @@ export interface Store {
   readonly labels: LabelsRepo;
   /** Each account's opt-out list and settings (021). */
   readonly optOuts: OptOutsRepo;
+  /** Campaigns and their recipients (022). */
+  readonly campaigns: CampaignsRepo;
 }
 
 export function createStore(database: Database): Store {
@@ -65,5 +68,6 @@ export function createStore(database: Database): Store {
     chats: new ChatsRepo(db),
     labels: new LabelsRepo(db),
     optOuts: new OptOutsRepo(db),
+    campaigns: new CampaignsRepo(db),
   };
 }

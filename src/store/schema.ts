@@ -390,6 +390,36 @@ interface OptOutSettingsTable {
   updated_at: number;
 }
 
+export type CampaignState = 'draft' | 'running' | 'paused' | 'done' | 'cancelled';
+export type CampaignRecipientState = 'pending' | 'queued' | 'skipped';
+
+/** 022: a campaign of an account. */
+interface CampaignsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  template: string;
+  instance_ids: string;
+  state: CampaignState;
+  settings: string;
+  started_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** 022: one recipient of a campaign. */
+interface CampaignRecipientsTable {
+  campaign_id: string;
+  position: number;
+  phone: string;
+  vars: string;
+  instance_id: string;
+  state: CampaignRecipientState;
+  message_id: string | null;
+  zaap_id: string | null;
+  queued_at: number | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   instances: InstancesTable;
@@ -419,6 +449,8 @@ export interface DB {
   outgoing_media_blobs: OutgoingMediaBlobsTable;
   opt_outs: OptOutsTable;
   opt_out_settings: OptOutSettingsTable;
+  campaigns: CampaignsTable;
+  campaign_recipients: CampaignRecipientsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -440,3 +472,5 @@ export type ChatMessageRow = Selectable<ChatMessagesTable>;
 export type LabelRow = Selectable<LabelsTable>;
 export type OptOutRow = Selectable<OptOutsTable>;
 export type OptOutSettingsRow = Selectable<OptOutSettingsTable>;
+export type CampaignRow = Selectable<CampaignsTable>;
+export type CampaignRecipientRow = Selectable<CampaignRecipientsTable>;

@@ -17,6 +17,7 @@ import { migration018Cluster } from './018-cluster.js';
 import { migration019SharedOutgoingMedia } from './019-shared-outgoing-media.js';
 import { migration020ScheduledSends } from './020-scheduled-sends.js';
 import { migration021OptOuts } from './021-opt-outs.js';
+import { migration022Campaigns } from './022-campaigns.js';
 import type { Migration } from './migration.js';
 
 /** Append new migrations at the end; never reorder or edit a released one. */
@@ -39,4 +40,5 @@ export const migrations: readonly Migration[] = [
   migration019SharedOutgoingMedia,
   migration020ScheduledSends,
   migration021OptOuts,
+  migration022Campaigns,
 ];
