@@ -73,7 +73,8 @@ test('campaign: exactly once each across kill -9, variables filled, cap, pause, 
       for (let i = 0; i < N; i++) out.set(contact(i), (await admin.received(contact(i))).map((m) => ({ id: m.id, text: m.text ?? '', from: m.from })));
       return out;
     };
-    const progress = async (): Promise<Record<string, number>> => (await call('GET', `/campaigns/${id}`)).json.progress as Record<string, number>;
+    type Progress = Record<'pending' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | 'skipped' | 'cancelled', number>;
+    const progress = async (): Promise<Progress> => (await call('GET', `/campaigns/${id}`)).json.progress as Progress;
 
     // An opt-out reply from a recipient late in the list, before their turn.
     const quitter = contact(50);
