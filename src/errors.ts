@@ -51,6 +51,7 @@ const CATEGORY_OF = {
   ACCOUNT_QUEUE_FULL: 'queue_full',
   EVENT_STREAM_LIMIT_REACHED: 'rate_limited',
   PHONE_CHECK_JOB_LIMIT_REACHED: 'rate_limited',
+  RECIPIENT_OPTED_OUT: 'forbidden',
 } as const satisfies Record<string, DomainErrorCode>;
 
 export type DomainErrorWireCode = keyof typeof CATEGORY_OF;
@@ -131,6 +132,9 @@ export const errors = {
   /** A WhatsApp Business endpoint on an instance paired with a personal WhatsApp account. */
   notBusiness: () =>
     new DomainError('BUSINESS_ACCOUNT_REQUIRED', 'WhatsApp Business account required', 'this works only on an instance paired with a WhatsApp Business account; this one is a personal WhatsApp account'),
+  /** A direct send to a number on the account's opt-out list while the account is in strict mode (docs/contract.md §12). */
+  optedOut: (phone: string) =>
+    new DomainError('RECIPIENT_OPTED_OUT', 'Forbidden', `phone: ${phone} opted out of this account's messages, and the account's opt-out mode is strict; nothing was queued`),
   /** The account has as many instances as it may (ZAPGATE_MAX_INSTANCES_PER_ACCOUNT). */
   tooManyInstances: (limit: number) =>
     new DomainError('INSTANCE_LIMIT_REACHED', 'Forbidden', `instance limit reached: an account may have ${limit} instances (delete one first)`),

@@ -2,6 +2,7 @@
 // sender → services → http in that order, then starts and stops them. A layer with many parts has
 // one builder of its own (outbox/pipeline.ts, services/index.ts, http/routes/index.ts); behaviour
 // lives in the modules named here, not in this file.
+import { ReceivedTap } from './services/received-tap.js';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
@@ -149,8 +150,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const mediaReleased = () => outgoingSweeper.soon();
 
   // The engine (sessions/wiring.ts): incoming 1:1 messages also tell the anti-ban strategy who is no stranger (outbox/pipeline.ts).
+  // What the engine reports goes through a tap: committed received messages are shown to the opt-out watch.
+  const received = new ReceivedTap(events.fromEngine);
   const { engine, reactions, ports } = buildEngine({
-    config, withEngine: !overrides.sessions, tuning: overrides.engine, clock, log, metrics, store, engineStore, ownership: cluster?.node, events: events.fromEngine, guard,
+    config, withEngine: !overrides.sessions, tuning: overrides.engine, clock, log, metrics, store, engineStore, ownership: cluster?.node, events: received, guard,
     media: { files: mediaFiles, signer, outgoing: outgoingFiles },
   });
   const sessions: SessionsPort = overrides.sessions ?? engine ?? offlineSessions();
@@ -184,7 +187,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     eventStreams,
     ...(overrides.phoneCheckJobs ? { phoneCheckJobs: overrides.phoneCheckJobs } : {}),
   });
-  const { accounts, instances, messages, groups, phoneCheckJobs } = services;
+  const { accounts, instances, messages, groups, phoneCheckJobs, optOuts, campaignRunner } = services;
+  received.listen(optOuts.onReceived);
   const mediaSweeper = new MediaSweeper(store, mediaFiles, clock, log.child({ component: 'media' }), metrics);
 
   let draining = false;
@@ -216,8 +220,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       mediaSweeper.start();
       outgoingSweeper.start();
       await applyAccountDeletions({ accounts, instances, sessions, mediaReleased, log, metrics });
+      await optOuts.load();
       // Lanes for every instance with messages waiting (in-flight ones are resent, same id).
       await sender?.start();
+      // Running campaigns resume where the store says they are (only with an engine to send).
+      if (sender) campaignRunner.start();
       // Paired instances reconnect in the background; group creations left pending resume after.
       engine
         ?.start()
@@ -235,6 +242,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       // Hands every instance over (sessions closed, writes committed) while requests still forward.
       await cluster?.node.leave();
       await http.close();
+      // Opt-outs under way are recorded (and their confirmation queued) before the sender stops.
+      await optOuts.idle();
+      await campaignRunner.stop();
       // Before the engine and the outbox close: a send in progress may still settle and report.
       await sender?.stop();
       await store.messages.drain();

@@ -11,7 +11,7 @@ const SESSION_STATUSES = ['disconnected', 'pairing', 'connecting', 'connected', 
 /** Label values each counter is given at 0, so rate() has a series before the first event. */
 const SEND_RESULTS = ['sent', 'requeued', 'retry', 'failed'];
 const DELIVERY_RESULTS = ['delivered', 'retrying', 'failed', 'gone'];
-const FAILING_COMPONENTS = ['accounts', 'groups', 'media', 'outbox', 'sender', 'sessions'];
+const FAILING_COMPONENTS = ['accounts', 'campaigns', 'groups', 'media', 'outbox', 'sender', 'sessions'];
 const DOWNLOAD_RESULTS = ['stored', 'failed', 'reuploaded'];
 
 /** What the webhook outbox still has to deliver (store/deliveries-repo.ts `backlog`). */

@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics.js';
 import type { MessageTransport, RestrictionSignal } from '../sessions/port.js';
 import type { AntibanRepo } from '../store/antiban-repo.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
+import type { OptOutsRepo } from '../store/opt-outs-repo.js';
 import type { MessagesRepo, QueueHead } from '../store/messages-repo.js';
 import type { Semaphore } from '../convert/semaphore.js';
 import { AntibanMemory, type AntibanTraits } from './antiban-memory.js';
@@ -22,6 +23,8 @@ export interface SenderStore {
   readonly messages: MessagesRepo;
   readonly instances: InstancesRepo;
   readonly antiban: AntibanRepo;
+  /** Scheduled and campaign messages to an opted-out number are skipped when they fall due. */
+  readonly optOuts: Pick<OptOutsRepo, 'has'>;
 }
 
 export interface ResolvedSenderOptions {
@@ -73,6 +76,11 @@ interface Plan extends AntibanTraits {
   typingMs: number;
 }
 
+/** Wall-clock ms a lane waiting only for scheduled messages sleeps at most before looking again. */
+const MAX_SCHEDULE_WAIT_MS = 3_600_000;
+
+const OPTED_OUT = 'Skipped: the recipient opted out of this account\'s messages';
+
 const UNREADABLE = 'Unable to process request: the queued message is unreadable';
 
 export class InstanceLane {
@@ -85,11 +93,14 @@ export class InstanceLane {
   private asleep = false;
   private readonly idleWaiters: (() => void)[] = [];
   private needsLoad = true;
+  /** Waiting only for a scheduled message's time (no message is due): an enqueue wakes it. */
+  private awaitingSchedule = false;
   private antibanVersion = 0;
 
   private antiban = false;
   private pairedAt: number | null = null;
   private ownPhone: string | null = null;
+  private accountId = '';
   private readonly memory: AntibanMemory;
   private lastSentAt = 0;
   private plan: Plan | null = null;
@@ -106,6 +117,8 @@ export class InstanceLane {
   /** New messages were committed: make sure the loop runs (it does not cut a running gap short). */
   notify(): void {
     this.dirty = true;
+    // Asleep only until a scheduled message falls due: the new message may be due now.
+    if (this.awaitingSchedule) this.waker?.abort();
     this.start();
   }
 
@@ -178,10 +191,20 @@ export class InstanceLane {
     while (!this.stopped) {
       this.dirty = false;
       if (this.needsLoad && !(await this.load())) return;
-      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS);
+      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS, clock.now());
       if (!head) {
         if (this.dirty) continue;
-        return;
+        // Only scheduled messages wait: sleep until the first falls due (an enqueue wakes us sooner).
+        const dueAt = await store.messages.nextScheduledAt(this.instanceId, clock.now());
+        if (dueAt === null) return;
+        // At most an hour at a time: timers overflow past 24.8 days, and a year ahead is allowed.
+        this.awaitingSchedule = true;
+        try {
+          await this.wait(Math.min(MAX_SCHEDULE_WAIT_MS, Math.max(0, dueAt - clock.now())));
+        } finally {
+          this.awaitingSchedule = false;
+        }
+        continue;
       }
       if (!transport.isConnected(this.instanceId)) {
         await this.wait(null);
@@ -212,6 +235,7 @@ export class InstanceLane {
     if (version === this.antibanVersion) this.antiban = instance.antiban;
     this.pairedAt = instance.pairedAt;
     this.ownPhone = instance.phone;
+    this.accountId = instance.accountId;
     await this.memory.load(this.antiban);
     this.needsLoad = false;
     this.plan = null;
@@ -262,7 +286,11 @@ export class InstanceLane {
    * failed attempt, then the strategy's limits.
    */
   private readyAt(head: QueueHead, plan: Plan, now: number): number {
-    const gapReady = Math.max(this.lastSentAt, Number(head.created_at)) + this.real(plan.gapMs);
+    // A scheduled message leaves at its time; the gap still separates it from the previous send.
+    const gapReady =
+      head.scheduled_at === null
+        ? Math.max(this.lastSentAt, Number(head.created_at)) + this.real(plan.gapMs)
+        : Math.max(this.lastSentAt + this.real(plan.gapMs), Number(head.scheduled_at));
     const ready = head.next_attempt_at === null ? gapReady : Math.max(gapReady, Number(head.next_attempt_at));
     return plan.antiban ? Math.max(ready, this.memory.readyAt(plan, this.pairedAt, now)) : ready;
   }
@@ -271,6 +299,11 @@ export class InstanceLane {
     const { store, clock } = this.deps;
     // Committed before the engine sees the message: after a crash it is sent again, same id.
     if (!(await store.messages.claim(head.seq, clock.now()))) return; // removed from the queue meanwhile
+    // A scheduled message (campaigns' included) is not sent to a number that opted out meanwhile;
+    // the DeliveryCallback reports it skipped (docs/contract.md §12). Direct sends were checked when accepted.
+    if (head.scheduled_at !== null && /^\d+$/.test(head.phone) && (await store.optOuts.has(this.accountId, head.phone))) {
+      return this.fail(head, OPTED_OUT, 'OPTED_OUT');
+    }
     if (plan.unreadable) return this.fail(head, UNREADABLE, 'UNKNOWN');
     // Attempts are counted at each claim: a message whose sending kills the process (and so never
     // reaches settleFailure) stops being retried once its budget is spent.

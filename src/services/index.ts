@@ -44,6 +44,9 @@ import { QueuedBytesQuota } from './queued-bytes-quota.js';
 import { StatusHistoryService } from './status-history.js';
 import { WebhooksService } from './webhooks-service.js';
 
+import { OptOutsService } from './opt-outs-service.js';
+import { CampaignsService } from './campaigns-service.js';
+import { CampaignRunner } from './campaign-runner.js';
 /** The engine's feature ports (offline null objects without an engine), built by sessions/engines.ts. */
 type FeaturePorts = Omit<EngineFamilies, 'close'>;
 
@@ -77,7 +80,12 @@ export function createServices(deps: ServicesDeps) {
   const accounts = new AccountsService(store, clock);
   const instances = new InstancesService({ store, sessions, clock, maxPerAccount: config.quotas.maxInstancesPerAccount, liveAntiban: deps.sender, cluster: deps.placement, mediaReleased: media.released });
   const quota = new QueuedBytesQuota(store, clock, config.quotas.maxQueuedBytesPerAccount);
-  const messages = new MessagesService({ store, sessions, clock, queue: deps.sender, events: deps.events, metrics, queueMaxDisconnected: config.queueMaxDisconnected, media: config.media, outgoingMedia: media.outgoing, quota, mediaReleased: media.released });
+  const optOuts = new OptOutsService({ store, clock, log: log.child({ component: 'campaigns' }), metrics });
+  const messages = new MessagesService({ store, sessions, clock, queue: deps.sender, events: deps.events, metrics, queueMaxDisconnected: config.queueMaxDisconnected, media: config.media, outgoingMedia: media.outgoing, quota, mediaReleased: media.released, optOuts });
+  // An opt-out keyword is answered with the account's confirmation, queued like any message.
+  optOuts.attachSender(messages);
+  const campaigns = new CampaignsService(store, clock);
+  const campaignRunner = new CampaignRunner({ store, clock, log: log.child({ component: 'campaigns' }), metrics, queue: deps.sender });
   const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...deps.phoneCheckJobs }) : undefined;
   const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);
   const webhooks = new WebhooksService(store, guard, clock);
@@ -93,6 +101,11 @@ export function createServices(deps: ServicesDeps) {
     accounts,
     instances,
     messages,
+    /** Opt-out lists and settings; its `onReceived` watches committed received messages (main.ts). */
+    optOuts,
+    campaigns,
+    /** Not a route's: started and stopped by main.ts (queues campaign messages). */
+    campaignRunner,
     groups,
     webhooks,
     account,

@@ -5,6 +5,7 @@ import { errors } from '../errors.js';
 import { newWaMessageId, newZaapId } from '../ids.js';
 import { formatTarget, parseGroupId, parsePhone, parseTarget, STATUS_TARGET, type Target } from '../domain/phone.js';
 import { assertChannelContent } from '../domain/channel-content.js';
+import { parseScheduledAt } from '../domain/schedule.js';
 import type { OutgoingContent, OutgoingMessage } from '../domain/outgoing.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { MessagesRepo } from '../store/messages-repo.js';
@@ -17,6 +18,7 @@ import { SendFailure } from '../domain/send-failure.js';
 import { decodeDataUri } from '../convert/data-uri.js';
 import { mediaRef, type OutgoingMediaStore } from '../media/outgoing-store.js';
 import type { QueuedBytesQuota } from './queued-bytes-quota.js';
+import type { OptOutsService } from './opt-outs-service.js';
 import type { EventSink } from '../events/types.js';
 import { cancelledDeliveryEvent } from '../sender/events.js';
 import { createHash } from 'node:crypto';
@@ -30,6 +32,8 @@ export interface SendCommon {
   mentionAll?: boolean;
   /** Groups mentioned (send-text to a group of a community): write `@<groupId>` in the text. */
   groupMentioned?: { phone: string; subject: string }[];
+  /** Not before this time: ISO 8601 with an offset, or epoch ms (docs/contract.md §12). */
+  scheduledAt?: string | number;
 }
 
 export interface SendResult {
@@ -73,6 +77,8 @@ interface MessagesServiceDeps extends MessagesServiceOptions {
   metrics?: Pick<Metrics, 'messagesEnqueued'>;
   /** Where a queued message deleted before it was sent is reported (its DeliveryCallback). */
   events?: EventSink;
+  /** The accounts' opt-out lists: a direct send in strict mode is refused (docs/contract.md §12). */
+  optOuts?: Pick<OptOutsService, 'assertDirectSend'>;
 }
 
 /** How long a delete waits for a message a lane is sending right now to be settled (sent or failed). */
@@ -86,6 +92,7 @@ export class MessagesService {
   private readonly options: MessagesServiceOptions;
   private readonly queue: SendQueue | null;
   private readonly events: EventSink | null;
+  private readonly optOuts: MessagesServiceDeps['optOuts'] | null;
   private readonly enqueuedCount: Pick<Metrics, 'messagesEnqueued'> | null;
   /** Counter children per content type, made once: the enqueue path is the hot one. */
   private readonly enqueuedByKind = new Map<string, { inc(): void }>();
@@ -97,6 +104,7 @@ export class MessagesService {
     this.options = deps;
     this.queue = deps.queue ?? null;
     this.events = deps.events ?? null;
+    this.optOuts = deps.optOuts ?? null;
     this.enqueuedCount = deps.metrics ?? null;
   }
 
@@ -179,13 +187,28 @@ export class MessagesService {
     return this.send(instance, { phone }, content, { statusReplyTo: statusMessageId });
   }
 
-  async send(instance: Instance, common: SendCommon, content: OutgoingContent, options: { target?: Target; statusReplyTo?: string } = {}): Promise<SendResult> {
+  /** The confirmation an opt-out keyword is answered with: it goes to an opted-out number by design. */
+  sendConfirmation(instance: Instance, phone: string, text: string): Promise<SendResult> {
+    return this.send(instance, { phone }, { type: 'text', message: text }, { optOutConfirmation: true });
+  }
+
+  async send(
+    instance: Instance,
+    common: SendCommon,
+    content: OutgoingContent,
+    options: { target?: Target; statusReplyTo?: string; optOutConfirmation?: boolean } = {},
+  ): Promise<SendResult> {
     const target = options.target ?? parseTarget(common.phone);
     const message = buildMessage(target, common, content);
     if (options.statusReplyTo) message.statusReplyTo = options.statusReplyTo;
+    const scheduledAt = common.scheduledAt === undefined ? null : parseScheduledAt(common.scheduledAt, this.clock.now());
+    // A scheduled send to an opted-out number is accepted and skipped when it falls due (the lane
+    // checks then); a direct one is refused now, in strict mode only (docs/contract.md §12).
+    if (scheduledAt === null && target.kind === 'phone' && !options.optOutConfirmation) await this.optOuts?.assertDirectSend(instance.accountId, target.digits);
     const decoded = mediaRefsOf(content).length > 0 ? await this.checkInlineMedia(content) : undefined;
     const connected = this.sessions.isConnected(instance.id);
-    if (!connected && instance.disableEnqueueWhenDisconnected) throw errors.notConnected();
+    // A scheduled message is meant to wait: the instance need not be connected now (§12).
+    if (!connected && scheduledAt === null && instance.disableEnqueueWhenDisconnected) throw errors.notConnected();
     // Data URIs leave the message for files; the queue row holds their references.
     const inline = this.options.outgoingMedia ? collectDataUris(message.content, decoded) : [];
     const media = inline.map((d) => ({ ...d, sha256: createHash('sha256').update(d.bytes).digest('hex') }));
@@ -204,7 +227,7 @@ export class MessagesService {
         await this.options.outgoingMedia!.put(m.bytes, m.sha256);
         stored.push(m.sha256);
       }
-      const result = await this.enqueue(instance, target, common, content, payload, connected, distinct.reduce((n, m) => n + m.bytes, 0));
+      const result = await this.enqueue(instance, target, common, content, payload, connected || scheduledAt !== null, distinct.reduce((n, m) => n + m.bytes, 0), scheduledAt);
       queued = true;
       return result;
     } finally {
@@ -221,6 +244,7 @@ export class MessagesService {
     payload: string,
     connected: boolean,
     mediaBytes: number,
+    scheduledAt: number | null,
   ): Promise<SendResult> {
     const now = this.clock.now();
     const zaapId = newZaapId();
@@ -242,6 +266,7 @@ export class MessagesService {
         updated_at: now,
         sent_at: null,
         ...(mediaBytes > 0 ? { media_bytes: mediaBytes } : {}),
+        scheduled_at: scheduledAt,
       },
       cap: connected ? 0 : this.options.queueMaxDisconnected,
     });

@@ -24,6 +24,8 @@ interface QueuedMessageView {
   error: string | null;
   errorCode: string | null;
   nextAttemptAt: number | null;
+  /** zapgate: when a scheduled message leaves (ms); null = as soon as its turn comes (docs/contract.md §12). */
+  scheduledAt: number | null;
   message: OutgoingMessage;
   // Z-API's own names for the same item (its clients read these).
   _id: string;
@@ -105,6 +107,7 @@ function view(instanceId: string, r: ListedMessage, payload: string): QueuedMess
     error: r.error,
     errorCode: r.error_code,
     nextAttemptAt: r.next_attempt_at === null ? null : Number(r.next_attempt_at),
+    scheduledAt: r.scheduled_at === null ? null : Number(r.scheduled_at),
     message,
     _id: r.zaap_id,
     ZaapId: r.zaap_id,

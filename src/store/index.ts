@@ -16,6 +16,8 @@ import { PhoneCheckJobsRepo } from './phone-check-jobs-repo.js';
 import { WaMessagesRepo } from './wa-messages-repo.js';
 import { WebhooksRepo } from './webhooks-repo.js';
 
+import { OptOutsRepo } from './opt-outs-repo.js';
+import { CampaignsRepo } from './campaigns-repo.js';
 export interface Store {
   readonly database: Database;
   readonly accounts: AccountsRepo;
@@ -38,6 +40,10 @@ export interface Store {
   readonly chats: ChatsRepo;
   /** A business account's labels and the chats they are on (014). */
   readonly labels: LabelsRepo;
+  /** Each account's opt-out list and settings (021). */
+  readonly optOuts: OptOutsRepo;
+  /** Campaigns and their recipients (022). */
+  readonly campaigns: CampaignsRepo;
 }
 
 export function createStore(database: Database): Store {
@@ -61,5 +67,7 @@ export function createStore(database: Database): Store {
     secrets: new GatewaySecretsRepo(db),
     chats: new ChatsRepo(db),
     labels: new LabelsRepo(db),
+    optOuts: new OptOutsRepo(db),
+    campaigns: new CampaignsRepo(db),
   };
 }

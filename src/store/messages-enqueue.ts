@@ -30,6 +30,7 @@ const ENQUEUE_COLUMNS = [
   'updated_at',
   'sent_at',
   'media_bytes',
+  'scheduled_at',
 ] as const satisfies readonly (keyof NewMessageRow)[];
 
 /** A row's values in ENQUEUE_COLUMNS order: the parameters of the compiled one-row insert. */

@@ -12,7 +12,7 @@ export type QueueHead = Omit<MessageRow, 'payload'> & { payload: string | null; 
 /** Every column but the payload; compiles only while it lists them all. */
 export const HEAD_COLUMNS = [
   'seq', 'zaap_id', 'instance_id', 'message_id', 'phone', 'kind', 'delay_message', 'delay_typing', 'state', 'wa_status',
-  'error', 'attempts', 'created_at', 'updated_at', 'sent_at', 'next_attempt_at', 'error_code', 'media_bytes',
+  'error', 'attempts', 'created_at', 'updated_at', 'sent_at', 'next_attempt_at', 'error_code', 'media_bytes', 'scheduled_at',
 ] as const satisfies readonly Exclude<keyof MessageRow, 'payload'>[];
 const everyHeadColumn: Exclude<keyof MessageRow, 'payload' | (typeof HEAD_COLUMNS)[number]> extends never ? true : never = true;
 void everyHeadColumn;

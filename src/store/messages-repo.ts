@@ -182,8 +182,10 @@ export class MessagesRepo {
   /**
    * nextToSend with the payload only when it is at most `inlineChars` long (null otherwise), and
    * its length: a lane reads a large payload (a data URI) only when it is about to send it.
+   * A scheduled message is the head only once its time (`scheduled_at`) has come at `now`: until
+   * then it holds up nothing behind it (docs/contract.md §12).
    */
-  async nextHead(instanceId: string, inlineChars: number): Promise<QueueHead | undefined> {
+  async nextHead(instanceId: string, inlineChars: number, now = Number.MAX_SAFE_INTEGER): Promise<QueueHead | undefined> {
     const row = await this.db
       .selectFrom('messages')
       .select([
@@ -193,10 +195,23 @@ export class MessagesRepo {
       ])
       .where('instance_id', '=', instanceId)
       .where('state', 'in', ['queued', 'in_flight'])
+      .where((eb) => eb.or([eb('scheduled_at', 'is', null), eb('scheduled_at', '<=', now)]))
       .orderBy('seq')
       .limit(1)
       .executeTakeFirst();
     return row && { ...row, payload_chars: Number(row.payload_chars) };
+  }
+
+  /** The earliest time after `now` at which a scheduled message of the instance falls due; null when none waits. */
+  async nextScheduledAt(instanceId: string, now: number): Promise<number | null> {
+    const r = await this.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.min('scheduled_at').as('at'))
+      .where('instance_id', '=', instanceId)
+      .where('state', '=', 'queued')
+      .where('scheduled_at', '>', now)
+      .executeTakeFirst();
+    return r?.at == null ? null : Number(r.at);
   }
 
   /** The payload of one message (the sender's deferred read of a large one). */

@@ -53,7 +53,11 @@ export async function applyTransitions(db: Kysely<DB>, items: readonly SenderTra
     for (const t of items) {
       let q = trx.updateTable('messages').set({ state: t.to, updated_at: t.at }).where('seq', '=', t.seq);
       if (t.to === 'in_flight') {
-        q = q.set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('state', 'in', ['queued', 'in_flight']);
+        // A scheduled message is claimed only once its time has come, whichever node claims it.
+        q = q
+          .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+          .where('state', 'in', ['queued', 'in_flight'])
+          .where((eb) => eb.or([eb('scheduled_at', 'is', null), eb('scheduled_at', '<=', t.at)]));
       } else {
         q = q.where('state', '=', 'in_flight');
         if (t.to === 'sent') q = q.set({ sent_at: t.at, error: null, error_code: null, next_attempt_at: null });

@@ -151,6 +151,8 @@ interface MessagesTable {
   error_code: ColumnType<string | null, string | null | undefined, string | null>;
   /** Bytes of the stored outgoing media files the message references (008-quotas); 0 for none. */
   media_bytes: ColumnType<number, number | undefined, number>;
+  /** Not sent before this wall-clock time (ms); null = as soon as its turn comes (020-scheduled-sends). */
+  scheduled_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A Client-Token rotation or an account deletion, for running servers to apply (008-quotas). */
@@ -369,6 +371,55 @@ interface LabelChatsTable {
   updated_at: number;
 }
 
+/** 021: a number that asked an account to send it nothing more. */
+interface OptOutsTable {
+  account_id: string;
+  phone: string;
+  source: 'keyword' | 'api';
+  instance_id: string | null;
+  keyword: string | null;
+  created_at: number;
+}
+
+/** 021: an account's opt-out settings (no row: the defaults). */
+interface OptOutSettingsTable {
+  account_id: string;
+  keywords: string | null;
+  confirmation: string | null;
+  strict: Flag;
+  updated_at: number;
+}
+
+export type CampaignState = 'draft' | 'running' | 'paused' | 'done' | 'cancelled';
+export type CampaignRecipientState = 'pending' | 'queued' | 'skipped';
+
+/** 022: a campaign of an account. */
+interface CampaignsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  template: string;
+  instance_ids: string;
+  state: CampaignState;
+  settings: string;
+  started_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** 022: one recipient of a campaign. */
+interface CampaignRecipientsTable {
+  campaign_id: string;
+  position: number;
+  phone: string;
+  vars: string;
+  instance_id: string;
+  state: CampaignRecipientState;
+  message_id: string | null;
+  zaap_id: string | null;
+  queued_at: number | null;
+}
+
 export interface DB {
   accounts: AccountsTable;
   instances: InstancesTable;
@@ -396,6 +447,10 @@ export interface DB {
   label_chats: LabelChatsTable;
   cluster_nodes: ClusterNodesTable;
   outgoing_media_blobs: OutgoingMediaBlobsTable;
+  opt_outs: OptOutsTable;
+  opt_out_settings: OptOutSettingsTable;
+  campaigns: CampaignsTable;
+  campaign_recipients: CampaignRecipientsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -415,3 +470,7 @@ export type ChatRow = Selectable<ChatsTable>;
 export type ContactRow = Selectable<ContactsTable>;
 export type ChatMessageRow = Selectable<ChatMessagesTable>;
 export type LabelRow = Selectable<LabelsTable>;
+export type OptOutRow = Selectable<OptOutsTable>;
+export type OptOutSettingsRow = Selectable<OptOutSettingsTable>;
+export type CampaignRow = Selectable<CampaignsTable>;
+export type CampaignRecipientRow = Selectable<CampaignRecipientsTable>;

@@ -235,7 +235,7 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
 function catalogSendRoutes(catalog: CatalogService): FastifyPluginAsyncTypebox {
   const mtags = ['messages'];
   const sendResponses = { 200: SendResult, ...errorResponses(409, 415, 422, 504, 507) };
-  const common = { phone: Phone, delayMessage: SendCommonFields.delayMessage, delayTyping: SendCommonFields.delayTyping, messageId: SendCommonFields.messageId };
+  const common = { phone: Phone, delayMessage: SendCommonFields.delayMessage, delayTyping: SendCommonFields.delayTyping, messageId: SendCommonFields.messageId, scheduledAt: SendCommonFields.scheduledAt };
   return async (app) => {
     app.post(
       '/send-product',

@@ -26,7 +26,7 @@ const QueuePage = named(
 );
 const QueueCount = named('QueueCount', 'How many messages wait to be sent.', Type.Object({ count: Type.Integer() }, { examples: [{ count: 3 }] }));
 const LIST_TEXT =
-  'Messages not yet sent, in the order they will leave (`status=failed`: the ones given up, with `error` and `errorCode`). A message being retried shows `attempts`, `error` and `nextAttemptAt`. A page ends early, with a `pagingState`, once it holds 4 MiB.';
+  'Messages not yet sent, in the order they were accepted (a scheduled one, with its `scheduledAt`, leaves at that time and holds up none behind it; `status=failed`: the ones given up, with `error` and `errorCode`). A message being retried shows `attempts`, `error` and `nextAttemptAt`. A page ends early, with a `pagingState`, once it holds 4 MiB.';
 
 export function queueRoutes(queue: QueueService, instances: InstancesService): FastifyPluginAsyncTypebox {
   return async (app) => {

@@ -45,6 +45,15 @@ export const Phone = Type.String({
   description: 'Number with country code (digits; `+`, spaces, `-`, `(`, `)` are stripped), `<digits>-group`, `<digits>@lid`, or a channel `<digits>@newsletter`.',
 });
 
+/** When a send leaves (docs/contract.md §12): every send operation accepts it. */
+export const ScheduledAt = Type.Optional(
+  Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Integer({ minimum: 0 })], {
+    description:
+      'zapgate: send at this time instead of now: ISO 8601 with an offset (`2025-01-31T09:00:00-03:00`) or epoch milliseconds. Accepted and queued at once (same answer); it leaves at that time, across restarts, and meanwhile holds up no message queued behind it. Listed in the queue with `scheduledAt`, cancelled like any queued message. More than 5 s in the past, or more than a year ahead → 400.',
+    examples: ['2025-01-31T09:00:00-03:00'],
+  }),
+);
+
 /** Optional fields every send operation accepts (docs/contract.md §6). */
 export const SendCommonFields = {
   phone: Phone,
@@ -53,6 +62,7 @@ export const SendCommonFields = {
   messageId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Reply to this message.' })),
   mentioned: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 32 }), { maxItems: 1024 })),
   mentionAll: Type.Optional(Type.Boolean({ description: 'Mention every participant (groups only).' })),
+  scheduledAt: ScheduledAt,
 };
 
 export const SendResult = named(

@@ -26,6 +26,7 @@ export const DelayOnly = {
   phone: Phone,
   delayMessage: SendCommonFields.delayMessage,
   delayTyping: SendCommonFields.delayTyping,
+  scheduledAt: SendCommonFields.scheduledAt,
 };
 
 const MEDIA_NOTE =

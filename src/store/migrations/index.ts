@@ -15,6 +15,9 @@ import { migration013HistorySync } from './013-history-sync.js';
 import { migration014Labels } from './014-labels.js';
 import { migration018Cluster } from './018-cluster.js';
 import { migration019SharedOutgoingMedia } from './019-shared-outgoing-media.js';
+import { migration020ScheduledSends } from './020-scheduled-sends.js';
+import { migration021OptOuts } from './021-opt-outs.js';
+import { migration022Campaigns } from './022-campaigns.js';
 import type { Migration } from './migration.js';
 
 /** Append new migrations at the end; never reorder or edit a released one. */
@@ -35,4 +38,7 @@ export const migrations: readonly Migration[] = [
   migration014Labels,
   migration018Cluster,
   migration019SharedOutgoingMedia,
+  migration020ScheduledSends,
+  migration021OptOuts,
+  migration022Campaigns,
 ];

@@ -22,13 +22,13 @@ export const tags = ['messages'];
 
 /** The fields of a send body that every send passes on as they are. */
 export function common(body: SendCommon): SendCommon {
-  const { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned } = body;
-  return { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned };
+  const { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned, scheduledAt } = body;
+  return { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned, scheduledAt };
 }
 
 /** For the routes whose `messageId` names the target message, not a message to quote. */
-export function delayOnly(b: { phone: string; delayMessage?: number; delayTyping?: number }): SendCommon {
-  return { phone: b.phone, delayMessage: b.delayMessage, delayTyping: b.delayTyping };
+export function delayOnly(b: { phone: string; delayMessage?: number; delayTyping?: number; scheduledAt?: string | number }): SendCommon {
+  return { phone: b.phone, delayMessage: b.delayMessage, delayTyping: b.delayTyping, scheduledAt: b.scheduledAt };
 }
 
 /**

@@ -1,0 +1,130 @@
+// The campaign runner (docs/contract.md §12): every step, for each running campaign and each of its
+// numbers, queues the next recipient's message when the number has none of the campaign's still
+// waiting, the pacing allows, the local time is outside quiet hours and the day's cap is not
+// reached. One message outstanding per number means a pause stops the campaign within one step,
+// and the lane (pacing, anti-ban) decides when it actually leaves.
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { newWaMessageId, newZaapId } from '../ids.js';
+import { fillTemplate, inQuietHours, msOfLocalDay, type CampaignSettings } from '../domain/campaign.js';
+import type { CampaignsRepo } from '../store/campaigns-repo.js';
+import type { OptOutsRepo } from '../store/opt-outs-repo.js';
+import type { CampaignRow } from '../store/schema.js';
+import type { SendQueue } from './messages-service.js';
+
+interface RunnerDeps {
+  store: { campaigns: CampaignsRepo; optOuts: Pick<OptOutsRepo, 'has'> };
+  clock: Clock;
+  log: Logger;
+  metrics?: Pick<Metrics, 'loggedFailures'>;
+  queue: SendQueue | null;
+  /** A campaign started, ran out of recipients, … (the campaign events). */
+  onFinished?: (campaign: CampaignRow) => void;
+  /** Real ms between steps. */
+  stepMs?: number;
+}
+
+export class CampaignRunner {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  /** When each (campaign, number) last queued a message (real ms): the campaign's pacing. */
+  private readonly lastAt = new Map<string, number>();
+
+  constructor(private readonly deps: RunnerDeps) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.step()
+        .catch((err: unknown) => {
+          this.deps.log.error({ err }, 'campaign step failed');
+          this.deps.metrics?.loggedFailures.inc({ component: 'campaigns' });
+        })
+        .finally(() => (this.running = null));
+    }, this.deps.stepMs ?? 100);
+    this.timer.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** One pass over the running campaigns (exposed for tests). */
+  async step(): Promise<void> {
+    for (const c of await this.deps.store.campaigns.running()) await this.stepCampaign(c);
+  }
+
+  private async stepCampaign(c: CampaignRow): Promise<void> {
+    const { store, clock } = this.deps;
+    const s = JSON.parse(c.settings) as CampaignSettings;
+    const now = clock.now();
+    const started = Number(c.started_at ?? now);
+    if (s.startAt !== null && now < s.startAt) return;
+    if (s.endAt !== null && now > s.endAt) {
+      if (await store.campaigns.move(c.id, ['running'], 'done', now)) this.deps.onFinished?.(c);
+      return;
+    }
+    const scale = clock.timeScale;
+    // The campaign's own clock: protocol time, so a scaled test sees days and quiet hours pass.
+    const t = started + (now - started) / scale;
+    if (inQuietHours(t, s)) return;
+    const dayStart = started + (t - msOfLocalDay(t, s.timeZone) - started) * scale;
+    let busy = false;
+    for (const instanceId of JSON.parse(c.instance_ids) as string[]) {
+      if (await store.campaigns.outstanding(c.id, instanceId)) {
+        busy = true;
+        continue;
+      }
+      const key = `${c.id}:${instanceId}`;
+      if ((this.lastAt.get(key) ?? 0) + s.paceMs * scale > now) {
+        busy = true;
+        continue;
+      }
+      const next = await store.campaigns.nextPending(c.id, instanceId);
+      if (!next) continue;
+      busy = true;
+      if ((await store.campaigns.queuedSince(c.id, instanceId, dayStart)) >= s.dailyCap) continue;
+      const accountId = c.account_id;
+      if (await store.optOuts.has(accountId, next.phone)) {
+        await store.campaigns.skip(c.id, [next.phone]);
+        continue;
+      }
+      const vars = { phone: next.phone, ...(JSON.parse(next.vars) as Record<string, string>) };
+      const payload = JSON.stringify({ content: { type: 'text', message: fillTemplate(c.template, vars) } });
+      const queued = await store.campaigns.enqueue(
+        c.id,
+        next.phone,
+        {
+          zaap_id: newZaapId(),
+          instance_id: instanceId,
+          message_id: newWaMessageId(),
+          phone: next.phone,
+          kind: 'text',
+          payload,
+          delay_message: null,
+          delay_typing: null,
+          state: 'queued',
+          wa_status: null,
+          error: null,
+          created_at: now,
+          updated_at: now,
+          sent_at: null,
+          // Scheduled "now": the lane skips it if the recipient opts out before it leaves.
+          scheduled_at: now,
+        },
+        now,
+      );
+      if (queued) {
+        this.lastAt.set(key, now);
+        this.deps.queue?.notify(instanceId);
+      }
+    }
+    if (!busy && (await store.campaigns.pendingCount(c.id)) === 0) {
+      if (await store.campaigns.move(c.id, ['running'], 'done', now)) this.deps.onFinished?.(c);
+    }
+  }
+}
