@@ -132,6 +132,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     allowHttp: config.webhookAllowHttp,
     tuning: { streamKeepMs: config.eventStream.retentionMs, ...overrides.outbox },
     stream: eventStreams,
+    sinkDefaults: {
+      ...(config.sinks.rabbitmq ? { rabbitmq: { enabled: true, ...config.sinks.rabbitmq } } : {}),
+      ...(config.sinks.nats ? { nats: { enabled: true, ...config.sinks.nats } } : {}),
+    },
     antiban: store.antiban,
     ...(cluster && owns ? { cluster: { store: engineStore, owns } } : {}),
   });
@@ -174,6 +178,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // Read at each scrape: what waits to be sent, and what waits to be delivered to webhooks.
   metrics.measureQueueWith(() => store.messages.countAllWaiting());
   metrics.measureWebhooksWith(() => store.deliveries.backlog(), () => clock.now());
+  metrics.measureSinksWith(() => new Map([...outbox.brokers.health()].map(([kind, h]) => [kind, h.state === 'up'])), () => store.deliveries.sinkBacklog());
   // The use cases (services/index.ts), and the record the routes are built from (http/routes/index.ts).
   const services = createServices({
     config, clock, log, metrics, guard, store, sessions, engine, ports, reactions, sender,

@@ -369,6 +369,17 @@ interface LabelChatsTable {
   updated_at: number;
 }
 
+/** A broker sink's settings at one scope: an instance id or `account:<id>` (023-event-sinks). */
+interface EventSinksTable {
+  scope: string;
+  kind: string;
+  enabled: number;
+  url: string;
+  exchange: string;
+  prefix: string;
+  updated_at: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   instances: InstancesTable;
@@ -396,6 +407,7 @@ export interface DB {
   label_chats: LabelChatsTable;
   cluster_nodes: ClusterNodesTable;
   outgoing_media_blobs: OutgoingMediaBlobsTable;
+  event_sinks: EventSinksTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
