@@ -31,6 +31,7 @@ import { catalogRouteTree } from './catalog.js';
 import { proxyRouteTree } from './proxy.js';
 import { historySyncRouteTree } from './history-sync.js';
 import { businessRouteTree } from './business.js';
+import { accountSinkRoutes, instanceSinkRoutes } from './sinks.js';
 
 /** Every service the HTTP layer calls, by the name the routes know it by (built in services/index.ts). */
 export type HttpServices = Services;
@@ -65,6 +66,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
     account: [
       accountInstanceRoutes(s.instances, s.partner),
       accountEventStreamRoutes(s.eventStreams),
+      accountSinkRoutes(s.sinks),
     ],
     // Client-Token, then the instance's id and token in the path.
     instance: [
@@ -76,6 +78,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
       queueRoutes(s.queue, s.instances),
       webhookRoutes(s.webhooks, s.instances),
       webhookDeliveryRoutes(s.deliveries),
+      instanceSinkRoutes(s.sinks),
       accountRouteTree(s.account, s.privacy, mediaBodyLimit),
       chatRouteTree(s.chats),
       proxyRouteTree(s.proxies),
