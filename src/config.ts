@@ -81,6 +81,12 @@ const EnvSchema = Type.Object({
   // The live event stream (GET /events): how long events stay resumable, streams per account.
   ZAPGATE_EVENT_STREAM_RETENTION_HOURS: Type.String({ default: '24', pattern: '^[0-9]*\\.?[0-9]+$' }),
   ZAPGATE_EVENT_STREAMS_PER_ACCOUNT: Type.String({ default: '10', pattern: '^[1-9][0-9]*$' }),
+  // Broker sinks every instance publishes to unless it or its account sets its own (docs/contract.md §5b).
+  ZAPGATE_SINK_RABBITMQ_URL: Type.Optional(Type.String({ pattern: '^amqps?://[^\\s]+$' })),
+  ZAPGATE_SINK_RABBITMQ_EXCHANGE: Type.String({ default: 'zapgate', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$' }),
+  ZAPGATE_SINK_RABBITMQ_PREFIX: Type.String({ default: 'zapgate', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$' }),
+  ZAPGATE_SINK_NATS_URL: Type.Optional(Type.String({ pattern: '^(nats|tls)://[^\\s]+$' })),
+  ZAPGATE_SINK_NATS_PREFIX: Type.String({ default: 'zapgate', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$' }),
   // Cluster mode (docs/cluster.md): several nodes on one PostgreSQL, enabled by the shared secret.
   ZAPGATE_CLUSTER_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   ZAPGATE_NODE_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._:-]{1,100}$' })),
@@ -133,6 +139,15 @@ export interface Config {
   readonly eventStream: { readonly retentionMs: number; readonly maxPerAccount: number };
   /** Cluster mode (PostgreSQL and a shared secret); null = one node (docs/cluster.md). */
   readonly cluster: ClusterSettings | null;
+  /** The environment's default broker sinks (ZAPGATE_SINK_*); absent when its URL is unset. */
+  readonly sinks: { readonly rabbitmq?: BrokerDefault; readonly nats?: BrokerDefault };
+}
+
+/** A broker sink set by the environment: the connection URL (may hold credentials), exchange, prefix. */
+export interface BrokerDefault {
+  readonly url: string;
+  readonly exchange: string;
+  readonly prefix: string;
 }
 
 export interface ClusterSettings {
@@ -317,6 +332,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxPerAccount: Number(e.ZAPGATE_EVENT_STREAMS_PER_ACCOUNT),
     }),
     cluster,
+    sinks: Object.freeze({
+      ...(e.ZAPGATE_SINK_RABBITMQ_URL ? { rabbitmq: { url: e.ZAPGATE_SINK_RABBITMQ_URL, exchange: e.ZAPGATE_SINK_RABBITMQ_EXCHANGE, prefix: e.ZAPGATE_SINK_RABBITMQ_PREFIX } } : {}),
+      ...(e.ZAPGATE_SINK_NATS_URL ? { nats: { url: e.ZAPGATE_SINK_NATS_URL, exchange: '', prefix: e.ZAPGATE_SINK_NATS_PREFIX } } : {}),
+    }),
   });
 }
 

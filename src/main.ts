@@ -123,6 +123,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // Streams read the outbox's events back from the store; the outbox wakes them when it commits some.
   const eventStreams = new EventStreamHub(store.streamEvents, { ...DEFAULT_EVENT_STREAM, maxPerAccount: config.eventStream.maxPerAccount, ...overrides.eventStream });
   countOpenStreams(eventStreams, metrics.registry);
+  // The broker sinks every instance publishes to unless it or its account sets otherwise.
+  const sinkDefaults = {
+    ...(config.sinks.rabbitmq ? { rabbitmq: { enabled: true, ...config.sinks.rabbitmq } } : {}),
+    ...(config.sinks.nats ? { nats: { enabled: true, ...config.sinks.nats } } : {}),
+  };
   // Before the engine and the sender: they emit into it (outbox/pipeline.ts reads in the order events flow).
   const events = createEventPipeline({
     store,
@@ -133,6 +138,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     allowHttp: config.webhookAllowHttp,
     tuning: { streamKeepMs: config.eventStream.retentionMs, ...overrides.outbox },
     stream: eventStreams,
+    sinkDefaults,
     antiban: store.antiban,
     ...(cluster && owns ? { cluster: { store: engineStore, owns } } : {}),
   });
@@ -177,6 +183,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // Read at each scrape: what waits to be sent, and what waits to be delivered to webhooks.
   metrics.measureQueueWith(() => store.messages.countAllWaiting());
   metrics.measureWebhooksWith(() => store.deliveries.backlog(), () => clock.now());
+  metrics.measureSinksWith(() => new Map([...outbox.brokers.health()].map(([kind, h]) => [kind, h.state === 'up'])), () => store.deliveries.sinkBacklog());
   // The use cases (services/index.ts), and the record the routes are built from (http/routes/index.ts).
   const services = createServices({
     config, clock, log, metrics, guard, store, sessions, engine, ports, reactions, sender,
@@ -184,6 +191,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     placement: cluster?.node ?? null,
     media: { files: mediaFiles, signer, outgoing: outgoingFiles, released: mediaReleased },
     deliveries: outbox.deliveries,
+    sinks: { defaults: sinkDefaults, runtime: outbox.brokers },
     eventStreams,
     ...(overrides.phoneCheckJobs ? { phoneCheckJobs: overrides.phoneCheckJobs } : {}),
   });

@@ -13,6 +13,9 @@ const SEND_RESULTS = ['sent', 'requeued', 'retry', 'failed'];
 const DELIVERY_RESULTS = ['delivered', 'retrying', 'failed', 'gone'];
 const FAILING_COMPONENTS = ['accounts', 'campaigns', 'groups', 'media', 'outbox', 'sender', 'sessions'];
 const DOWNLOAD_RESULTS = ['stored', 'failed', 'reuploaded'];
+/** The broker sinks (SINK_KINDS of domain/event-sink.ts, repeated for the same reason as the statuses). */
+const SINKS = ['rabbitmq', 'nats'];
+const PUBLISH_RESULTS = ['delivered', 'retrying', 'failed'];
 
 /** What the webhook outbox still has to deliver (store/deliveries-repo.ts `backlog`). */
 interface WebhookBacklog {
@@ -39,6 +42,12 @@ export interface Metrics {
   measureQueueWith(count: () => Promise<number>): void;
   /** Webhook deliveries still to attempt and the oldest one's commit time; read at each scrape. */
   measureWebhooksWith(read: () => Promise<WebhookBacklog>, now: () => number): void;
+  /** Broker sink publishes, by sink and result (docs/contract.md §5b). */
+  readonly sinkPublishes: Counter<'sink' | 'result'>;
+  /** From an event's commit to the broker's confirm, in seconds. */
+  readonly sinkLag: Histogram<'sink'>;
+  /** Each sink's state (1 up: the last publish was confirmed) and its deliveries still to publish; read at each scrape. */
+  measureSinksWith(up: () => ReadonlyMap<string, boolean>, pending: () => Promise<ReadonlyMap<string, number>>): void;
 }
 
 export function createMetrics(collectProcessMetrics = true): Metrics {
@@ -49,6 +58,8 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
   let countQueue: (() => Promise<number>) | null = null;
   let readBacklog: (() => Promise<WebhookBacklog>) | null = null;
   let clockNow = Date.now;
+  let sinksUp: (() => ReadonlyMap<string, boolean>) | null = null;
+  let sinksPending: (() => Promise<ReadonlyMap<string, number>>) | null = null;
   // One backlog read serves both webhook gauges of a scrape.
   let backlog: Promise<WebhookBacklog> | null = null;
   const webhookBacklog = (): Promise<WebhookBacklog> => {
@@ -67,6 +78,23 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
       readBacklog = read;
       clockNow = now;
     },
+    measureSinksWith(up, pending) {
+      sinksUp = up;
+      sinksPending = pending;
+    },
+    sinkPublishes: new Counter({
+      name: 'zapgate_sink_publishes_total',
+      help: 'Broker sink publish attempts, by sink (rabbitmq, nats) and result',
+      labelNames: ['sink', 'result'],
+      registers,
+    }),
+    sinkLag: new Histogram({
+      name: 'zapgate_sink_publish_lag_seconds',
+      help: 'Time from an event being committed to the outbox to its confirmed publish on a broker (includes retries)',
+      labelNames: ['sink'],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 300, 1800, 7200, 36000],
+      registers,
+    }),
     registry,
     httpRequests: new Counter({
       name: 'zapgate_http_requests_total',
@@ -160,6 +188,30 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
       this.set(oldestCreatedAt === null ? 0 : Math.max(0, (clockNow() - oldestCreatedAt) / 1000));
     },
   });
+  new Gauge({
+    name: 'zapgate_sink_up',
+    help: 'Whether the last publish to each broker sink was confirmed (1) or not, or none was tried yet (0)',
+    labelNames: ['sink'],
+    registers,
+    collect() {
+      const up = sinksUp?.();
+      for (const sink of SINKS) this.set({ sink }, up?.get(sink) === true ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'zapgate_sink_pending',
+    help: 'Broker sink deliveries still to publish (pending or retrying), by sink',
+    labelNames: ['sink'],
+    registers,
+    async collect() {
+      const pending = sinksPending ? await sinksPending() : new Map<string, number>();
+      for (const sink of SINKS) this.set({ sink }, pending.get(sink) ?? 0);
+    },
+  });
+  for (const sink of SINKS) {
+    for (const result of PUBLISH_RESULTS) metrics.sinkPublishes.inc({ sink, result }, 0);
+    metrics.sinkLag.zero({ sink });
+  }
   for (const result of SEND_RESULTS) metrics.messagesSent.inc({ result }, 0);
   for (const result of DELIVERY_RESULTS) metrics.webhookDeliveries.inc({ result }, 0);
   for (const component of FAILING_COMPONENTS) metrics.loggedFailures.inc({ component }, 0);

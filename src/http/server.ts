@@ -42,6 +42,7 @@ export const TAGS = [
   { name: 'business', description: 'WhatsApp Business accounts: the business profile (description, address, email, websites, categories, hours), tags (labels) on chats, chat notes, and the catalog (products, collections, cart).' },
   { name: 'message queue', description: 'What the instance still has to send; failed messages; queue settings.' },
   { name: 'webhooks', description: 'Where events are POSTed, their signing secret, delivery history, and received media links.' },
+  { name: 'sinks', description: 'Message brokers (RabbitMQ, NATS JetStream) every reported event is published to, in order, per instance or per account.' },
   { name: 'event stream', description: 'The webhooks\' events as Server-Sent Events, per account or instance, resumable with Last-Event-ID.' },
   { name: 'campaigns', description: 'Reaching many customers safely: campaigns over one or more instances, and the account\'s opt-out list (scheduled sends: `scheduledAt` on every send).' },
   { name: 'operations', description: 'Liveness, readiness and Prometheus metrics for operators (no token).' },

@@ -7,20 +7,36 @@
 // than one bad event holding the URL hostage for 27 hours); receivers that need strict order sort
 // by `momment` and de-duplicate by `webhook-id`.
 //
+// Broker sinks (docs/contract.md §5b) are lanes too, `sink:<kind>` in place of a URL, with one
+// difference: their order is strict. A failed publish holds the lane until it is retried, so no later
+// event overtakes it (a broker outage affects every event alike, so nothing is gained by going on),
+// and the retry budget is counted from the event's commit, so after a long outage the events older
+// than the schedule's span fail one after the other instead of each starting the schedule anew.
+//
 // Memory: the store is the queue. A lane keeps at most a small buffer of due deliveries; fresh ones
 // are handed over in memory right after their commit while the lane is "synced" (every due row is
 // in memory), and otherwise read back from the store in due order ("refill").
 import { isDiskFull } from '../errors.js';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../clock.js';
+import { sinkOfTarget, type SinkKind } from '../domain/event-sink.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { DeliveriesRepo, DeliveryOutcome, DueDelivery } from '../store/deliveries-repo.js';
 import { attemptDelivery } from './attempt.js';
 import { OutcomeLog } from './outcome-log.js';
-import { nextDelayMs } from './schedule.js';
+import { nextDelayMs, RETRY_DELAYS_MS } from './schedule.js';
+import type { SinkAttemptResult } from './sinks/index.js';
 
-type DeliveryStore = Pick<DeliveriesRepo, 'lanes' | 'due' | 'nextAttemptAt' | 'record' | 'failLane'>;
+type DeliveryStore = Pick<DeliveriesRepo, 'lanes' | 'due' | 'dueInOrder' | 'nextAttemptAt' | 'record' | 'failLane'>;
+
+/** Publishes one delivery to a broker sink (sinks/index.ts). */
+export interface SinkAttempts {
+  attempt(kind: SinkKind, job: DueDelivery, now: number, signal: AbortSignal): Promise<SinkAttemptResult>;
+}
+
+/** A broker sink's retry budget: the whole schedule's span, counted from the event's commit (protocol ms). */
+const SINK_BUDGET_MS = RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
 
 export interface DispatcherSettings {
   /** Attempts in flight at once, across all lanes. */
@@ -47,6 +63,8 @@ interface DispatcherDeps {
   settings: DispatcherSettings;
   /** Cluster mode: whether this node delivers the instance's events (its owner does). */
   owns?: (instanceId: string) => boolean;
+  /** Broker sinks; without them a `sink:` lane's deliveries wait (a gateway built without sinks). */
+  sinks?: SinkAttempts;
 }
 
 interface Lane {
@@ -74,6 +92,12 @@ interface Lane {
   attempt: AbortController | null;
   /** The instance went to another node: this lane does nothing more. */
   dropped: boolean;
+  /** A broker sink's lane: strict order (see the top of this file). */
+  readonly sink: SinkKind | null;
+  /** Strict lane: its head failed and waits for its retry; nothing is attempted before the wake. */
+  held: boolean;
+  /** Strict lane: deliveries whose `retrying` outcome is not committed yet (a refill stops at them). */
+  retrying: Set<string>;
 }
 
 // A store error while reading a lane: try again after this long (real ms), not in a tight loop.
@@ -114,6 +138,11 @@ export class DeliveryDispatcher {
       // Another node's instance (an event committed here while it had no owner): its owner reads it from the store.
       if (!this.mine(job.instanceId)) continue;
       const lane = this.lane(job.instanceId, job.url, true);
+      if (lane.held) {
+        // Read from the store after the head's retry, behind it.
+        lane.synced = false;
+        continue;
+      }
       if (lane.synced && lane.buffer.length < laneBuffer && this.buffered < maxBuffered) {
         lane.buffer.push(job);
         this.buffered++;
@@ -204,14 +233,14 @@ export class DeliveryDispatcher {
     if (lane === undefined) {
       // A lane not in memory has nothing left in the store (it is only dropped once it had nothing),
       // so one created for fresh deliveries starts synced; any other starts by reading the store.
-      lane = { key, instanceId, url, buffer: [], synced: fresh, busy: false, queued: false, refilling: false, missed: false, wakeAt: null, cancelWake: null, writes: new Map(), attempt: null, dropped: false };
+      lane = { key, instanceId, url, buffer: [], synced: fresh, busy: false, queued: false, refilling: false, missed: false, wakeAt: null, cancelWake: null, writes: new Map(), attempt: null, dropped: false, sink: sinkOfTarget(url), held: false, retrying: new Set() };
       this.lanes.set(key, lane);
     }
     return lane;
   }
 
   private schedule(lane: Lane): void {
-    if (lane.busy || lane.queued || lane.dropped) return;
+    if (lane.busy || lane.queued || lane.dropped || lane.held) return;
     if (lane.buffer.length === 0 && lane.synced) return;
     lane.queued = true;
     this.ready.push(lane);
@@ -269,21 +298,37 @@ export class DeliveryDispatcher {
       const skip = new Map(lane.writes);
       const limit = settings.refillBatch + skip.size;
       const now = clock.now();
-      const rows = await store.due(lane.instanceId, lane.url, now, limit);
-      const next = rows.length < limit ? await store.nextAttemptAt(lane.instanceId, lane.url, now) : null;
+      let rows: DueDelivery[];
+      let next: number | null;
+      if (lane.sink === null) {
+        rows = await store.due(lane.instanceId, lane.url, now, limit);
+        next = rows.length < limit ? await store.nextAttemptAt(lane.instanceId, lane.url, now) : null;
+      } else {
+        const read = await store.dueInOrder(lane.instanceId, lane.url, now, limit);
+        rows = read.due;
+        next = read.headAt;
+        // The head waits for its retry (after a restart, or a wake that came early): hold until then.
+        if (next !== null) lane.held = true;
+      }
       const fresh: DueDelivery[] = [];
       const skipped: Promise<void>[] = [];
+      let cut = false;
       for (const r of rows) {
         const pending = skip.get(r.id);
         if (pending === undefined) fresh.push(r);
         else skipped.push(pending);
+        // A strict lane stops at a delivery whose retry is not committed yet: nothing may pass it.
+        if (pending !== undefined && lane.retrying.has(r.id)) {
+          cut = true;
+          break;
+        }
       }
       // What the skipped rows become (delivered, or due at some later time) is known once their
       // outcomes are committed: read the lane again then.
       if (skipped.length > 0) void Promise.all(skipped).then(() => this.wake(lane.instanceId, lane.url));
       lane.buffer.push(...fresh);
       this.buffered += fresh.length;
-      lane.synced = rows.length < limit && !lane.missed;
+      lane.synced = !cut && rows.length < limit && !lane.missed;
       if (next !== null) this.setWake(lane, next);
     } catch (err) {
       // A full disk is logged once per episode by the store's watcher (store/disk-watch.ts), not per retry.
@@ -300,6 +345,14 @@ export class DeliveryDispatcher {
     const stop = new AbortController();
     this.inFlight.add(stop);
     lane.attempt = stop;
+    if (lane.sink !== null) {
+      const outcome = await this.publish(lane.sink, job, stop.signal).finally(() => {
+        this.inFlight.delete(stop);
+        lane.attempt = null;
+      });
+      this.settleSink(lane, lane.sink, job, outcome);
+      return;
+    }
     const result = await attemptDelivery(
       { webhookId: job.eventId, url: job.url, body: job.body, secrets: job.secrets },
       { dispatcher: this.deps.agent, now: clock.now(), timeoutMs: settings.timeoutMs, allowHttp: settings.allowHttp, signal: stop.signal },
@@ -333,6 +386,49 @@ export class DeliveryDispatcher {
         metrics.webhookDeliveries.inc({ result: 'retrying' });
         const nextAttemptAt = at + clock.scale(delay);
         this.write(lane, { id: job.id, result: 'retrying', httpStatus: result.status, error: result.error, nextAttemptAt, at });
+        this.setWake(lane, nextAttemptAt);
+        return;
+      }
+    }
+  }
+
+  private async publish(kind: SinkKind, job: DueDelivery, signal: AbortSignal): Promise<SinkAttemptResult> {
+    if (this.deps.sinks === undefined) return { outcome: 'failed', error: 'this gateway has no broker sinks', final: false };
+    return this.deps.sinks.attempt(kind, job, this.deps.clock.now(), signal);
+  }
+
+  /** A broker publish's outcome: recorded like a webhook's, but a failure holds the lane (strict order). */
+  private settleSink(lane: Lane, sink: SinkKind, job: DueDelivery, result: SinkAttemptResult): void {
+    const { clock, metrics, log } = this.deps;
+    const at = clock.now();
+    switch (result.outcome) {
+      case 'aborted':
+        return;
+      case 'delivered':
+        metrics.sinkPublishes.inc({ sink, result: 'delivered' });
+        metrics.sinkLag.observe({ sink }, Math.max(0, at - job.createdAt) / 1000);
+        this.write(lane, { id: job.id, result: 'delivered', httpStatus: null, at });
+        return;
+      case 'failed': {
+        const delay = result.final ? null : nextDelayMs(job.attempts + 1, null);
+        log.debug({ instanceId: job.instanceId, sink, deliveryId: job.id, attempt: job.attempts + 1, error: result.error }, 'broker publish failed');
+        if (delay === null || at - job.createdAt > clock.scale(SINK_BUDGET_MS)) {
+          metrics.sinkPublishes.inc({ sink, result: 'failed' });
+          log.warn({ instanceId: job.instanceId, sink, deliveryId: job.id, error: result.error }, 'broker publish failed after every retry');
+          this.write(lane, { id: job.id, result: 'failed', httpStatus: null, error: result.error, at });
+          return;
+        }
+        metrics.sinkPublishes.inc({ sink, result: 'retrying' });
+        const nextAttemptAt = at + clock.scale(delay);
+        lane.retrying.add(job.id);
+        this.write(lane, { id: job.id, result: 'retrying', httpStatus: null, error: result.error, nextAttemptAt, at });
+        const p = lane.writes.get(job.id);
+        void p?.finally(() => lane.retrying.delete(job.id));
+        // Hold: what is buffered goes back to the store's order, read again after the retry.
+        this.buffered -= lane.buffer.length;
+        lane.buffer = [];
+        lane.synced = false;
+        lane.held = true;
         this.setWake(lane, nextAttemptAt);
         return;
       }
@@ -398,6 +494,7 @@ export class DeliveryDispatcher {
     lane.cancelWake = clock.setTimer(Math.max(0, at - clock.now()) / clock.timeScale, () => {
       lane.wakeAt = null;
       lane.cancelWake = null;
+      lane.held = false;
       if (!this.running || lane.dropped) return;
       lane.synced = false;
       if (lane.refilling) lane.missed = true;

@@ -11,6 +11,8 @@ import { DeliveryDispatcher, type DispatcherSettings } from './dispatcher.js';
 import { WebhookDeliveriesService } from './replay.js';
 import { DEFAULT_RETENTION, RetentionSweeper, type RetentionSettings } from './retention.js';
 import { OutboxSink, type LiveStream } from './sink.js';
+import { BrokerSinks, type SinkDefaults } from './sinks/index.js';
+import type { SinksRepo } from '../store/sinks-repo.js';
 
 export interface OutboxTuning extends DispatcherSettings, RetentionSettings {
   /** Extra CA certificates (PEM) trusted for webhook TLS on top of Node's bundled roots (test receivers). */
@@ -34,6 +36,8 @@ const DEFAULT_OUTBOX_TUNING: Omit<OutboxTuning, 'allowHttp'> = {
 export interface OutboxStore extends Pick<Store, 'deliveries' | 'streamEvents'> {
   /** A URL that keeps failing is disabled. */
   readonly webhooks: Pick<WebhooksRepo, 'list' | 'disable'>;
+  /** Broker sinks' settings per instance and account. */
+  readonly sinks: Pick<SinksRepo, 'forInstances'>;
 }
 
 export interface OutboxDeps {
@@ -47,6 +51,8 @@ export interface OutboxDeps {
   tuning?: Partial<Omit<OutboxTuning, 'allowHttp'>>;
   /** The live event stream, told which instances had events committed so its readers wake. */
   stream?: LiveStream;
+  /** The broker sinks every instance publishes to unless it or its account sets otherwise (ZAPGATE_SINK_*). */
+  sinkDefaults?: SinkDefaults;
   /**
    * Cluster mode: the store of this node's engine (its writes are fenced, migration 018), through
    * which events are committed and outcomes recorded; and which instances this node delivers for.
@@ -58,6 +64,8 @@ export interface Outbox {
   /** Where the engine and the sender hand events. */
   readonly sink: EventSink;
   readonly deliveries: WebhookDeliveriesService;
+  /** The broker sinks: their health, and `forget` after their settings change. */
+  readonly brokers: BrokerSinks;
   /** Starts delivering, resuming whatever the store still holds. */
   start(): Promise<void>;
   /** Commits pending emits, stops the dispatcher (attempts in flight are retried next start). */
@@ -84,7 +92,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   const log = deps.log;
 
   const engineStore = deps.cluster?.store ?? deps.store;
+  const brokers = new BrokerSinks({ store: deps.store.sinks, guard: deps.guard, defaults: deps.sinkDefaults ?? {}, log, timeoutMs: tuning.timeoutMs });
   const dispatcher = new DeliveryDispatcher({
+    sinks: brokers,
     store: engineStore.deliveries,
     ...(deps.cluster ? { owns: deps.cluster.owns } : {}),
     clock: deps.clock,
@@ -106,6 +116,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     deps.clock,
     (jobs) => dispatcher.offer(jobs),
     keepAll || stream ? { keepAll, readers: stream } : null,
+    (ids) => brokers.enabled(ids),
   );
   const deliveries = new WebhookDeliveriesService(deps.store.deliveries, deps.clock, (instanceId, url) => dispatcher.wake(instanceId, url));
   const retention = new RetentionSweeper(deps.store.deliveries, deps.clock, log, deps.metrics, tuning, deps.store.streamEvents);
@@ -113,6 +124,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   return {
     sink,
     deliveries,
+    brokers,
     async start() {
       await dispatcher.start();
       retention.start();
@@ -120,6 +132,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async close() {
       await sink.close();
       await dispatcher.stop();
+      await brokers.close();
       await retention.stop();
       await agent.close();
     },

@@ -1,5 +1,6 @@
 // The replay API's use cases: list an instance's webhook deliveries, put a failed one back on the schedule.
 import type { Clock } from '../clock.js';
+import { sinkOfTarget } from '../domain/event-sink.js';
 import { errors } from '../errors.js';
 import type { DeliveriesRepo, DeliveryRecord } from '../store/deliveries-repo.js';
 import type { DeliveryStatus } from '../store/schema.js';
@@ -87,7 +88,8 @@ export class WebhookDeliveriesService {
     const found = await this.store.find(instanceId, id);
     if (found === undefined) throw errors.notFound('Delivery not found');
     if (found.status !== 'failed') throw errors.conflict('Delivery is not failed', `only failed deliveries can be retried; this one is ${found.status}`);
-    const url = (await this.store.contexts([instanceId])).get(instanceId)?.urls.get(found.kind);
+    // A broker sink's delivery goes back to the same sink, published with its settings at that time.
+    const url = sinkOfTarget(found.url) !== null ? found.url : (await this.store.contexts([instanceId])).get(instanceId)?.urls.get(found.kind);
     if (url === undefined) throw errors.conflict('No webhook URL', `no enabled webhook URL is set for ${found.kind} events`);
     if (!(await this.store.requeue(instanceId, id, url, this.clock.now()))) {
       throw errors.conflict('Delivery is not failed', 'the delivery changed state meanwhile');

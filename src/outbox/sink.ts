@@ -7,7 +7,8 @@
 // stored, those with no delivery only for the stream's retention window.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { EventSink, GatewayEvent } from '../events/types.js';
+import { sinkTarget, type SinkKind } from '../domain/event-sink.js';
+import { WEBHOOK_KIND_OF, type EventSink, type GatewayEvent } from '../events/types.js';
 import type { DeliveriesRepo, DueDelivery, InstanceDeliveryContext, NewDelivery, NewOutboxEvent, OnceKey } from '../store/deliveries-repo.js';
 import { WriteBatcher } from '../store/write-batcher.js';
 import { bodyOf, reported, routeOf } from './payload.js';
@@ -53,6 +54,11 @@ export interface LiveStream {
   notify(instanceIds: ReadonlySet<string>): void;
 }
 
+/** Which broker sinks each instance publishes to (sinks/directory.ts): a delivery is made for each. */
+export type SinksOf = (instanceIds: readonly string[]) => Promise<ReadonlyMap<string, readonly SinkKind[]>>;
+
+const NO_SINKS: ReadonlyMap<string, readonly SinkKind[]> = new Map();
+
 export class OutboxSink implements EventSink {
   private readonly batcher: WriteBatcher<Emitted, void>;
   private closed = false;
@@ -64,6 +70,7 @@ export class OutboxSink implements EventSink {
     private readonly onCommitted: (jobs: readonly DueDelivery[]) => void,
     /** Stream side: whether to keep events no webhook takes; and the stream told of each commit. */
     private readonly stream: { keepAll: boolean; readers: LiveStream | null } | null = null,
+    private readonly sinksOf: SinksOf | null = null,
   ) {
     this.batcher = new WriteBatcher((items) => this.flush(items));
   }
@@ -88,7 +95,8 @@ export class OutboxSink implements EventSink {
   private async flush(items: readonly Emitted[]): Promise<void[]> {
     const ids = items.map((i) => i.instanceId);
     let contexts = await this.store.contexts(ids);
-    let batch = this.build(items, contexts);
+    const sinks = this.sinksOf === null ? NO_SINKS : await this.sinksOf(ids);
+    let batch = this.build(items, contexts, sinks);
     let repeated: ReadonlySet<string>;
     try {
       repeated = await this.store.commit(batch.events, batch.deliveries, batch.once);
@@ -98,7 +106,7 @@ export class OutboxSink implements EventSink {
       const fresh = await this.store.contexts(ids);
       if (fresh.size === contexts.size) throw err;
       contexts = fresh;
-      batch = this.build(items, contexts);
+      batch = this.build(items, contexts, sinks);
       repeated = await this.store.commit(batch.events, batch.deliveries, batch.once);
     }
     this.onCommitted(repeated.size === 0 ? batch.jobs : batch.jobs.filter((j) => !repeated.has(j.eventId)));
@@ -107,18 +115,21 @@ export class OutboxSink implements EventSink {
   }
 
   /** The rows to commit and the jobs to hand over, for the events that have somewhere to go. */
-  private build(items: readonly Emitted[], contexts: ReadonlyMap<string, InstanceDeliveryContext>): Batch {
+  private build(items: readonly Emitted[], contexts: ReadonlyMap<string, InstanceDeliveryContext>, sinks: ReadonlyMap<string, readonly SinkKind[]>): Batch {
     const now = this.clock.now();
     const batch: Batch = { events: [], deliveries: [], once: [], jobs: [] };
     for (const { instanceId, events: emitted, onceKeys } of items) {
       // An unknown instance (deleted meanwhile) has nowhere to deliver to.
       const ctx = contexts.get(instanceId);
       if (ctx === undefined) continue;
+      const brokers = sinks.get(instanceId) ?? [];
       for (const [i, event] of emitted.entries()) {
         const route = routeOf(event, ctx);
         const onceKey = onceKeys?.[i] ?? null;
+        // Every event the instance reports goes to each of its broker sinks (docs/contract.md §5b).
+        const toBrokers = brokers.length > 0 && reported(event, ctx) ? brokers : [];
         // Kept for the stream alone when no webhook URL takes it, unless the instance does not report it at all.
-        const kept = route !== null || (this.stream?.keepAll === true && reported(event, ctx));
+        const kept = route !== null || toBrokers.length > 0 || (this.stream?.keepAll === true && reported(event, ctx));
         // Recorded even when the event goes nowhere now: a webhook set later must not get a replay.
         if (onceKey !== null && !kept) batch.once.push({ instanceId, messageId: onceKey, eventId: null, at: now });
         if (!kept) continue;
@@ -127,10 +138,13 @@ export class OutboxSink implements EventSink {
         const body = bodyOf(instanceId, event, ctx);
         if (onceKey !== null) batch.once.push({ instanceId, messageId: onceKey, eventId, at: now });
         batch.events.push({ id: eventId, instanceId, type: event.type, body, createdAt: now });
-        if (route === null) continue;
-        const id = timeOrderedId('dlv_', now);
-        batch.deliveries.push({ id, eventId, instanceId, kind: route.kind, url: route.url, createdAt: now });
-        batch.jobs.push({ id, eventId, instanceId, kind: route.kind, url: route.url, attempts: 0, body, secrets: ctx.secrets, createdAt: now });
+        const targets = toBrokers.map((kind) => ({ kind: WEBHOOK_KIND_OF[event.type], url: sinkTarget(kind) }));
+        if (route !== null) targets.unshift(route);
+        for (const target of targets) {
+          const id = timeOrderedId('dlv_', now);
+          batch.deliveries.push({ id, eventId, instanceId, kind: target.kind, url: target.url, createdAt: now });
+          batch.jobs.push({ id, eventId, instanceId, kind: target.kind, type: event.type, url: target.url, attempts: 0, body, secrets: ctx.secrets, createdAt: now });
+        }
       }
     }
     return batch;

@@ -71,9 +71,14 @@ interface ServicesDeps {
   placement: InstancePlacement | null;
   media: { files: MediaStore; signer: MediaUrlSigner; outgoing: OutgoingMediaStore; released(): void };
   deliveries: WebhookDeliveriesService;
+  /** The outbox's broker sinks: their defaults, health, and the cache to forget after a change. */
+  sinks: { defaults: Partial<Record<SinkKind, SinkSettings>>; runtime: SinkRuntime };
   eventStreams: EventStreamHub;
   phoneCheckJobs?: Partial<PhoneCheckJobSettings>;
 }
+
+import { SinksService, type SinkRuntime } from './sinks-service.js';
+import type { SinkKind, SinkSettings } from '../domain/event-sink.js';
 
 export function createServices(deps: ServicesDeps) {
   const { config, clock, log, metrics, guard, store, sessions, engine, ports, media } = deps;
@@ -115,6 +120,7 @@ export function createServices(deps: ServicesDeps) {
     queue: new QueueService(store, media.released),
     contacts: new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax),
     deliveries: deps.deliveries,
+    sinks: new SinksService(store.sinks, guard, clock, deps.sinks.defaults, deps.sinks.runtime),
     eventStreams: deps.eventStreams,
     media: mediaService,
     partner: new PartnerService(store, instances, webhooks, account, guard),

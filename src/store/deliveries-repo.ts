@@ -49,6 +49,8 @@ export interface DueDelivery {
   eventId: string;
   instanceId: string;
   kind: WebhookKind;
+  /** The event type (ReceivedCallback, …): a broker sink's routing key ends with it. */
+  type: string;
   url: string;
   attempts: number;
   body: string;
@@ -64,7 +66,7 @@ interface DeliveryBacklog {
 }
 
 export type DeliveryOutcome =
-  | { id: string; result: 'delivered'; httpStatus: number; at: number }
+  | { id: string; result: 'delivered'; httpStatus: number | null; at: number }
   | { id: string; result: 'retrying'; httpStatus: number | null; error: string; nextAttemptAt: number; at: number }
   | { id: string; result: 'failed'; httpStatus: number | null; error: string; at: number };
 
@@ -223,7 +225,7 @@ export class DeliveriesRepo {
       .selectFrom('webhook_deliveries as d')
       .innerJoin('events as e', 'e.id', 'd.event_id')
       .innerJoin('instances as i', 'i.id', 'd.instance_id')
-      .select(['d.id', 'd.event_id', 'd.kind', 'd.attempts', 'd.created_at', 'e.payload', 'i.webhook_secret', 'i.webhook_secret_previous'])
+      .select(['d.id', 'd.event_id', 'd.kind', 'd.attempts', 'd.created_at', 'e.kind as type', 'e.payload', 'i.webhook_secret', 'i.webhook_secret_previous'])
       .where('d.instance_id', '=', instanceId)
       .where('d.url', '=', url)
       .where('d.next_attempt_at', 'is not', null)
@@ -237,6 +239,7 @@ export class DeliveriesRepo {
       eventId: r.event_id,
       instanceId,
       kind: r.kind,
+      type: r.type,
       url,
       attempts: r.attempts,
       body: r.payload,
@@ -245,14 +248,64 @@ export class DeliveriesRepo {
     }));
   }
 
+  /**
+   * A strictly ordered lane's next deliveries (a broker sink, docs/contract.md §5b): in event order
+   * only, and none while its head waits for a retry, so nothing overtakes a delivery being retried.
+   * Also returns when the head is due when it is not yet.
+   */
+  async dueInOrder(instanceId: string, url: string, now: number, limit: number): Promise<{ due: DueDelivery[]; headAt: number | null }> {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('events as e', 'e.id', 'd.event_id')
+      .innerJoin('instances as i', 'i.id', 'd.instance_id')
+      .select(['d.id', 'd.event_id', 'd.kind', 'd.attempts', 'd.created_at', 'd.next_attempt_at', 'e.kind as type', 'e.payload', 'i.webhook_secret', 'i.webhook_secret_previous'])
+      .where('d.instance_id', '=', instanceId)
+      .where('d.url', '=', url)
+      .where('d.next_attempt_at', 'is not', null)
+      .orderBy('d.seq')
+      .limit(limit)
+      .execute();
+    const due: DueDelivery[] = [];
+    for (const r of rows) {
+      const at = Number(r.next_attempt_at);
+      if (at > now) return { due, headAt: due.length === 0 ? at : null };
+      due.push({
+        id: r.id,
+        eventId: r.event_id,
+        instanceId,
+        kind: r.kind,
+        type: r.type,
+        url,
+        attempts: r.attempts,
+        body: r.payload,
+        secrets: secretsOf(r.webhook_secret, r.webhook_secret_previous),
+        createdAt: Number(r.created_at),
+      });
+    }
+    return { due, headAt: null };
+  }
+
   /** For /metrics: how many deliveries wait and since when (reads the partial lane index's rows only). */
   async backlog(): Promise<DeliveryBacklog> {
     const row = await this.db
       .selectFrom('webhook_deliveries')
       .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<number>('created_at').as('oldest')])
       .where('next_attempt_at', 'is not', null)
+      .where('url', 'not like', 'sink:%')
       .executeTakeFirst();
     return { pending: Number(row?.n ?? 0), oldestCreatedAt: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
+  }
+
+  /** For /metrics: deliveries still to publish per broker sink (their url is `sink:<kind>`). */
+  async sinkBacklog(): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .select(['url', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('next_attempt_at', 'is not', null)
+      .where('url', 'like', 'sink:%')
+      .groupBy('url')
+      .execute();
+    return new Map(rows.map((r) => [r.url.slice('sink:'.length), Number(r.n)]));
   }
 
   /** When the lane's next not-yet-due delivery becomes due, or null when it has none. */
@@ -275,7 +328,7 @@ export class DeliveriesRepo {
   async record(outcomes: readonly DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
-      let run: { ids: string[]; httpStatus: number; at: number } | null = null;
+      let run: { ids: string[]; httpStatus: number | null; at: number } | null = null;
       const flushRun = async (): Promise<void> => {
         if (run === null) return;
         const { ids, httpStatus, at } = run;

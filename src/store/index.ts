@@ -13,6 +13,7 @@ import { GatewaySecretsRepo, MediaRepo } from './media-repo.js';
 import { MessagesRepo } from './messages-repo.js';
 import { PhoneChecksRepo } from './phone-checks-repo.js';
 import { PhoneCheckJobsRepo } from './phone-check-jobs-repo.js';
+import { SinksRepo } from './sinks-repo.js';
 import { WaMessagesRepo } from './wa-messages-repo.js';
 import { WebhooksRepo } from './webhooks-repo.js';
 
@@ -44,6 +45,8 @@ export interface Store {
   readonly optOuts: OptOutsRepo;
   /** Campaigns and their recipients (022). */
   readonly campaigns: CampaignsRepo;
+  /** Broker sinks' settings per instance and account (023). */
+  readonly sinks: SinksRepo;
 }
 
 export function createStore(database: Database): Store {
@@ -63,6 +66,7 @@ export function createStore(database: Database): Store {
     phoneChecks: new PhoneChecksRepo(db),
     phoneCheckJobs: new PhoneCheckJobsRepo(db),
     deliveries: new DeliveriesRepo(db),
+    sinks: new SinksRepo(db),
     media: new MediaRepo(db),
     secrets: new GatewaySecretsRepo(db),
     chats: new ChatsRepo(db),

@@ -148,8 +148,12 @@ export class InstancesRepo {
   }
 
   async delete(id: string): Promise<boolean> {
-    const r = await this.db.deleteFrom('instances').where('id', '=', id).executeTakeFirst();
-    return Number(r.numDeletedRows) > 0;
+    return this.db.transaction().execute(async (trx) => {
+      // Its broker sinks (023-event-sinks has no foreign key: a scope is an instance or an account).
+      await trx.deleteFrom('event_sinks').where('scope', '=', id).execute();
+      const r = await trx.deleteFrom('instances').where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    });
   }
 }
 

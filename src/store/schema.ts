@@ -420,6 +420,17 @@ interface CampaignRecipientsTable {
   queued_at: number | null;
 }
 
+/** A broker sink's settings at one scope: an instance id or `account:<id>` (023-event-sinks). */
+interface EventSinksTable {
+  scope: string;
+  kind: string;
+  enabled: number;
+  url: string;
+  exchange: string;
+  prefix: string;
+  updated_at: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   instances: InstancesTable;
@@ -451,6 +462,7 @@ export interface DB {
   opt_out_settings: OptOutSettingsTable;
   campaigns: CampaignsTable;
   campaign_recipients: CampaignRecipientsTable;
+  event_sinks: EventSinksTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

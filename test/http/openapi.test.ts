@@ -38,7 +38,7 @@ interface Document {
 // Z-API's tags in its order (docs/zapi-surface.md §1), then zapgate's own: the document lists the ones it
 // uses in this order (a new tag goes into server.ts TAGS at its place).
 // zapgate's own tags (event stream) sit after the Z-API tag they belong with.
-const TAG_ORDER = ['instance', 'messages', 'chats', 'contacts', 'privacy', 'groups', 'communities', 'newsletters', 'status', 'business', 'message queue', 'webhooks', 'event stream', 'partner', 'campaigns', 'operations'];
+const TAG_ORDER = ['instance', 'messages', 'chats', 'contacts', 'privacy', 'groups', 'communities', 'newsletters', 'status', 'business', 'message queue', 'webhooks', 'sinks', 'event stream', 'partner', 'campaigns', 'operations'];
 const UNAUTHENTICATED = new Set(['GET /livez', 'GET /readyz', 'GET /metrics', 'GET /media/{id}']);
 /** Z-API's partner routes: the account's token as Client-Token or as `Authorization: Bearer` (docs/contract.md §3). */
 const PARTNER = new Set(['POST /instances/integrator/on-demand', 'GET /instances', 'PUT /instances/{instanceId}/token/{instanceToken}/integrator/configure-proxy']);

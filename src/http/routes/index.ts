@@ -33,6 +33,7 @@ import { historySyncRouteTree } from './history-sync.js';
 import { businessRouteTree } from './business.js';
 import { optOutRoutes } from './opt-outs.js';
 import { campaignRoutes } from './campaigns.js';
+import { accountSinkRoutes, instanceSinkRoutes } from './sinks.js';
 
 /** Every service the HTTP layer calls, by the name the routes know it by (built in services/index.ts). */
 export type HttpServices = Services;
@@ -69,6 +70,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
       accountEventStreamRoutes(s.eventStreams),
       optOutRoutes(s.optOuts),
       campaignRoutes(s.campaigns),
+      accountSinkRoutes(s.sinks),
     ],
     // Client-Token, then the instance's id and token in the path.
     instance: [
@@ -80,6 +82,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
       queueRoutes(s.queue, s.instances),
       webhookRoutes(s.webhooks, s.instances),
       webhookDeliveryRoutes(s.deliveries),
+      instanceSinkRoutes(s.sinks),
       accountRouteTree(s.account, s.privacy, mediaBodyLimit),
       chatRouteTree(s.chats),
       proxyRouteTree(s.proxies),

@@ -18,6 +18,7 @@ import { migration019SharedOutgoingMedia } from './019-shared-outgoing-media.js'
 import { migration020ScheduledSends } from './020-scheduled-sends.js';
 import { migration021OptOuts } from './021-opt-outs.js';
 import { migration022Campaigns } from './022-campaigns.js';
+import { migration023EventSinks } from './023-event-sinks.js';
 import type { Migration } from './migration.js';
 
 /** Append new migrations at the end; never reorder or edit a released one. */
@@ -41,4 +42,5 @@ export const migrations: readonly Migration[] = [
   migration020ScheduledSends,
   migration021OptOuts,
   migration022Campaigns,
+  migration023EventSinks,
 ];

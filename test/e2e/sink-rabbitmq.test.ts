@@ -1,0 +1,157 @@
+// The RabbitMQ sink end to end (docs/contract.md §5b): the real gateway process (real Baileys against
+// simnet) publishes every event it reports to a topic exchange of the machine's RabbitMQ, through a
+// TCP proxy the test can cut. A consumer that de-duplicates by message_id sees each event once, in
+// the instance's commit order, with the webhook's exact body and a valid Standard Webhooks signature;
+// across a broker outage under traffic and a kill -9 mid-publish nothing is lost and order is kept.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CuttableProxy, RABBIT, deduplicated, rabbitConsumer, rabbitUnavailable, signatureValid, uniqueName, type Consumed } from '../helpers/brokers.js';
+import { sleep, startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
+
+const OWNER = '5511999996101';
+const CONTACT = '5511988886101';
+const unavailable = await rabbitUnavailable();
+if (unavailable !== null) console.log(`# skipping the RabbitMQ sink tests: ${unavailable}`);
+
+describe('RabbitMQ sink (gateway process + Baileys + simnet + RabbitMQ)', { skip: unavailable ?? false }, () => {
+  let h: ProcessHarness;
+  let proxy: CuttableProxy;
+  let consumer: { got: Consumed[]; close(): Promise<void> };
+  const exchange = uniqueName('x');
+  const prefix = uniqueName('p');
+
+  before(async () => {
+    proxy = await CuttableProxy.start(RABBIT);
+    consumer = await rabbitConsumer(exchange);
+    h = await startProcessHarness({
+      owner: OWNER,
+      contacts: [CONTACT],
+      env: { ZAPGATE_SINK_RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:${proxy.port}`, ZAPGATE_SINK_RABBITMQ_EXCHANGE: exchange, ZAPGATE_SINK_RABBITMQ_PREFIX: prefix },
+    });
+  });
+
+  after(async () => {
+    await h?.close();
+    await consumer?.close();
+    await proxy?.close();
+  });
+
+  const instanceId = (): string => String(h.prefix.split('/')[2]);
+  const texts = (label: string): string[] =>
+    deduplicated(consumer.got)
+      .map((m) => JSON.parse(m.body) as { type: string; text?: { message: string } })
+      .filter((b) => b.type === 'ReceivedCallback' && b.text?.message.startsWith(`${label} `) === true)
+      .map((b) => String(b.text?.message));
+
+  async function until(what: string, done: () => boolean, timeoutMs = 90_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(100);
+    }
+  }
+
+  async function fromContact(label: string, n: number, during?: (i: number) => Promise<void>): Promise<string[]> {
+    const sent: string[] = [];
+    for (let i = 1; i <= n; i++) {
+      await h.admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'text', text: `${label} ${i}` });
+      sent.push(`${label} ${i}`);
+      await during?.(i);
+    }
+    return sent;
+  }
+
+  /** The instance's sink deliveries in commit order (the replay API lists them by seq). */
+  async function committedOrder(): Promise<string[]> {
+    const ids: string[] = [];
+    let paging: string | null = null;
+    do {
+      const page = await h.api('GET', `${h.prefix}/webhook-deliveries?pageSize=1000${paging ? `&pagingState=${paging}` : ''}`);
+      const body = page.json as { deliveries: { webhookId: string; url: string }[]; pagingState: string | null };
+      ids.push(...body.deliveries.filter((d) => d.url === 'sink:rabbitmq').map((d) => d.webhookId));
+      paging = body.pagingState;
+    } while (paging !== null);
+    return ids;
+  }
+
+  test('a few hundred mixed events: each once by id, in commit order, the webhook body, signed', async (t) => {
+    const sends: Promise<unknown>[] = [];
+    const sent = await fromContact('mixed', 240, async (i) => {
+      if (i % 8 === 0) sends.push(h.api('POST', `${h.prefix}/send-text`, { phone: CONTACT, message: `reply ${i}` }));
+    });
+    await Promise.all(sends);
+    await until('every text on the broker', () => texts('mixed').length === sent.length);
+    // Statuses of the replies trail the texts: wait until the broker holds every committed event.
+    // The replies' own events (sent, statuses) trail the texts: wait until the count stops growing
+    // and the broker holds every committed one.
+    let order = await committedOrder();
+    for (let stable = 0, deadline = Date.now() + 60_000; stable < 4 && Date.now() < deadline; ) {
+      await sleep(500);
+      const now = await committedOrder();
+      stable = now.length === order.length && new Set(consumer.got.map((m) => m.id)).size >= now.length ? stable + 1 : 0;
+      order = now;
+    }
+    const seen = deduplicated(consumer.got);
+    assert.ok(order.length >= 200, `a few hundred events (${order.length})`);
+    assert.deepEqual(seen.map((m) => m.id).slice(0, order.length), order, 'in commit order, each once');
+    assert.deepEqual(texts('mixed'), sent);
+    const types = new Set(seen.map((m) => (JSON.parse(m.body) as { type: string }).type));
+    assert.ok(types.size >= 2, `mixed types: ${[...types].join(', ')}`);
+    t.diagnostic(`${order.length} events of ${types.size} types (${[...types].join(', ')}); ${consumer.got.length - seen.length} redelivered`);
+
+    const secret = String((await h.api('GET', `${h.prefix}/webhook-secret`)).json.value);
+    const hooks = new Map(h.posts.map((p) => [p.webhookId, p.body]));
+    for (const m of seen) {
+      const type = (JSON.parse(m.body) as { type: string }).type;
+      assert.equal(m.subject, `${prefix}.${instanceId()}.${type}`);
+      assert.equal(m.headers['webhook-id'], m.id);
+      assert.equal(m.headers['content-type'], 'application/json');
+      assert.equal(m.headers.persistent, '2', 'persistent message');
+      assert.ok(signatureValid(secret, m.id, m.headers['webhook-timestamp'] ?? '', m.body, m.headers['webhook-signature'] ?? ''), 'valid signature');
+      const hook = hooks.get(m.id);
+      if (hook !== undefined) assert.deepEqual(JSON.parse(m.body), hook, 'the webhook body');
+    }
+    assert.ok([...hooks.keys()].filter((id) => order.includes(id)).length >= order.length * 0.9, 'the same events as the webhook');
+  });
+
+  test('the broker cut off under traffic: nothing lost, order kept', async () => {
+    let cutAt = 0;
+    const sent = await fromContact('outage', 60, async (i) => {
+      if (i === 15) {
+        proxy.cut();
+        cutAt = Date.now();
+      }
+      if (i === 40) {
+        // Down for at least 3 s, whatever the pace of the sends.
+        await sleep(Math.max(0, cutAt + 3_000 - Date.now()));
+        proxy.restore();
+      }
+    });
+    await until('every text after the outage', () => texts('outage').length === sent.length);
+    assert.deepEqual(texts('outage'), sent);
+    const metrics = await fetch(`${h.gateway().url}/metrics`).then((r) => r.text());
+    assert.match(metrics, /zapgate_sink_publishes_total\{sink="rabbitmq",result="retrying"\} [1-9]/);
+    assert.match(metrics, /zapgate_sink_up\{sink="rabbitmq"\} 1/);
+  });
+
+  test('kill -9 mid-publish: nothing lost after the restart, duplicates carry the same id', async (t) => {
+    const before = consumer.got.length;
+    const sending = fromContact('crash', 80);
+    await until('some published', () => texts('crash').length >= 20);
+    await h.gateway().kill9();
+    const sent = await sending;
+    await h.restart();
+    await until('every text after the restart', () => texts('crash').length === sent.length);
+    assert.deepEqual(texts('crash'), sent);
+    // Every WhatsApp message was reported as one event: a republished one has the same id.
+    const byMessage = new Map<string, Set<string>>();
+    for (const m of consumer.got.slice(before)) {
+      const b = JSON.parse(m.body) as { type: string; messageId?: string };
+      if (b.type !== 'ReceivedCallback' || b.messageId === undefined) continue;
+      byMessage.set(b.messageId, (byMessage.get(b.messageId) ?? new Set()).add(m.id));
+    }
+    for (const [messageId, ids] of byMessage) assert.equal(ids.size, 1, `${messageId} published under ${ids.size} ids`);
+    const crash = consumer.got.slice(before);
+    t.diagnostic(`${crash.length} messages consumed, ${crash.length - deduplicated(crash).length} of them republished with the same id`);
+  });
+});
