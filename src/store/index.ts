@@ -1,6 +1,8 @@
 // The store: one object holding every repository over one database handle.
 import { AccountsRepo } from './accounts-repo.js';
 import { AntibanRepo } from './antiban-repo.js';
+import { ApiKeysRepo } from './api-keys-repo.js';
+import { AuditRepo } from './audit-repo.js';
 import { AuthRepo } from './auth-repo.js';
 import { ChatsRepo } from './chats-repo.js';
 import type { Database } from './database.js';
@@ -38,6 +40,10 @@ export interface Store {
   readonly chats: ChatsRepo;
   /** A business account's labels and the chats they are on (014). */
   readonly labels: LabelsRepo;
+  /** An account's API keys (025). */
+  readonly apiKeys: ApiKeysRepo;
+  /** The hash-chained audit trail (025). */
+  readonly audit: AuditRepo;
 }
 
 export function createStore(database: Database): Store {
@@ -61,5 +67,7 @@ export function createStore(database: Database): Store {
     secrets: new GatewaySecretsRepo(db),
     chats: new ChatsRepo(db),
     labels: new LabelsRepo(db),
+    apiKeys: new ApiKeysRepo(db),
+    audit: new AuditRepo(db),
   };
 }

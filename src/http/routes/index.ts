@@ -31,6 +31,8 @@ import { catalogRouteTree } from './catalog.js';
 import { proxyRouteTree } from './proxy.js';
 import { historySyncRouteTree } from './history-sync.js';
 import { businessRouteTree } from './business.js';
+import { keyRoutes } from './keys.js';
+import { auditRoutes } from './audit.js';
 
 /** Every service the HTTP layer calls, by the name the routes know it by (built in services/index.ts). */
 export type HttpServices = Services;
@@ -65,6 +67,8 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
     account: [
       accountInstanceRoutes(s.instances, s.partner),
       accountEventStreamRoutes(s.eventStreams),
+      keyRoutes(s.apiKeys),
+      auditRoutes(s.audit),
     ],
     // Client-Token, then the instance's id and token in the path.
     instance: [
