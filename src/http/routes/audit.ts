@@ -5,6 +5,9 @@ import type { AuditService } from '../../services/audit-service.js';
 import { accountOf } from '../auth.js';
 import { errorResponses, named } from '../schemas/common.js';
 
+/** A number in the query string (query values are text: the schemas coerce nothing). */
+const Digits = (description: string) => Type.String({ pattern: '^[0-9]{1,16}$', description });
+
 const EXAMPLE = {
   seq: 42,
   at: 1767225600000,
@@ -52,17 +55,27 @@ export function auditRoutes(audit: AuditService): FastifyPluginAsyncTypebox {
             action: Type.Optional(Type.String({ maxLength: 100 })),
             actor: Type.Optional(Type.String({ maxLength: 100 })),
             target: Type.Optional(Type.String({ maxLength: 200 })),
-            since: Type.Optional(Type.Number()),
-            until: Type.Optional(Type.Number()),
-            before: Type.Optional(Type.Integer({ minimum: 1 })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+            since: Type.Optional(Digits('ms since the epoch: entries at or after it.')),
+            until: Type.Optional(Digits('ms since the epoch: entries before it.')),
+            before: Type.Optional(Digits('Entries with a smaller `seq` (the next page).')),
+            limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]?|[1-4][0-9]{2}|500)$', description: '1-500, default 100.' })),
           }),
           response: { 200: Type.Array(AuditEntry, { examples: [[EXAMPLE]] }), ...errorResponses() },
         },
       },
       async (request) => {
         const q = request.query;
-        const rows = await audit.list({ ...q, accountId: accountOf(request).id, limit: q.limit ?? 100 });
+        const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+        const rows = await audit.list({
+          accountId: accountOf(request).id,
+          ...(q.action !== undefined ? { action: q.action } : {}),
+          ...(q.actor !== undefined ? { actor: q.actor } : {}),
+          ...(q.target !== undefined ? { target: q.target } : {}),
+          ...(q.since !== undefined ? { since: num(q.since) } : {}),
+          ...(q.until !== undefined ? { until: num(q.until) } : {}),
+          ...(q.before !== undefined ? { before: num(q.before) } : {}),
+          limit: num(q.limit) ?? 100,
+        });
         const parse = (v: string | null): unknown => (v === null ? null : JSON.parse(v));
         return rows.map((r) => ({ seq: r.seq, at: r.at, actor: r.actor, address: r.address, requestId: r.requestId, action: r.action, target: r.target, before: parse(r.before), after: parse(r.after), hash: r.hash }));
       },
