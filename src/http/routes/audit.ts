@@ -40,6 +40,8 @@ const AuditEntry = named(
   ),
 );
 
+const AuditPage = named('AuditPage', 'Entries newest first; the next page: `before` = the last entry\'s `seq`.', Type.Array(AuditEntry, { examples: [[EXAMPLE]] }));
+
 export function auditRoutes(audit: AuditService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -60,7 +62,7 @@ export function auditRoutes(audit: AuditService): FastifyPluginAsyncTypebox {
             before: Type.Optional(Digits('Entries with a smaller `seq` (the next page).')),
             limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]?|[1-4][0-9]{2}|500)$', description: '1-500, default 100.' })),
           }),
-          response: { 200: Type.Array(AuditEntry, { examples: [[EXAMPLE]] }), ...errorResponses() },
+          response: { 200: AuditPage, ...errorResponses() },
         },
       },
       async (request) => {

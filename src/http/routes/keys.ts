@@ -40,7 +40,14 @@ const CreatedApiKey = named(
   'A new key: `key` is shown only now (only its hash is stored). Present it as `Authorization: Bearer zk_…`, or as the `Client-Token` header.',
   Type.Object({ ...keyProps, key: Type.String() }, { examples: [{ ...KEY_EXAMPLE, key: 'zk_Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGU' }] }),
 );
-const KeyId = Type.Object({ keyId: Type.String({ maxLength: 64, description: 'The key\'s `id` from POST /keys or GET /keys.' }) });
+const KeyId = Type.Object({ keyId: Type.String({ maxLength: 64, description: 'The key\'s `id` from POST /keys or GET /keys.', examples: [KEY_EXAMPLE.id] }) });
+const ApiKeyList = named('ApiKeyList', 'The account\'s keys, oldest first, never their secrets.', Type.Array(ApiKeyView, { examples: [[KEY_EXAMPLE]] }));
+const RotatedApiKey = named(
+  'RotatedApiKey',
+  'The old key (its `expiresAt` now the end of the overlap) and the new one, whose `key` is shown only now.',
+  Type.Object({ old: ApiKeyView, created: CreatedApiKey }, { examples: [{ old: { ...KEY_EXAMPLE, expiresAt: 1767229200000 }, created: { ...KEY_EXAMPLE, id: '0c2d4e6f-8a1b-4c3d-9e5f-7a6b5c4d3e2f', key: 'zk_TmV3IGtleTogYW4gZXhhbXBsZSBvbmx5IGhlcmU' } }] },
+  ),
+);
 
 export function keyRoutes(keys: ApiKeysService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -79,7 +86,7 @@ export function keyRoutes(keys: ApiKeysService): FastifyPluginAsyncTypebox {
           operationId: 'keys_list',
           summary: 'List the account\'s API keys (never their secrets)',
           description: 'Revoked and expired keys are listed too, with `revokedAt` / `expiresAt`.',
-          response: { 200: Type.Array(ApiKeyView, { examples: [[KEY_EXAMPLE]] }), ...errorResponses() },
+          response: { 200: ApiKeyList, ...errorResponses() },
         },
       },
       async (request) => keys.list(accountOf(request).id),
@@ -96,7 +103,7 @@ export function keyRoutes(keys: ApiKeysService): FastifyPluginAsyncTypebox {
           description: '`overlapSeconds` (default 0) is how long the old key keeps working, so clients can switch without a gap.',
           params: KeyId,
           body: Type.Optional(Type.Object({ overlapSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 86_400 })) }, { examples: [{ overlapSeconds: 3600 }] })),
-          response: { 200: Type.Object({ old: ApiKeyView, created: CreatedApiKey }), ...errorResponses(409) },
+          response: { 200: RotatedApiKey, ...errorResponses(409) },
         },
       },
       async (request) => keys.rotate(accountOf(request).id, request.params.keyId, request.body?.overlapSeconds ?? 0),
@@ -110,6 +117,7 @@ export function keyRoutes(keys: ApiKeysService): FastifyPluginAsyncTypebox {
           'x-zapgate-scope': 'admin',
           operationId: 'keys_revoke',
           summary: 'Revoke a key: it stops working at once, on every node',
+          description: 'Every node of a cluster refuses it within a poll of the account change log (100 ms). Revoking a revoked key changes nothing.',
           params: KeyId,
           response: { 200: ApiKeyView, ...errorResponses() },
         },
