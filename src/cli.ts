@@ -15,6 +15,13 @@ Commands:
   accounts list                 list accounts (never their tokens)
   accounts rotate <id>          replace an account's Client-Token and print the new one once
   accounts delete <id>          delete an account and all its instances
+  keys create <account-id> <name> --scope S [...]
+                                create an API key and print it once (docs/api-keys.md)
+  keys list [<account-id>]      list API keys (never their secrets)
+  keys rotate <key-id> [--overlap SECONDS]
+                                replace a key; the old one works for the overlap
+  keys revoke <key-id>          revoke a key at once, on every node
+  audit verify                  check the audit trail's hash chain (exit 1 when broken)
   migrate                       apply pending database migrations and exit
   cluster status [--json]       nodes, leases and the owner of each instance (cluster mode)
   simnet [--port N]             run simnet, the offline WhatsApp network, for local testing
@@ -42,6 +49,25 @@ const ACCOUNTS_USAGE = `Usage: zapgate accounts <create <name> | list | rotate <
   accounts delete <id>          delete the account and all its instances
 
 Works on the database the gateway uses (ZAPGATE_DATABASE_URL or ZAPGATE_DATA_DIR), also while it runs.`;
+
+const KEYS_USAGE = `Usage: zapgate keys <create | list | rotate | revoke> …
+
+  keys create <account-id> <name> --scope S [--scope S …] [--instance ID …] [--cidr RANGE …]
+              [--rate-limit N] [--expires-in SECONDS]
+                                create an API key; prints {"id",…,"key"} (the key only now).
+                                Scopes: read, send, manage, admin
+  keys list [<account-id>]      one JSON line per key, never its secret
+  keys rotate <key-id> [--overlap SECONDS]
+                                a new key with the same settings (printed once); the old one keeps
+                                working for SECONDS (default 0)
+  keys revoke <key-id>          the key stops working at once, on every node
+
+Works on the database the gateway uses (ZAPGATE_DATABASE_URL or ZAPGATE_DATA_DIR), also while it runs.`;
+
+const AUDIT_USAGE = `Usage: zapgate audit verify
+
+Re-computes the audit trail's hash chain from the database the gateway uses and prints what it
+found: exit 0 when intact, 1 naming each entry that was edited, inserted or deleted.`;
 
 const MIGRATE_USAGE = `Usage: zapgate migrate
 
@@ -151,6 +177,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'cluster':
       return cluster(rest);
+    case 'keys':
+      return keys(rest);
+    case 'audit':
+      return audit(rest);
     case 'simnet': {
       const { runSimnetCli } = await import('../simnet/src/cli.js');
       return runSimnetCli(rest);
@@ -277,6 +307,130 @@ async function accounts(args: string[]): Promise<number> {
     return 1;
   } finally {
     await database.close();
+  }
+}
+
+/** The store and the key and audit services over the gateway's database: no engine, no HTTP server. */
+async function openKeyServices() {
+  await import('dotenv/config');
+  const c = await config();
+  const [{ openDatabase }, { createStore }, { ApiKeysService }, { AuditService }, { systemClock }, { privateDir }] = await Promise.all([
+    import('./store/database.js'),
+    import('./store/index.js'),
+    import('./services/api-keys-service.js'),
+    import('./services/audit-service.js'),
+    import('./clock.js'),
+    import('./store/private-files.js'),
+  ]);
+  if (!c.databaseUrl) privateDir(c.dataDir);
+  const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
+  const store = createStore(database);
+  const clock = systemClock();
+  return { database, store, keys: new ApiKeysService(store, clock), audit: new AuditService(store, clock, c.auditRetentionDays) };
+}
+
+const CLI_ACTOR = { actor: 'cli', address: null, requestId: null } as const;
+
+async function keys(args: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    args,
+    {
+      scope: { type: 'string', multiple: true },
+      instance: { type: 'string', multiple: true },
+      cidr: { type: 'string', multiple: true },
+      'rate-limit': { type: 'string' },
+      'expires-in': { type: 'string' },
+      overlap: { type: 'string' },
+    },
+    KEYS_USAGE,
+    true,
+  );
+  if (values.help) return help(KEYS_USAGE);
+  const [sub, ...rest] = positionals;
+  const count = (n: number, what: string) => {
+    if (rest.length !== n) throw new UsageError(`keys ${sub} needs ${what}`, KEYS_USAGE);
+  };
+  const whole = (name: string, v: string | undefined): number | undefined => {
+    if (v === undefined) return undefined;
+    if (!/^[0-9]+$/.test(v)) throw new UsageError(`${name} must be a whole number, got ${JSON.stringify(v)}`, KEYS_USAGE);
+    return Number(v);
+  };
+  if (sub === 'create') {
+    count(2, '<account-id> <name>');
+    if (!values.scope?.length) throw new UsageError('keys create needs at least one --scope (read, send, manage, admin)', KEYS_USAGE);
+  } else if (sub === 'list') {
+    if (rest.length > 1) throw new UsageError('too many arguments for keys list', KEYS_USAGE);
+  } else if (sub === 'rotate' || sub === 'revoke') {
+    count(1, 'a key id');
+  } else {
+    throw new UsageError(sub === undefined ? 'keys needs a subcommand' : `unknown keys subcommand: ${sub}`, KEYS_USAGE);
+  }
+  const rateLimit = whole('--rate-limit', values['rate-limit']);
+  const expiresIn = whole('--expires-in', values['expires-in']);
+  const overlap = whole('--overlap', values.overlap) ?? 0;
+  const s = await openKeyServices();
+  try {
+    switch (sub) {
+      case 'create': {
+        const [accountId = '', name = ''] = rest;
+        if (!(await s.store.accounts.find(accountId))) throw new Error(`no account ${accountId}`);
+        const k = await s.keys.create(accountId, {
+          name,
+          scopes: values.scope ?? [],
+          instanceIds: values.instance ?? null,
+          cidrs: values.cidr ?? null,
+          rateLimit: rateLimit ?? null,
+          expiresAt: expiresIn === undefined ? null : Date.now() + expiresIn * 1000,
+        });
+        await s.audit.record({ accountId, ...CLI_ACTOR }, 'keys_create', k.id, null, { name: k.name, scopes: k.scopes, instanceIds: k.instanceIds, cidrs: k.cidrs, rateLimit: k.rateLimit, expiresAt: k.expiresAt });
+        console.log(JSON.stringify(k));
+        return 0;
+      }
+      case 'list':
+        for (const k of await s.keys.list(rest[0] ?? null)) console.log(JSON.stringify(k));
+        return 0;
+      case 'rotate': {
+        const r = await s.keys.rotate(null, rest[0] ?? '', overlap);
+        const old = await s.keys.get(null, r.old.id);
+        await s.audit.record({ accountId: old.accountId, ...CLI_ACTOR }, 'keys_rotate', r.old.id, null, { overlapSeconds: overlap, newKeyId: r.created.id });
+        console.log(JSON.stringify(r.created));
+        return 0;
+      }
+      case 'revoke': {
+        const k = await s.keys.revoke(null, rest[0] ?? '');
+        const full = await s.keys.get(null, k.id);
+        await s.audit.record({ accountId: full.accountId, ...CLI_ACTOR }, 'keys_revoke', k.id, null, { revokedAt: k.revokedAt });
+        console.log(JSON.stringify({ id: k.id, revoked: true }));
+        return 0;
+      }
+    }
+    return 2;
+  } catch (err) {
+    console.error(`zapgate: ${err instanceof Error ? (err as { detail?: string }).detail ?? err.message : String(err)}`);
+    return 1;
+  } finally {
+    await s.database.close();
+  }
+}
+
+async function audit(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {}, AUDIT_USAGE, true);
+  if (values.help) return help(AUDIT_USAGE);
+  if (positionals[0] !== 'verify' || positionals.length > 1) {
+    throw new UsageError(positionals[0] === undefined ? 'audit needs a subcommand' : positionals[0] !== 'verify' ? `unknown audit subcommand: ${positionals[0]}` : 'too many arguments for audit verify', AUDIT_USAGE);
+  }
+  const s = await openKeyServices();
+  try {
+    const { entries, breaks } = await s.audit.verify();
+    if (breaks.length === 0) {
+      console.log(`audit trail intact: ${entries} entries`);
+      return 0;
+    }
+    console.log(`audit trail BROKEN: ${breaks.length} problem(s) in ${entries} entries`);
+    for (const b of breaks) console.log(`  entry ${b.seq}: ${b.reason}`);
+    return 1;
+  } finally {
+    await s.database.close();
   }
 }
 

@@ -20,6 +20,8 @@ const EnvSchema = Type.Object({
   ZAPGATE_TIME_SCALE: Type.String({ default: '1', pattern: '^[0-9]*\\.?[0-9]+$' }),
   ZAPGATE_QUEUE_MAX_DISCONNECTED: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
   ZAPGATE_RATE_LIMIT: Type.String({ default: '100', pattern: '^[0-9]+$' }),
+  // Days the audit trail keeps its entries (docs/api-keys.md).
+  ZAPGATE_AUDIT_RETENTION_DAYS: Type.String({ default: '365', pattern: '^[1-9][0-9]*$' }),
   ZAPGATE_LOG_LEVEL: Type.String({
     default: 'info',
     enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -112,6 +114,8 @@ export interface Config {
   readonly timeScale: number;
   readonly queueMaxDisconnected: number;
   readonly rateLimitPerSecond: number;
+  /** Days audit entries are kept (ZAPGATE_AUDIT_RETENTION_DAYS). */
+  readonly auditRetentionDays: number;
   readonly logLevel: string;
   readonly commandTimeoutMs: number;
   readonly bodyLimit: number;
@@ -275,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeScale,
     queueMaxDisconnected: Number(e.ZAPGATE_QUEUE_MAX_DISCONNECTED),
     rateLimitPerSecond: Number(e.ZAPGATE_RATE_LIMIT),
+    auditRetentionDays: Number(e.ZAPGATE_AUDIT_RETENTION_DAYS),
     logLevel: e.ZAPGATE_LOG_LEVEL,
     commandTimeoutMs: Number(e.ZAPGATE_COMMAND_TIMEOUT_MS),
     bodyLimit: Number(e.ZAPGATE_BODY_LIMIT),

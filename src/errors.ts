@@ -52,6 +52,10 @@ const CATEGORY_OF = {
   EVENT_STREAM_LIMIT_REACHED: 'rate_limited',
   PHONE_CHECK_JOB_LIMIT_REACHED: 'rate_limited',
   RECIPIENT_OPTED_OUT: 'forbidden',
+  KEY_SCOPE_MISSING: 'forbidden',
+  KEY_ADDRESS_REFUSED: 'forbidden',
+  KEY_INSTANCE_REFUSED: 'forbidden',
+  KEY_RATE_LIMITED: 'rate_limited',
 } as const satisfies Record<string, DomainErrorCode>;
 
 export type DomainErrorWireCode = keyof typeof CATEGORY_OF;
@@ -121,6 +125,14 @@ export const errors = {
     new DomainError('QUEUE_FULL', 'Too many requests', 'instance queue is full', { retryAfterSeconds }),
   commandTimeout: () => new DomainError('COMMAND_TIMEOUT', 'Worker command timeout'),
   conflict: (message: string, detail?: string) => new DomainError('CONFLICT', message, detail),
+  /** An API key without the scope the route declares (src/http/scopes.ts). */
+  keyScopeMissing: (scope: string) => new DomainError('KEY_SCOPE_MISSING', 'Forbidden', `this API key lacks the ${scope} scope`),
+  /** An API key used from a client address outside its ranges. */
+  keyAddressRefused: () => new DomainError('KEY_ADDRESS_REFUSED', 'Forbidden', 'this API key may not be used from this address'),
+  /** An API key limited to some instances, used on another (or on an account-wide route). */
+  keyInstanceRefused: () => new DomainError('KEY_INSTANCE_REFUSED', 'Forbidden', 'this API key may not reach this instance'),
+  /** The API key's own request rate limit. */
+  keyRateLimited: (retryAfterSeconds: number) => new DomainError('KEY_RATE_LIMITED', 'Too many requests', 'this API key\'s rate limit', { retryAfterSeconds }),
   /** A signed link that is wrong or out of date: never the file. */
   forbidden: (detail: string) => new DomainError('MEDIA_LINK_INVALID', 'Forbidden', detail),
   /** The network could not give us what was asked now (a media download failed); try again later. */

@@ -227,6 +227,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       listenUrl = reachableUrl(http.server.address()) ?? listenUrl;
       mediaSweeper.start();
       outgoingSweeper.start();
+      services.audit.startPruning(log.child({ component: 'audit' }));
       await applyAccountDeletions({ accounts, instances, sessions, mediaReleased, log, metrics });
       await optOuts.load();
       // Lanes for every instance with messages waiting (in-flight ones are resent, same id).
@@ -262,6 +263,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await ports.close();
       await engine?.media.idle();
       mediaSweeper.stop();
+      services.audit.stopPruning();
       diskFull.stop();
       await outgoingSweeper.stop();
       await outbox.close();

@@ -13,6 +13,7 @@ import { redactUrl } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { accountHook, clientTokenOf, instanceHook } from './auth.js';
 import { handleError } from './error-handler.js';
+import { auditHook } from './audit-hook.js';
 import { emptyBodyIsNoBody } from './empty-body.js';
 import { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
@@ -45,6 +46,8 @@ export const TAGS = [
   { name: 'sinks', description: 'Message brokers (RabbitMQ, NATS JetStream) every reported event is published to, in order, per instance or per account.' },
   { name: 'event stream', description: 'The webhooks\' events as Server-Sent Events, per account or instance, resumable with Last-Event-ID.' },
   { name: 'campaigns', description: 'Reaching many customers safely: campaigns over one or more instances, and the account\'s opt-out list (scheduled sends: `scheduledAt` on every send).' },
+  { name: 'api keys', description: 'An account\'s narrower keys: scopes, instances, address ranges, rate, expiry; rotated with an overlap, revoked at once (docs/api-keys.md).' },
+  { name: 'audit', description: 'Who changed what: the account\'s hash-chained audit trail.' },
   { name: 'operations', description: 'Liveness, readiness and Prometheus metrics for operators (no token).' },
 ];
 
@@ -107,6 +110,7 @@ export async function buildHttpServer(deps: HttpDeps) {
   app.addHook('onRequest', requestDeadline(deps.config.http.requestTimeoutMs));
   app.decorateRequest('account', null);
   app.decorateRequest('instance', null);
+  app.decorateRequest('apiKey', null);
   app.addSchema(ErrorBody);
   app.addSchema(GroupSchema);
   app.addSchema(PhoneCheckJobSchema);
@@ -158,11 +162,13 @@ export async function buildHttpServer(deps: HttpDeps) {
       components: {
         securitySchemes: {
           ClientToken: { type: 'apiKey', in: 'header', name: 'Client-Token' },
+          // An account's narrower keys (docs/api-keys.md): each operation's `x-zapgate-scope` says which scope it needs.
+          ApiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer zk_…` (or the key as `Client-Token`). Each operation needs the scope in its `x-zapgate-scope`; `admin` holds every scope.' },
           // Z-API's partner routes also take the account's token this way (docs/contract.md §3).
           PartnerToken: { type: 'http', scheme: 'bearer', description: 'The account\'s Client-Token as Z-API\'s Partner-Token: `Authorization: Bearer <token>`. Partner routes only.' },
         },
       },
-      security: [{ ClientToken: [] }],
+      security: [{ ClientToken: [] }, { ApiKey: [] }],
       // TypeBox schemas are JSON Schema; the swagger typings want their own object model.
       webhooks: webhooksSection() as never,
       tags: TAGS,
@@ -184,11 +190,19 @@ export async function buildHttpServer(deps: HttpDeps) {
 
   if (deps.cluster) app.addHook('onSend', nodeHeader(deps.cluster.nodeId));
   const limiter = new RateLimiter(deps.config.rateLimitPerSecond, deps.now);
-  const authenticateAccount = accountHook(deps.services.accounts, limiter);
+  // Each key with a rate of its own has its own bucket (one limiter per distinct rate).
+  const keyLimiters = new Map<number, RateLimiter>();
+  const keyLimiter = (keyId: string, rate: number): number => {
+    let l = keyLimiters.get(rate);
+    if (!l) keyLimiters.set(rate, (l = new RateLimiter(rate, deps.now)));
+    return l.take(keyId);
+  };
+  const authenticateAccount = accountHook(deps.services.accounts, deps.services.apiKeys, limiter, keyLimiter);
   const authenticateInstance = instanceHook(deps.services.instances);
 
   await app.register(async (scoped) => {
     scoped.addHook('onRequest', authenticateAccount);
+    scoped.addHook('onSend', auditHook(deps.services.audit, deps.log, deps.cluster?.nodeId ?? null));
     for (const plugin of routes.account) await scoped.register(plugin);
     await scoped.register(
       async (inst) => {

@@ -73,6 +73,13 @@ export class AccountsService {
   private watcher: NodeJS.Timeout | null = null;
   private polling: Promise<void> = Promise.resolve();
   private lastSeq = 0;
+  /** Told of every change found (API keys drop their cache: services/api-keys-service.ts). */
+  private readonly changeListeners: (() => void)[] = [];
+
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
   /** Seqs applied recently: PostgreSQL may commit a lower seq after a higher one, so a window is re-read. */
   private readonly applied = new Set<number>();
 
@@ -103,6 +110,7 @@ export class AccountsService {
     if (changes.length === 0) return;
     this.epoch++;
     this.byHash.clear();
+    for (const listener of this.changeListeners) listener();
     for (const c of changes) {
       this.applied.add(c.seq);
       this.lastSeq = Math.max(this.lastSeq, c.seq);

@@ -20,6 +20,8 @@ import type { Store } from '../store/index.js';
 import type { EventSink } from '../events/types.js';
 import { AccountService } from './account-service.js';
 import { AccountsService } from './accounts-service.js';
+import { ApiKeysService } from './api-keys-service.js';
+import { AuditService } from './audit-service.js';
 import { wireAutoInvite } from './auto-invite.js';
 import { BusinessService } from './business-service.js';
 import { wireCallRejectReply } from './call-reject-reply.js';
@@ -83,6 +85,10 @@ import type { SinkKind, SinkSettings } from '../domain/event-sink.js';
 export function createServices(deps: ServicesDeps) {
   const { config, clock, log, metrics, guard, store, sessions, engine, ports, media } = deps;
   const accounts = new AccountsService(store, clock);
+  // Keys drop their cache whenever the account change log moves (a key revoked or rotated on any node).
+  const apiKeys = new ApiKeysService(store, clock);
+  accounts.onChange(() => apiKeys.forget());
+  const audit = new AuditService(store, clock, config.auditRetentionDays);
   const instances = new InstancesService({ store, sessions, clock, maxPerAccount: config.quotas.maxInstancesPerAccount, liveAntiban: deps.sender, cluster: deps.placement, mediaReleased: media.released });
   const quota = new QueuedBytesQuota(store, clock, config.quotas.maxQueuedBytesPerAccount);
   const optOuts = new OptOutsService({ store, clock, log: log.child({ component: 'campaigns' }), metrics });
@@ -104,6 +110,8 @@ export function createServices(deps: ServicesDeps) {
 
   return {
     accounts,
+    apiKeys,
+    audit,
     instances,
     messages,
     /** Opt-out lists and settings; its `onReceived` watches committed received messages (main.ts). */

@@ -1,6 +1,8 @@
 // The store: one object holding every repository over one database handle.
 import { AccountsRepo } from './accounts-repo.js';
 import { AntibanRepo } from './antiban-repo.js';
+import { ApiKeysRepo } from './api-keys-repo.js';
+import { AuditRepo } from './audit-repo.js';
 import { AuthRepo } from './auth-repo.js';
 import { ChatsRepo } from './chats-repo.js';
 import type { Database } from './database.js';
@@ -47,6 +49,10 @@ export interface Store {
   readonly campaigns: CampaignsRepo;
   /** Broker sinks' settings per instance and account (023). */
   readonly sinks: SinksRepo;
+  /** An account's API keys (024). */
+  readonly apiKeys: ApiKeysRepo;
+  /** The hash-chained audit trail (024). */
+  readonly audit: AuditRepo;
 }
 
 export function createStore(database: Database): Store {
@@ -73,5 +79,7 @@ export function createStore(database: Database): Store {
     labels: new LabelsRepo(db),
     optOuts: new OptOutsRepo(db),
     campaigns: new CampaignsRepo(db),
+    apiKeys: new ApiKeysRepo(db),
+    audit: new AuditRepo(db),
   };
 }

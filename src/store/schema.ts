@@ -23,7 +23,8 @@ export type PendingGroupStatus = 'pending' | 'created' | 'failed';
 export type PhoneCheckJobStatus = 'running' | 'done' | 'failed';
 
 /** What happened to an account, for running servers to apply: a Client-Token rotation or a deletion. */
-export type AccountChangeKind = 'rotate' | 'delete';
+/** 'key': an API key was revoked or rotated (025), so every node drops its cached keys. */
+export type AccountChangeKind = 'rotate' | 'delete' | 'key';
 
 interface AccountsTable {
   id: string;
@@ -431,7 +432,52 @@ interface EventSinksTable {
   updated_at: number;
 }
 
+/** An account's API key (024-api-keys-audit); JSON arrays as text, NULL for no limit. */
+interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  key_hash: string;
+  prefix: string;
+  scopes: string;
+  instance_ids: string | null;
+  cidrs: string | null;
+  rate_limit: number | null;
+  expires_at: ColumnType<number | null, number | null | undefined, number | null>;
+  revoked_at: ColumnType<number | null, number | null | undefined, number | null>;
+  created_at: number;
+  last_used_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** One change an actor made, hash-chained (024-api-keys-audit). */
+interface AuditLogTable {
+  seq: number;
+  at: number;
+  account_id: string | null;
+  actor: string;
+  address: string | null;
+  request_id: string | null;
+  action: string;
+  target: string | null;
+  before: string | null;
+  after: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The chain's newest seq and hash, and retention's anchor (one row, id 1). */
+interface AuditHeadTable {
+  id: number;
+  seq: number;
+  hash: string;
+  anchor_seq: number;
+  anchor_hash: string;
+}
+
 export interface DB {
+  api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
+  audit_head: AuditHeadTable;
   accounts: AccountsTable;
   instances: InstancesTable;
   instance_status_history: InstanceStatusHistoryTable;
@@ -466,6 +512,8 @@ export interface DB {
 }
 
 export type AccountRow = Selectable<AccountsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type AuditRow = Selectable<AuditLogTable>;
 export type InstanceRow = Selectable<InstancesTable>;
 export type NewInstanceRow = Insertable<InstancesTable>;
 export type InstancePatch = Updateable<InstancesTable>;

@@ -38,7 +38,7 @@ interface Document {
 // Z-API's tags in its order (docs/zapi-surface.md §1), then zapgate's own: the document lists the ones it
 // uses in this order (a new tag goes into server.ts TAGS at its place).
 // zapgate's own tags (event stream) sit after the Z-API tag they belong with.
-const TAG_ORDER = ['instance', 'messages', 'chats', 'contacts', 'privacy', 'groups', 'communities', 'newsletters', 'status', 'business', 'message queue', 'webhooks', 'sinks', 'event stream', 'partner', 'campaigns', 'operations'];
+const TAG_ORDER = ['instance', 'messages', 'chats', 'contacts', 'privacy', 'groups', 'communities', 'newsletters', 'status', 'business', 'message queue', 'webhooks', 'sinks', 'event stream', 'partner', 'campaigns', 'api keys', 'audit', 'operations'];
 const UNAUTHENTICATED = new Set(['GET /livez', 'GET /readyz', 'GET /metrics', 'GET /media/{id}']);
 /** Z-API's partner routes: the account's token as Client-Token or as `Authorization: Bearer` (docs/contract.md §3). */
 const PARTNER = new Set(['POST /instances/integrator/on-demand', 'GET /instances', 'PUT /instances/{instanceId}/token/{instanceToken}/integrator/configure-proxy']);
@@ -114,10 +114,11 @@ describe('/openapi.json', () => {
   });
 
   test('operations that need no token say so; partner routes take a bearer too; every other one needs Client-Token', () => {
-    assert.deepEqual(doc.security, [{ ClientToken: [] }], 'Client-Token is the default');
+    // An API key (docs/api-keys.md) is the alternative on every operation that takes a token.
+    assert.deepEqual(doc.security, [{ ClientToken: [] }, { ApiKey: [] }], 'Client-Token (or an API key) is the default');
     for (const { key, op } of operations(doc)) {
       if (UNAUTHENTICATED.has(key)) assert.deepEqual(op.security, [], `${key} shows no lock`);
-      else if (PARTNER.has(key)) assert.deepEqual(op.security, [{ ClientToken: [] }, { PartnerToken: [] }], `${key} takes either`);
+      else if (PARTNER.has(key)) assert.deepEqual(op.security, [{ ClientToken: [] }, { PartnerToken: [] }, { ApiKey: [] }], `${key} takes any of them`);
       else assert.equal(op.security, undefined, `${key} inherits Client-Token`);
     }
     // The documentation itself is served without a token and is not an operation of the API.

@@ -63,6 +63,7 @@ export function accountRoutes(account: AccountService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'instance_me',
           summary: 'Instance data and settings',
           description: 'Z-API\'s instance data: webhook URLs, sent-by-me notification, auto-read and call rejection settings. Works connected or not.',
@@ -77,6 +78,7 @@ export function accountRoutes(account: AccountService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'instance_device',
           summary: 'The connected phone: number, name, about, picture, platform',
           description: 'Asks the network for the account\'s picture and about text; 409 when the instance is not connected.',
@@ -91,6 +93,7 @@ export function accountRoutes(account: AccountService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_profile-name',
           summary: 'Change the WhatsApp profile (push) name',
           description: 'The name contacts see beside your messages (WhatsApp allows 25 characters). Synced to the phone and its other devices.',
@@ -109,6 +112,7 @@ export function accountRoutes(account: AccountService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_profile-description',
           summary: 'Change the profile description ("about")',
           description: 'WhatsApp allows 139 characters; `""` clears it.',
@@ -128,6 +132,7 @@ export function accountRoutes(account: AccountService, mediaBodyLimit: number): 
         bodyLimit: mediaBodyLimit,
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_profile-picture',
           summary: 'Change the profile picture',
           description:
@@ -149,6 +154,7 @@ export function accountRoutes(account: AccountService, mediaBodyLimit: number): 
         {
           schema: {
             tags,
+            'x-zapgate-scope': 'manage',
             operationId: `instance_${path}`,
             summary,
             description,
@@ -181,6 +187,7 @@ export function accountRoutes(account: AccountService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_update-call-reject-message',
           summary: 'The message sent to a caller after a rejected call',
           description: 'Sent only while update-call-reject-auto is on; `""` sends none.',

@@ -106,6 +106,7 @@ function profileChange(app: Parameters<FastifyPluginAsyncTypebox>[0], path: stri
     {
       schema: {
         tags,
+        'x-zapgate-scope': 'manage',
         operationId: `business_${path.split('/').pop()}`,
         summary,
         description: `Sets it on the business profile every WhatsApp user sees; an empty \`value\` removes it. Answers 201, as Z-API does.${NOT_BUSINESS}`,
@@ -127,6 +128,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'business_profile',
           summary: 'A business profile',
           description: `\`phone\`'s business profile, asked of the network: any account may read a business's profile (404 when the number is no business). Without \`phone\`, the account's own.${NOT_BUSINESS.replace('Only', 'The own profile only')}`,
@@ -149,6 +151,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'business_company-websites',
           summary: 'Set the company websites',
           description: `Replaces the websites (at most ${MAX_WEBSITES}, http or https); an empty list removes them. Answers 201.${NOT_BUSINESS}`,
@@ -170,6 +173,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'business_categories',
           summary: 'Set the company categories',
           description: `1 to ${MAX_CATEGORIES} categories, each by id or label from GET /business/available-categories (400 names one that is neither). Answers 201.${NOT_BUSINESS}`,
@@ -191,6 +195,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'business_available-categories',
           summary: 'The categories a business may choose',
           description: `Asked of the network; \`query\` keeps those whose label or name contains it.${NOT_BUSINESS}`,
@@ -206,6 +211,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'business_hours',
           summary: 'Set the business hours',
           description: `Replaces the hours: \`timezone\` (IANA), \`mode\` and the \`days\` it applies to; days not listed are closed. Answers 201.${NOT_BUSINESS}`,
@@ -227,6 +233,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'business_tags',
           summary: 'The account\'s tags',
           description: `WhatsApp's labels, kept up to date from the account's app-state sync (tags made on the phone are listed too).${NOT_BUSINESS}`,
@@ -241,6 +248,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'business_create-tag',
           summary: 'Create a tag',
           description: `A new label on the account (the phone shows it); answers its id.${NOT_BUSINESS}`,
@@ -256,6 +264,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'business_edit-tag',
           summary: 'Rename a tag or change its colour',
           description: `404 for an unknown tag.${NOT_BUSINESS}`,
@@ -272,6 +281,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'business_delete-tag',
           summary: 'Delete a tag',
           description: `The label is deleted on the account and taken off every chat. 404 for an unknown tag.${NOT_BUSINESS}`,
@@ -287,6 +297,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'business_tags-colors',
           summary: 'Tag colours',
           description: 'The colour each index stands for (a fixed table; no network call).',
@@ -302,6 +313,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
         {
           schema: {
             tags,
+            'x-zapgate-scope': 'send',
             operationId: `business_tags-${action}`,
             summary: labeled ? 'Put a tag on a chat' : 'Take a tag off a chat',
             description: `The phone and other linked devices sync it; a CHAT_LABEL_ASSOCIATION notification goes to the received webhook. 404 for an unknown tag.${NOT_BUSINESS}`,
@@ -318,6 +330,7 @@ function businessRoutes(business: BusinessService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'send',
           operationId: 'business_chats-notes',
           summary: 'Set the note on a chat',
           description: `The business's own note on the chat (the customer never sees it); a second call replaces it. The phone and other linked devices sync it.${NOT_BUSINESS}`,

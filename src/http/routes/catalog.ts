@@ -98,19 +98,19 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
   return async (app) => {
     const own = 'The account\'s own catalog, ' + PRODUCTS_PAGE + ' products a page (hidden products included). ' + BUSINESS_ONLY;
     const other = `Any WhatsApp Business number's catalog (the account's own too), ${PRODUCTS_PAGE} products a page; customers do not see hidden products. A number that is not a business one is 422.`;
-    app.get('/catalogs', { schema: { tags, operationId: 'business_get-products', summary: 'The account\'s catalog', description: own, querystring: CursorQuery, response: { 200: Catalog, ...std() } } }, async (r) =>
+    app.get('/catalogs', { schema: { tags, 'x-zapgate-scope': 'read', operationId: 'business_get-products', summary: 'The account\'s catalog', description: own, querystring: CursorQuery, response: { 200: Catalog, ...std() } } }, async (r) =>
       catalog.products(instanceOf(r).id, null, r.query.nextCursor),
     );
-    app.post('/catalogs', { schema: { tags, operationId: 'business_get-products-v2', summary: 'The account\'s catalog (cursor in the body)', description: `${own} Z-API's V2: the cursor in the body, for cursors too long for a URL.`, body: CursorBody, response: { 200: Catalog, ...std() } } }, async (r) =>
+    app.post('/catalogs', { schema: { tags, 'x-zapgate-scope': 'read', operationId: 'business_get-products-v2', summary: 'The account\'s catalog (cursor in the body)', description: `${own} Z-API's V2: the cursor in the body, for cursors too long for a URL.`, body: CursorBody, response: { 200: Catalog, ...std() } } }, async (r) =>
       catalog.products(instanceOf(r).id, null, r.body.nextCursor),
     );
-    app.get('/catalogs/:phone', { schema: { tags, operationId: 'business_get-products-phone', summary: 'A business\'s catalog', description: other, params: PhoneParams, querystring: CursorQuery, response: { 200: Catalog, ...std() } } }, async (r) =>
+    app.get('/catalogs/:phone', { schema: { tags, 'x-zapgate-scope': 'read', operationId: 'business_get-products-phone', summary: 'A business\'s catalog', description: other, params: PhoneParams, querystring: CursorQuery, response: { 200: Catalog, ...std() } } }, async (r) =>
       catalog.products(instanceOf(r).id, r.params.phone, r.query.nextCursor),
     );
-    app.post('/catalogs/:phone', { schema: { tags, operationId: 'business_get-products-phone-v2', summary: 'A business\'s catalog (cursor in the body)', description: `${other} Z-API's V2: the cursor in the body.`, params: PhoneParams, body: CursorBody, response: { 200: Catalog, ...std() } } }, async (r) =>
+    app.post('/catalogs/:phone', { schema: { tags, 'x-zapgate-scope': 'read', operationId: 'business_get-products-phone-v2', summary: 'A business\'s catalog (cursor in the body)', description: `${other} Z-API's V2: the cursor in the body.`, params: PhoneParams, body: CursorBody, response: { 200: Catalog, ...std() } } }, async (r) =>
       catalog.products(instanceOf(r).id, r.params.phone, r.body.nextCursor),
     );
-    app.get('/products/:productId', { schema: { tags, operationId: 'business_get-product-id', summary: 'One product of the account\'s catalog', description: `404 when the catalog has no such product. ${BUSINESS_ONLY}`, params: ProductParams, response: { 200: OneProduct, ...std() } } }, async (r) =>
+    app.get('/products/:productId', { schema: { tags, 'x-zapgate-scope': 'read', operationId: 'business_get-product-id', summary: 'One product of the account\'s catalog', description: `404 when the catalog has no such product. ${BUSINESS_ONLY}`, params: ProductParams, response: { 200: OneProduct, ...std() } } }, async (r) =>
       catalog.product(instanceOf(r).id, r.params.productId),
     );
     app.post(
@@ -119,6 +119,7 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
         bodyLimit: mediaBodyLimit,
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'business_edit-product',
           summary: 'Create a product, or change one',
           description:
@@ -145,7 +146,7 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
       },
       async (r) => catalog.saveProduct(instanceOf(r).id, r.body),
     );
-    app.delete('/products/:productId', { schema: { tags, operationId: 'business_delete-product', summary: 'Delete a product', description: `It leaves the catalog and its collections. 404 when there is no such product. ${BUSINESS_ONLY}`, params: ProductParams, response: { 200: Success, ...std() } } }, async (r) =>
+    app.delete('/products/:productId', { schema: { tags, 'x-zapgate-scope': 'manage', operationId: 'business_delete-product', summary: 'Delete a product', description: `It leaves the catalog and its collections. 404 when there is no such product. ${BUSINESS_ONLY}`, params: ProductParams, response: { 200: Success, ...std() } } }, async (r) =>
       catalog.deleteProduct(instanceOf(r).id, r.params.productId),
     );
     app.post(
@@ -153,6 +154,7 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'business_save-catalog-config',
           summary: 'Turn the catalog\'s cart on or off',
           description: `Customers can add products to a cart and send it as an order when it is on; catalog reads show it as \`cartEnabled\`. ${BUSINESS_ONLY}`,
@@ -167,6 +169,7 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'business_create-collection',
           summary: 'Create a collection',
           description: `A named group of the catalog's products. Every id must be a product of the catalog (422 otherwise). ${BUSINESS_ONLY}`,
@@ -176,7 +179,7 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
       },
       async (r) => catalog.createCollection(instanceOf(r).id, r.body.name, r.body.productIds),
     );
-    app.get('/catalogs/collection', { schema: { tags, operationId: 'business_list-collections', summary: 'The account\'s collections', description: `With WhatsApp's review status of each. ${BUSINESS_ONLY}`, querystring: CursorQuery, response: { 200: CollectionList, ...std() } } }, async (r) =>
+    app.get('/catalogs/collection', { schema: { tags, 'x-zapgate-scope': 'read', operationId: 'business_list-collections', summary: 'The account\'s collections', description: `With WhatsApp's review status of each. ${BUSINESS_ONLY}`, querystring: CursorQuery, response: { 200: CollectionList, ...std() } } }, async (r) =>
       catalog.collections(instanceOf(r).id, r.query.nextCursor),
     );
     app.post(
@@ -184,6 +187,7 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'business_edit-collection',
           summary: 'Rename a collection',
           description: `404 when the account has no such collection. ${BUSINESS_ONLY}`,
@@ -194,7 +198,7 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
       },
       async (r) => catalog.renameCollection(instanceOf(r).id, r.params.collectionId, r.body.name),
     );
-    app.delete('/catalogs/collection/:collectionId', { schema: { tags, operationId: 'business_delete-collection', summary: 'Delete a collection', description: `Its products stay in the catalog. 404 when there is no such collection. ${BUSINESS_ONLY}`, params: CollectionParams, response: { 200: Success, ...std() } } }, async (r) =>
+    app.delete('/catalogs/collection/:collectionId', { schema: { tags, 'x-zapgate-scope': 'manage', operationId: 'business_delete-collection', summary: 'Delete a collection', description: `Its products stay in the catalog. 404 when there is no such collection. ${BUSINESS_ONLY}`, params: CollectionParams, response: { 200: Success, ...std() } } }, async (r) =>
       catalog.deleteCollection(instanceOf(r).id, r.params.collectionId),
     );
     for (const [action, summary] of [['add', 'Add products to a collection'], ['remove', 'Take products out of a collection']] as const) {
@@ -203,6 +207,7 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
         {
           schema: {
             tags,
+            'x-zapgate-scope': 'manage',
             operationId: `business_${action === 'add' ? 'add-product-to' : 'remove-product-from'}-collection`,
             summary,
             description: `WhatsApp gives the collection a new id: use the \`collectionId\` answered from now on. 404 when there is no such collection. ${BUSINESS_ONLY}`,
@@ -218,6 +223,7 @@ function catalogRoutes(catalog: CatalogService, mediaBodyLimit: number): Fastify
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'business_list-collection-products',
           summary: 'The products of a business\'s collection',
           description: 'Any WhatsApp Business number (the account\'s own too). 404 when the business has no such collection; a number that is not a business one is 422.',
@@ -242,6 +248,7 @@ function catalogSendRoutes(catalog: CatalogService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: mtags,
+          'x-zapgate-scope': 'send',
           operationId: 'messages_send-product',
           summary: 'Send a product of a catalog',
           description:
@@ -260,6 +267,7 @@ function catalogSendRoutes(catalog: CatalogService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: mtags,
+          'x-zapgate-scope': 'send',
           operationId: 'messages_send-catalog',
           summary: 'Send a link to a business\'s catalog',
           description:

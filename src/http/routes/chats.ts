@@ -168,6 +168,7 @@ function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['chats'],
+          'x-zapgate-scope': 'read',
           operationId: 'chats_list',
           summary: 'The account\'s chats, most recent first',
           description:
@@ -184,6 +185,7 @@ function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['chats'],
+          'x-zapgate-scope': 'read',
           operationId: 'chats_metadata',
           summary: 'One chat\'s metadata',
           description: 'From the stored copy; 404 `Chat not found` for a chat the instance has not seen.',
@@ -199,6 +201,7 @@ function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['chats'],
+          'x-zapgate-scope': 'read',
           operationId: 'chats_messages',
           summary: 'A chat\'s stored messages, newest first',
           description:
@@ -222,6 +225,7 @@ function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['chats'],
+          'x-zapgate-scope': 'send',
           operationId: 'chats_modify',
           summary: 'Archive, pin, mute, mark read or unread, clear or delete a chat',
           description:
@@ -241,6 +245,7 @@ function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['contacts'],
+          'x-zapgate-scope': 'read',
           operationId: 'contacts_list',
           summary: 'The contacts the instance knows, by number',
           description: 'From the stored copy: people who wrote to the instance or were written to (with their push names), and contacts the phone synced. At most 1000 rows per page.',
@@ -256,6 +261,7 @@ function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['contacts'],
+          'x-zapgate-scope': 'manage',
           operationId: 'contacts_add',
           summary: 'Save contacts in the phone\'s address book',
           description:
@@ -273,6 +279,7 @@ function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['contacts'],
+          'x-zapgate-scope': 'manage',
           operationId: 'contacts_remove',
           summary: 'Remove contacts from the phone\'s address book',
           description: `Each number is removed from the phone's address book (an app-state change); the contact stays known by the name it set in WhatsApp. At most ${MAX_CONTACTS_PER_CALL} per call.`,
@@ -288,6 +295,7 @@ function chatRoutes(chats: ChatsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['contacts'],
+          'x-zapgate-scope': 'read',
           operationId: 'contacts_metadata',
           summary: 'One contact\'s metadata',
           description:

@@ -81,6 +81,7 @@ function communityRoutes(communities: CommunityService): FastifyPluginAsyncTypeb
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'communities_list',
           summary: 'The communities the number is in',
           description: 'Asked of the network; sorted by name, paged (at most 1000 per page).',
@@ -96,6 +97,7 @@ function communityRoutes(communities: CommunityService): FastifyPluginAsyncTypeb
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'communities_create',
           summary: 'Create a community',
           description: 'The network creates the community and its announcement group (same name); the number is their owner. Link groups with POST /communities/link.',
@@ -114,6 +116,7 @@ function communityRoutes(communities: CommunityService): FastifyPluginAsyncTypeb
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'communities_metadata',
           summary: 'A community\'s name, description and groups',
           description: 'Asked of the network. An id that is not a community the number is in is 422.',
@@ -129,6 +132,7 @@ function communityRoutes(communities: CommunityService): FastifyPluginAsyncTypeb
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'communities_settings',
           summary: 'Who may add groups to the community',
           description: '`admins`: only community admins link groups; `all`: every member may. Admins only.',
@@ -154,6 +158,7 @@ function communityRoutes(communities: CommunityService): FastifyPluginAsyncTypeb
         {
           schema: {
             tags,
+            'x-zapgate-scope': 'manage',
             operationId: `communities_${path}`,
             summary: verb,
             description: `${text} One query per group: \`errors\` lists those the network refused, with its reason. A malformed or repeated group refuses the whole call (400) before anything is sent.`,
@@ -174,6 +179,7 @@ function communityRoutes(communities: CommunityService): FastifyPluginAsyncTypeb
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'communities_deactivate',
           summary: 'Deactivate a community',
           description: 'The owner only. The linked groups are not deleted: they are unlinked and go on as groups; the community and its announcement group end.',
@@ -192,6 +198,7 @@ function communityRoutes(communities: CommunityService): FastifyPluginAsyncTypeb
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'communities_update-community-description',
           summary: 'Change the community\'s description',
           description: 'Admins only. An empty description removes it.',

@@ -20,6 +20,7 @@ export function contactProfileRoutes(account: AccountService): FastifyPluginAsyn
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'contacts_profile-picture',
           summary: 'A contact\'s current profile picture URL',
           description: '`link` is null when the contact has no picture or hides it from you. WhatsApp\'s links expire: ask again rather than storing one.',
@@ -35,6 +36,7 @@ export function contactProfileRoutes(account: AccountService): FastifyPluginAsyn
       {
         schema: {
           tags: ['chats'],
+          'x-zapgate-scope': 'send',
           operationId: 'chats_send-chat-expiration',
           summary: "Set a chat's disappearing messages",
           description: 'In a 1:1 chat, for both sides (the contact is told); in a group, the group setting (admins only: others get 422). `chatExpiration`: `24_HOURS`, `7_DAYS`, `90_DAYS` or `OFF`.',
@@ -59,6 +61,7 @@ export function contactProfileRoutes(account: AccountService): FastifyPluginAsyn
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'contacts_modify-blocked',
           summary: 'Block or unblock a contact',
           description: 'A blocked contact\'s messages and calls no longer reach the instance; unblocking lets new ones through.',

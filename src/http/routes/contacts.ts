@@ -43,6 +43,7 @@ export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncType
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'contacts_phone-exists-batch',
           summary: 'Check up to 50,000 numbers; results in input order',
           description:
@@ -74,6 +75,7 @@ export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncType
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'contacts_phone-exists-batch-job',
           summary: 'A phone-exists-batch job: progress, then the answers',
           description: 'While `status` is `running`, `done` of `total` numbers are checked. Once `done`, `results` holds the batch answer in input order; `failed` gives `error` (numbers checked before the failure are cached: a new batch answers them at once). Finished jobs are kept 24 h.',
@@ -89,6 +91,7 @@ export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncType
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'send',
           operationId: 'contacts_report',
           summary: 'Report a contact (Z-API; not available: 422)',
           description:
@@ -105,6 +108,7 @@ export function contactRoutes(contacts: ContactsService): FastifyPluginAsyncType
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'contacts_phone-exists',
           summary: 'Check one number',
           description: 'Asks the network whether the number has WhatsApp (answered from a 24 h cache when checked recently). Needs a connected instance (409 otherwise).',

@@ -105,6 +105,7 @@ export function accountEventStreamRoutes(hub: EventStreamHub) {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'events_account-stream',
           summary: "Live events of all the account's instances (Server-Sent Events)",
           description: description("every instance of the account (also ones created while the stream is open); each body's `instanceId` says which"),
@@ -127,6 +128,7 @@ export function instanceEventStreamRoutes(hub: EventStreamHub) {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'events_instance-stream',
           summary: "Live events of this instance (Server-Sent Events)",
           description: description('this instance'),

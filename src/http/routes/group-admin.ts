@@ -89,6 +89,7 @@ function participantRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], groups:
     {
       schema: {
         tags,
+        'x-zapgate-scope': 'manage',
         operationId: `groups_${path.slice(1)}`,
         summary,
         description: `${description} Answers \`value: true\` when every phone was changed; \`errors\` lists the ones the network refused, with its reason. At most ${MAX_PHONES_PER_CHANGE} phones; a malformed or repeated phone refuses the whole call (400) before anything is sent.${COMMUNITY_TEXT}`,
@@ -110,6 +111,7 @@ function joinRequestRoute(app: Parameters<FastifyPluginAsyncTypebox>[0], groups:
     {
       schema: {
         tags,
+        'x-zapgate-scope': 'manage',
         operationId: `groups_${path.slice(1)}`,
         summary,
         description: `For groups that require admin approval: the people who asked to join (by link). Admins only. \`errors\` lists phones that had no pending request or that the network refused.`,
@@ -128,6 +130,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'groups_list',
           summary: 'The groups the account is in',
           description: 'Asked of the network (every group the number participates in), with unread counts, mute, archive and pin from the stored chats; the most recent conversation first. At most 1000 rows per page.',
@@ -149,6 +152,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'groups_light-group-metadata',
           summary: 'A group\'s metadata without its invitation link',
           description: 'As group-metadata, with `invitationLink: null` (one network query fewer).',
@@ -164,6 +168,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'groups_group-invitation-link',
           summary: 'The group\'s invitation link',
           description: 'Admins only (422 otherwise).',
@@ -179,6 +184,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'groups_redefine-invitation-link',
           summary: 'Revoke the invitation link and make a new one',
           description: 'Admins only. The old link stops working at once (group-invitation-metadata answers 422 for it). A community\'s link too: give its id (digits).',
@@ -195,6 +201,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'groups_accept-invite-group',
           summary: 'Join a group by its invitation link',
           description: 'Answers Z-API\'s `{success: true}` and, zapgate, the group\'s `phone`. A revoked or unknown link is 422.',
@@ -210,6 +217,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'groups_leave-group',
           summary: 'Leave a group',
           description: 'The instance leaves the group; the other participants see it leave.',
@@ -228,6 +236,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'groups_update-group-name',
           summary: 'Change the group\'s subject',
           description: 'Admins only when the group\'s info is locked to admins.',
@@ -246,6 +255,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'groups_update-group-description',
           summary: 'Change the group\'s description',
           description: 'An empty description removes it. Admins only when the group\'s info is locked to admins.',
@@ -265,6 +275,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
         bodyLimit: mediaBodyLimit,
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'groups_update-group-photo',
           summary: 'Change the group\'s picture',
           description: 'An https URL or a data URI of an image (checked like every outgoing image: real type, size and pixel limits; a URL passes the address guard). A payload that is not an image is 400; a URL that cannot be fetched is 422.',
@@ -283,6 +294,7 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'groups_add-participant',
           summary: 'Add participants',
           description: `Admins only (or everyone when the group lets members add). People whose privacy settings do not let you add them are listed in \`phonesNotAdded\`; with \`autoInvite: true\` they are sent the group's invitation link as a private message, through the queue. At most ${MAX_PHONES_PER_CHANGE} phones.${COMMUNITY_TEXT}`,

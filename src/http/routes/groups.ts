@@ -108,6 +108,7 @@ export function groupRoutes(groups: GroupsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'groups_create-group',
           summary: 'Create a group (asynchronous: answers a durable pending id)',
           description:
@@ -137,6 +138,7 @@ export function groupRoutes(groups: GroupsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'groups_pending',
           summary: 'Outcome of a group creation',
           description: 'Poll it with the pending id create-group answered. A creation cut short by a restart finishes afterwards without making a second group. 404 for an unknown id.',
@@ -155,6 +157,7 @@ export function groupRoutes(groups: GroupsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'groups_update-group-settings',
           summary: 'Change group settings (at least one)',
           description:
@@ -181,6 +184,7 @@ export function groupRoutes(groups: GroupsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'groups_group-invitation-metadata',
           summary: 'Group metadata from an invitation link',
           description: 'Reads a group by its invitation link (`https://chat.whatsapp.com/<code>`) without joining it. 422 when the link is invalid or revoked.',
@@ -196,6 +200,7 @@ export function groupRoutes(groups: GroupsService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'groups_group-metadata',
           summary: 'Metadata of a group the instance is in',
           description: 'Subject, description, participants and admins, settings, invitation link. `groupId` is `<digits>-group` (the `phone` of a group in webhooks).',

@@ -36,6 +36,7 @@ function historySyncRoutes(history: HistorySyncService): FastifyPluginAsyncTypeb
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_update-history-sync',
           summary: 'Import the phone\'s chat history at pairing (opt-in)',
           description: `${ABOUT}\n\nOmitted \`days\` and \`webhook\` keep their values (defaults: ${HISTORY_DEFAULT_DAYS} days, no webhook). Answers the settings now stored.`,
@@ -58,6 +59,7 @@ function historySyncRoutes(history: HistorySyncService): FastifyPluginAsyncTypeb
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'instance_history-sync',
           summary: 'The instance\'s history-sync settings',
           description: ABOUT,

@@ -34,6 +34,8 @@ import { businessRouteTree } from './business.js';
 import { optOutRoutes } from './opt-outs.js';
 import { campaignRoutes } from './campaigns.js';
 import { accountSinkRoutes, instanceSinkRoutes } from './sinks.js';
+import { keyRoutes } from './keys.js';
+import { auditRoutes } from './audit.js';
 
 /** Every service the HTTP layer calls, by the name the routes know it by (built in services/index.ts). */
 export type HttpServices = Services;
@@ -71,6 +73,8 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
       optOutRoutes(s.optOuts),
       campaignRoutes(s.campaigns),
       accountSinkRoutes(s.sinks),
+      keyRoutes(s.apiKeys),
+      auditRoutes(s.audit),
     ],
     // Client-Token, then the instance's id and token in the path.
     instance: [

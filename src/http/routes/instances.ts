@@ -28,6 +28,7 @@ export function accountInstanceRoutes(instances: InstancesService, partner: Part
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'admin',
           operationId: 'instance_create',
           summary: 'Create an instance',
           description: 'An account may have `ZAPGATE_MAX_INSTANCES_PER_ACCOUNT` instances (default 1000); one more is a 403 `instance limit reached`.',
@@ -51,6 +52,7 @@ export function accountInstanceRoutes(instances: InstancesService, partner: Part
         schema: {
           security: PARTNER_SECURITY,
           tags,
+          'x-zapgate-scope': 'admin',
           operationId: 'instance_create-on-demand',
           summary: 'Create an instance with its webhooks and settings (Z-API integrator)',
           description:
@@ -72,6 +74,7 @@ export function accountInstanceRoutes(instances: InstancesService, partner: Part
         schema: {
           security: PARTNER_SECURITY,
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'instance_list',
           summary: "List this account's instances (never their tokens)",
           description:
@@ -110,6 +113,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'admin',
           operationId: 'instance_delete',
           summary: 'Unlink the device if paired and delete the instance with all its data',
           description:
@@ -128,6 +132,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'admin',
           operationId: 'instance_rotate-token',
           summary: 'Replace the instanceToken (the old one stops working at once)',
           description: 'Use it when a token leaked. The session, pairing and queue are untouched; only the token in the path changes.',
@@ -142,6 +147,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'instance_status',
           summary: 'Connection status',
           description:
@@ -160,6 +166,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_qr-code-image',
           summary: 'Current QR code as a PNG (JSON data URI when Accept: application/json)',
           description:
@@ -189,6 +196,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_qr-code',
           summary: 'Current raw QR string',
           description:
@@ -204,6 +212,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_phone-code',
           summary: 'Pair by code: the 8-character code to type on the phone',
           description:
@@ -221,6 +230,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
         url: '/restart',
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: `instance_restart${method === 'POST' ? '-post' : ''}`,
           summary: 'Reconnect without a new QR',
           description: 'Closes the WhatsApp connection and opens it again with the stored credentials; a paired device stays paired and the queue resumes. GET and POST do the same.',
@@ -236,6 +246,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
         url: '/disconnect',
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: `instance_disconnect${method === 'POST' ? '-post' : ''}`,
           summary: 'Log out: unlink the device and wipe its credentials',
           description:
@@ -254,6 +265,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_update-name',
           summary: 'Rename the instance',
           description: 'The name is a label for you (GET /instances); WhatsApp does not see it (the profile name is `profile-name`).',
@@ -272,6 +284,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_update-antiban',
           summary: 'Enable or disable the anti-ban strategy',
           description: [
@@ -300,6 +313,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_update-list-mode',
           summary: 'How option and button lists are delivered',
           description: '`poll` (default: renders on every client, answers map back to option ids), `text` (numbered text; a reply "2" maps the same way) or `native` (interactive message; experimental).',
@@ -319,6 +333,7 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_update-list-reply-hint',
           summary: 'The closing line of lists and buttons rendered as numbered text',
           description:

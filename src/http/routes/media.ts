@@ -10,6 +10,7 @@ export function mediaRoutes(media: MediaService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['webhooks'],
+          'x-zapgate-scope': 'public',
           operationId: 'media_get',
           summary: 'A received media file, at the signed link a webhook carried',
           description:

@@ -57,6 +57,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'newsletters_create-newsletter',
           summary: 'Create a channel',
           description: 'The instance owns the new channel. A picture cannot be set at creation: use update-newsletter-picture afterwards. Answers 201 with the id.',
@@ -75,6 +76,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'newsletters_delete-newsletter',
           summary: 'Delete a channel',
           description: 'Owner only (422 otherwise). The channel stops existing for its followers.',
@@ -93,6 +95,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'newsletters_newsletter-metadata',
           summary: 'A channel\'s metadata',
           description: 'Asked of the network, with the instance\'s view of it (mute and role). An unknown or deleted channel is 404.',
@@ -108,6 +111,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'newsletters_newsletter',
           summary: 'The channels the instance owns, runs or follows',
           description: 'Asked of the network.',
@@ -122,6 +126,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'newsletters_search-newsletter',
           summary: 'Search the channel directory',
           description: `With \`searchText\`, channels whose name or description has it; without, the directory's \`view\` (default RECOMMENDED). \`filters.countryCodes\` keeps channels of those countries. At most ${MAX_SEARCH_LIMIT} rows.`,
@@ -146,6 +151,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
         {
           schema: {
             tags,
+            'x-zapgate-scope': 'manage',
             operationId: `newsletters_${path.slice(1)}`,
             summary,
             description,
@@ -169,6 +175,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
         {
           schema: {
             tags,
+            'x-zapgate-scope': 'manage',
             operationId: `newsletters_${path.slice(1)}`,
             summary,
             description: 'Owner or admins only (422 otherwise). Answers 201.',
@@ -191,6 +198,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
         bodyLimit: mediaBodyLimit,
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'newsletters_update-newsletter-picture',
           summary: 'Change a channel\'s picture',
           description: 'An https URL or a data URI of an image (checked like every outgoing image: real type, size and pixel limits; a URL passes the address guard). Owner or admins only. Answers 201.',
@@ -209,6 +217,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'newsletters_newsletter-settings',
           summary: 'Change a channel\'s settings',
           description: 'Which reactions followers may use: `basic` (a few standard ones) or `all`. Owner or admins only. Answers 201.',
@@ -228,6 +237,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'newsletters_accept-admin-invite',
           summary: 'Accept an invite to be a channel admin',
           description: 'The instance must have a pending invite from the channel\'s owner (422 otherwise); it becomes an admin. Answers 201.',
@@ -246,6 +256,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'newsletters_revoke-admin-invite',
           summary: 'Revoke an admin invite',
           description: 'Owner only. The invite sent to `phone` no longer works; 422 when there is none. Answers 201.',
@@ -265,6 +276,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'newsletters_remove-admin',
           summary: 'Remove a channel admin',
           description: 'Owner only; `phone` goes back to being a follower (and hears NEWSLETTER_ADMIN_DEMOTE). An admin may remove itself with its own number. Answers 201.',
@@ -284,6 +296,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'newsletters_transfer-ownership',
           summary: 'Transfer a channel\'s ownership',
           description: 'Owner only; `phone` must already be an admin of the channel. The instance stays an admin unless `quitAdmin: true`.',
@@ -306,6 +319,7 @@ function newsletterRoutes(channels: NewsletterService, mediaBodyLimit: number): 
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'newsletters_send-newsletter-admin-invite',
           summary: 'Invite someone to be a channel admin',
           description: 'Owner only. The invite is made on the network at once (422 when refused), then the invitation message is queued for `phone` like any other message; the person accepts it from their phone (or accept-admin-invite).',

@@ -21,6 +21,7 @@ export function opsRoutes({ metrics, ready }: OpsOptions): FastifyPluginAsyncTyp
         schema: {
           tags,
           security,
+          'x-zapgate-scope': 'public',
           operationId: 'ops_livez',
           summary: 'The process is up',
           description: 'Answers 200 as long as the process serves HTTP. For a liveness probe: it checks nothing else, so a restart is not triggered by a slow database.',
@@ -35,6 +36,7 @@ export function opsRoutes({ metrics, ready }: OpsOptions): FastifyPluginAsyncTyp
         schema: {
           tags,
           security,
+          'x-zapgate-scope': 'public',
           operationId: 'ops_readyz',
           summary: 'The database is reachable and writable, this gateway holds it, and it is not draining (503 with a reason otherwise)',
           description:
@@ -56,6 +58,7 @@ export function opsRoutes({ metrics, ready }: OpsOptions): FastifyPluginAsyncTyp
         schema: {
           tags,
           security,
+          'x-zapgate-scope': 'public',
           operationId: 'ops_metrics',
           summary: 'Prometheus metrics',
           description:

@@ -31,6 +31,7 @@ export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebo
         {
           schema: {
             tags,
+            'x-zapgate-scope': 'manage',
             operationId: `privacy_${path}`,
             summary,
             description: `\`ALL\` everyone, \`NONE\` no one, \`CONTACTS\` contacts only, \`CONTACT_BLACKLIST\` contacts except those on this setting's list.${note}`,
@@ -57,6 +58,7 @@ export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebo
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'privacy_group-add',
           summary: 'Who can add you to groups',
           description: '`ALL`, `CONTACTS`, or `CONTACT_BLACKLIST` (contacts except those on the group-add list). Someone not allowed must send an invite instead.',
@@ -81,6 +83,7 @@ export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebo
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'privacy_online',
           summary: 'Who can see when you are online',
           description: '`ALL` everyone, or `SAME_LAST_SEEN` the same people as last seen.',
@@ -99,6 +102,7 @@ export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebo
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'privacy_read-receipts',
           summary: 'Send read receipts or not (not for groups)',
           description: 'Query `value`: `enable` or `disable`. Disabled, you no longer see whether your own messages were read either.',
@@ -117,6 +121,7 @@ export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebo
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'privacy_messages-duration',
           summary: 'Default disappearing-messages timer for new chats',
           description: 'Query `value`: `days90`, `days7`, `hours24` or `disable`. Applies to new 1:1 chats only.',
@@ -138,6 +143,7 @@ export function privacyRoutes(privacy: PrivacyService): FastifyPluginAsyncTypebo
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'privacy_disallowed-contacts',
           summary: 'The "all contacts except…" list of one setting',
           description: 'Query `type`: `lastSeen`, `photo`, `description` or `groupAdd`. Phones with country code.',

@@ -48,6 +48,7 @@ function proxyRoutes(proxies: ProxyService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_update-proxy',
           summary: 'Set or clear the instance\'s proxy',
           description: `${ABOUT}\n\n\`{"value": null}\` clears the proxy: the instance reconnects directly.`,
@@ -73,6 +74,7 @@ function proxyRoutes(proxies: ProxyService): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_proxy',
           summary: 'The instance\'s proxy, credentials masked',
           description: ABOUT,
@@ -89,6 +91,7 @@ function proxyRoutes(proxies: ProxyService): FastifyPluginAsyncTypebox {
         schema: {
           security: PARTNER_SECURITY,
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'instance_integrator-configure-proxy',
           summary: 'Configure the proxy (Z-API partner route)',
           description: [

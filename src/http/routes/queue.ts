@@ -39,6 +39,7 @@ export function queueRoutes(queue: QueueService, instances: InstancesService): F
         },
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'queue_list-paged',
           summary: 'List queued messages, oldest first (paged)',
           description: `${LIST_TEXT} Z-API's POST form: the paging fields in the body, which may be omitted.`,
@@ -64,6 +65,7 @@ export function queueRoutes(queue: QueueService, instances: InstancesService): F
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'queue_list',
           summary: 'List queued messages, oldest first',
           description: `${LIST_TEXT} The GET form: paging in the query (\`pageSize\` 1–1000, default 100).`,
@@ -84,6 +86,7 @@ export function queueRoutes(queue: QueueService, instances: InstancesService): F
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'read',
           operationId: 'queue_count',
           summary: 'How many messages wait',
           description: 'Messages queued or being sent (not the failed ones).',
@@ -98,6 +101,7 @@ export function queueRoutes(queue: QueueService, instances: InstancesService): F
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'send',
           operationId: 'queue_clear',
           summary: 'Remove every message that has not started sending',
           description: 'A message already handed to the network (or in the middle of being sent) is not recalled; the others are deleted with any media only they referenced.',
@@ -115,6 +119,7 @@ export function queueRoutes(queue: QueueService, instances: InstancesService): F
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'send',
           operationId: 'queue_remove',
           summary: 'Remove one queued message',
           description: '`zaapId` is what the send answered. 409 when the message has already started sending; 404 when it is not in the queue.',
@@ -133,6 +138,7 @@ export function queueRoutes(queue: QueueService, instances: InstancesService): F
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'queue_update-settings',
           summary: 'Refuse sends while disconnected (409) instead of queueing them',
           description:

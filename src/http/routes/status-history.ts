@@ -25,6 +25,7 @@ export function statusHistoryRoutes(history: StatusHistoryService) {
       {
         schema: {
           tags: ['instance'],
+          'x-zapgate-scope': 'read',
           operationId: 'instance_status-history',
           summary: 'Recorded status changes with their reasons, newest first',
           description: 'Every change of the instance\'s status (pairing, connecting, connected, disconnected, logged out, banned, replaced) with the reason the gateway recorded for it, newest first; at most `limit` (default 50).',

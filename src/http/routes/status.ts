@@ -22,6 +22,7 @@ export function statusRoutes(messages: MessagesService, mediaBodyLimit: number):
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'send',
           operationId: 'status_send-text-status',
           summary: 'Post a text to your status',
           description: POSTED,
@@ -38,6 +39,7 @@ export function statusRoutes(messages: MessagesService, mediaBodyLimit: number):
         bodyLimit: mediaBodyLimit,
         schema: {
           tags,
+          'x-zapgate-scope': 'send',
           operationId: 'status_send-image-status',
           summary: 'Post an image to your status',
           description: POSTED,
@@ -58,6 +60,7 @@ export function statusRoutes(messages: MessagesService, mediaBodyLimit: number):
         bodyLimit: mediaBodyLimit,
         schema: {
           tags,
+          'x-zapgate-scope': 'send',
           operationId: 'status_send-video-status',
           summary: 'Post a video to your status',
           description: `${POSTED} Converted to an MP4 every client plays, as send-video does.`,
@@ -78,6 +81,7 @@ export function statusRoutes(messages: MessagesService, mediaBodyLimit: number):
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'send',
           operationId: 'status_reply-status-text',
           summary: "Reply to a contact's status with text",
           description: REPLY,
@@ -100,6 +104,7 @@ export function statusRoutes(messages: MessagesService, mediaBodyLimit: number):
         bodyLimit: mediaBodyLimit,
         schema: {
           tags,
+          'x-zapgate-scope': 'send',
           operationId: 'status_reply-status-gif',
           summary: "Reply to a contact's status with a GIF",
           description: `${REPLY} The GIF is sent as send-gif sends it (an MP4 shown looping).`,
@@ -124,6 +129,7 @@ export function statusRoutes(messages: MessagesService, mediaBodyLimit: number):
         bodyLimit: mediaBodyLimit,
         schema: {
           tags,
+          'x-zapgate-scope': 'send',
           operationId: 'status_reply-status-sticker',
           summary: "Reply to a contact's status with a sticker",
           description: `${REPLY} The sticker is sent as send-sticker sends it.`,

@@ -53,6 +53,7 @@ export function webhookDeliveryRoutes(deliveries: WebhookDeliveriesService) {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'webhooks_deliveries-list',
           summary: 'List webhook deliveries, oldest first (paged)',
           description:
@@ -74,6 +75,7 @@ export function webhookDeliveryRoutes(deliveries: WebhookDeliveriesService) {
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'webhooks_deliveries-retry',
           summary: 'Replay a failed delivery',
           description:

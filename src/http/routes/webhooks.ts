@@ -51,6 +51,7 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
         {
           schema: {
             tags,
+            'x-zapgate-scope': 'manage',
             operationId: `webhooks_${path}`,
             summary: `Set the webhook URL for ${what}`,
             description: SET_URL_TEXT,
@@ -70,6 +71,7 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'webhooks_update-webhook-received-delivery',
           summary: 'Set one URL for received messages and sent-message reports (Z-API legacy)',
           description: `Z-API's legacy call: the received webhook with delivery notifications. The URL becomes both the received (ReceivedCallback) and the delivery (DeliveryCallback) webhook, as \`receivedAndDeliveryCallbackUrl\` does at on-demand creation; the other webhooks and \`notifySentByMe\` are unchanged. ${SET_URL_TEXT}`,
@@ -88,6 +90,7 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'webhooks_update-every-webhooks',
           summary: 'Set every webhook URL at once',
           description: `Every kind (received, message status, delivery, connected, disconnected, chat presence) goes to this one URL; \`notifySentByMe\` as in update-notify-sent-by-me. ${SET_URL_TEXT}`,
@@ -108,6 +111,7 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'webhooks_update-notify-sent-by-me',
           summary: 'Also deliver messages sent by this instance to the received webhook',
           description: '`true`: messages this number sends are reported on the received webhook too, with `fromMe: true`. Default `false`.',
@@ -126,6 +130,7 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'webhooks_list',
           summary: 'The configured webhook URLs',
           description: 'Kinds without a URL are not listed; their events are neither delivered nor kept.',
@@ -143,6 +148,7 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'webhooks_secret',
           summary: 'The Standard Webhooks secret (whsec_…) that signs deliveries',
           description: 'Verify each delivery with it: `webhook-signature` is `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed by the base64 part after `whsec_` (any Standard Webhooks library does this).',
@@ -160,6 +166,7 @@ export function webhookRoutes(webhooks: WebhooksService, instances: InstancesSer
       {
         schema: {
           tags,
+          'x-zapgate-scope': 'manage',
           operationId: 'webhooks_secret-rotate',
           summary: 'New signing secret; deliveries carry both signatures until the next rotation',
           description: 'Deploy the new secret to the receiver at leisure: every delivery is signed with both until the next rotation, so verification with either passes.',

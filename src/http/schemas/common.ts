@@ -82,7 +82,7 @@ export const SendResult = named(
 const ERROR_MEANINGS: Readonly<Record<number, string>> = {
   400: 'Invalid input: `message` names the field. Nothing changed.',
   401: '`Invalid Client-Token` or `Invalid instanceToken`.',
-  403: 'Forbidden: the instance limit is reached, a media link is wrong or expired, or a WhatsApp Business endpoint is called on a personal WhatsApp account (`WhatsApp Business account required`).',
+  403: 'Forbidden: an API key without the route\'s scope (`x-zapgate-scope`), outside its address ranges or its instances; the instance limit is reached, a media link is wrong or expired, or a WhatsApp Business endpoint is called on a personal WhatsApp account (`WhatsApp Business account required`).',
   404: '`Instance not found` (also for another account\'s instance), or the thing the path names does not exist.',
   409: '`Instance not connected` (pair it, or wait for it to reconnect), or the state does not allow it.',
   413: 'The body is larger than the limit (`ZAPGATE_BODY_LIMIT`, or `ZAPGATE_MEDIA_BODY_LIMIT` for media).',
@@ -97,7 +97,8 @@ const ERROR_MEANINGS: Readonly<Record<number, string>> = {
 /** Standard error responses for instance-scoped routes, for the OpenAPI document. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const s of [400, 401, 404, 429, ...statuses]) {
+  // 403: any route refuses an API key without its scope, outside its ranges or its instances.
+  for (const s of new Set([400, 401, 403, 404, 429, ...statuses])) {
     const meaning = ERROR_MEANINGS[s];
     out[s] = meaning ? Type.Ref('ErrorBody', { description: meaning }) : Type.Ref('ErrorBody');
   }
@@ -105,4 +106,4 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 }
 
 /** OpenAPI security of Z-API's partner routes: the account's token as Client-Token or as a bearer Partner-Token. */
-export const PARTNER_SECURITY: { [scheme: string]: string[] }[] = [{ ClientToken: [] }, { PartnerToken: [] }];
+export const PARTNER_SECURITY: { [scheme: string]: string[] }[] = [{ ClientToken: [] }, { PartnerToken: [] }, { ApiKey: [] }];

@@ -19,6 +19,7 @@ import { migration020ScheduledSends } from './020-scheduled-sends.js';
 import { migration021OptOuts } from './021-opt-outs.js';
 import { migration022Campaigns } from './022-campaigns.js';
 import { migration023EventSinks } from './023-event-sinks.js';
+import { migration024ApiKeysAudit } from './024-api-keys-audit.js';
 import type { Migration } from './migration.js';
 
 /** Append new migrations at the end; never reorder or edit a released one. */
@@ -43,4 +44,5 @@ export const migrations: readonly Migration[] = [
   migration021OptOuts,
   migration022Campaigns,
   migration023EventSinks,
+  migration024ApiKeysAudit,
 ];

@@ -9,19 +9,19 @@ import { sendResponses } from '../../schemas/messages.js';
 import { delayOnly, tags, type App, type SendRoutesOptions } from './send-helpers.js';
 
 export function messageActionRoutes(app: App, { messages }: SendRoutesOptions): void {
-  app.post('/send-reaction', { schema: { tags, operationId: 'messages_send-reaction', ...SendReaction, response: sendResponses } }, async (request) => {
+  app.post('/send-reaction', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-reaction', ...SendReaction, response: sendResponses } }, async (request) => {
     const b = request.body;
     return messages.send(instanceOf(request), delayOnly(b), { type: 'reaction', targetId: b.messageId, reaction: b.reaction });
   });
 
-  app.post('/send-remove-reaction', { schema: { tags, operationId: 'messages_send-remove-reaction', ...SendRemoveReaction, response: sendResponses } }, async (request) => {
+  app.post('/send-remove-reaction', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-remove-reaction', ...SendRemoveReaction, response: sendResponses } }, async (request) => {
     const b = request.body;
     return messages.send(instanceOf(request), delayOnly(b), { type: 'reaction', targetId: b.messageId, reaction: '' });
   });
 
   app.post(
     '/forward-message',
-    { schema: { tags, operationId: 'messages_forward-message', ...ForwardMessage, response: { ...sendResponses, ...errorResponses(409, 413, 415, 422) } } },
+    { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_forward-message', ...ForwardMessage, response: { ...sendResponses, ...errorResponses(409, 413, 415, 422) } } },
     async (request) => {
       const b = request.body;
       const instance = instanceOf(request);
@@ -35,6 +35,7 @@ export function messageActionRoutes(app: App, { messages }: SendRoutesOptions): 
     {
       schema: {
         tags,
+        'x-zapgate-scope': 'send',
         operationId: 'messages_read-message',
         ...ReadMessage,
         response: { 204: Type.Null({ description: 'Read receipt sent.' }), ...errorResponses(409, 415, 422, 504) },
@@ -46,7 +47,7 @@ export function messageActionRoutes(app: App, { messages }: SendRoutesOptions): 
     },
   );
 
-  app.post('/pin-message', { schema: { tags, operationId: 'messages_pin-message', ...PinMessage, response: sendResponses } }, async (request) => {
+  app.post('/pin-message', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_pin-message', ...PinMessage, response: sendResponses } }, async (request) => {
     const b = request.body;
     return messages.send(instanceOf(request), delayOnly(b), {
       type: 'pin',
@@ -61,6 +62,7 @@ export function messageActionRoutes(app: App, { messages }: SendRoutesOptions): 
     {
       schema: {
         tags,
+        'x-zapgate-scope': 'send',
         operationId: 'messages_send-call',
         summary: 'Place a call (Z-API; not available: 422)',
         description:
@@ -79,7 +81,7 @@ export function messageActionRoutes(app: App, { messages }: SendRoutesOptions): 
     async (request) => messages.sendCall(request.body.phone),
   );
 
-  app.delete('/messages', { schema: { tags, operationId: 'messages_delete', ...DeleteMessage, response: { 200: ValueTrue, ...errorResponses(409, 422, 504) } } }, async (request) => {
+  app.delete('/messages', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_delete', ...DeleteMessage, response: { 200: ValueTrue, ...errorResponses(409, 422, 504) } } }, async (request) => {
     const q = request.query;
     await messages.deleteMessage(instanceOf(request), q.phone, q.messageId, q.owner === 'true');
     return { value: true };

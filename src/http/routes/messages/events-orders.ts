@@ -23,7 +23,7 @@ const knownResponses = { ...sendResponses, ...errorResponses(422) };
 const orderResponses = { ...sendResponses, ...errorResponses(403) };
 
 export function eventOrderRoutes(app: App, { messages, catalog }: SendRoutesOptions): void {
-  app.post('/send-poll-vote', { schema: { tags, operationId: 'messages_send-poll-vote', ...SendPollVote, response: knownResponses } }, async (request) => {
+  app.post('/send-poll-vote', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-poll-vote', ...SendPollVote, response: knownResponses } }, async (request) => {
     const b = request.body;
     const options = b.pollVote.map((o) => o.name);
     assertUnique(options, 'pollVote', 'name');
@@ -32,13 +32,13 @@ export function eventOrderRoutes(app: App, { messages, catalog }: SendRoutesOpti
     return messages.send(instance, { ...delayOnly(b), phone }, { type: 'poll-vote', pollMessageId: b.pollMessageId, options });
   });
 
-  app.post('/send-event', { schema: { tags, operationId: 'messages_send-event', ...SendEvent, response: sendResponses } }, async (request) => {
+  app.post('/send-event', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-event', ...SendEvent, response: sendResponses } }, async (request) => {
     const b = request.body;
     groupOnly(b.phone);
     return messages.send(instanceOf(request), delayOnly(b), { type: 'event', event: eventOf(b.event) });
   });
 
-  app.post('/send-edit-event', { schema: { tags, operationId: 'messages_send-edit-event', ...SendEditEvent, response: knownResponses } }, async (request) => {
+  app.post('/send-edit-event', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-edit-event', ...SendEditEvent, response: knownResponses } }, async (request) => {
     const b = request.body;
     groupOnly(b.phone);
     const event = eventOf(b.event);
@@ -47,7 +47,7 @@ export function eventOrderRoutes(app: App, { messages, catalog }: SendRoutesOpti
     return messages.send(instance, { ...delayOnly(b), phone }, { type: 'event-edit', eventMessageId: b.eventMessageId, event });
   });
 
-  app.post('/send-event-response', { schema: { tags, operationId: 'messages_send-event-response', ...SendEventResponse, response: knownResponses } }, async (request) => {
+  app.post('/send-event-response', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-event-response', ...SendEventResponse, response: knownResponses } }, async (request) => {
     const b = request.body;
     groupOnly(b.phone);
     const instance = instanceOf(request);
@@ -55,7 +55,7 @@ export function eventOrderRoutes(app: App, { messages, catalog }: SendRoutesOpti
     return messages.send(instance, { ...delayOnly(b), phone }, { type: 'event-response', eventMessageId: b.eventMessageId, response: b.eventResponse });
   });
 
-  app.post('/send-order', { schema: { tags, operationId: 'messages_send-order', ...SendOrder, response: orderResponses } }, async (request) => {
+  app.post('/send-order', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-order', ...SendOrder, response: orderResponses } }, async (request) => {
     const b = request.body;
     const pay = b.paymentSettings;
     return catalog.sendOrder(instanceOf(request), delayOnly(b), {
@@ -71,7 +71,7 @@ export function eventOrderRoutes(app: App, { messages, catalog }: SendRoutesOpti
     ['/order-status-update', 'status', OrderStatusUpdate],
     ['/order-payment-update', 'payment', OrderPaymentUpdate],
   ] as const) {
-    app.post(path, { schema: { tags, operationId: `messages_${path.slice(1)}`, ...schema, response: orderResponses } }, async (request) => {
+    app.post(path, { schema: { tags, 'x-zapgate-scope': 'send', operationId: `messages_${path.slice(1)}`, ...schema, response: orderResponses } }, async (request) => {
       const b = request.body;
       return catalog.sendOrder(instanceOf(request), delayOnly(b), {
         type: 'order-update',

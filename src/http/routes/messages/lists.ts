@@ -13,7 +13,7 @@ const MAX_REPLIES = 12;
 export function listSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoutesOptions): void {
   const bodyLimit = mediaBodyLimit;
 
-  app.post('/send-option-list', { schema: { tags, operationId: 'messages_send-option-list', ...SendOptionList, response: sendResponses } }, async (request) => {
+  app.post('/send-option-list', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-option-list', ...SendOptionList, response: sendResponses } }, async (request) => {
     const b = request.body;
     const options = b.optionList.options.map((o, i) => ({ id: o.id ?? String(i + 1), title: o.title, description: o.description ?? '' }));
     assertUnique(options.map((o) => o.id), 'optionList.options', 'id');
@@ -27,7 +27,7 @@ export function listSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     });
   });
 
-  app.post('/send-button-list', { bodyLimit, schema: { tags, operationId: 'messages_send-button-list', ...SendButtonList, response: sendResponses } }, async (request) => {
+  app.post('/send-button-list', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-button-list', ...SendButtonList, response: sendResponses } }, async (request) => {
     const b = request.body;
     const buttons = b.buttonList.buttons.map((x, i) => ({ id: x.id ?? String(i + 1), label: x.label }));
     assertUnique(buttons.map((x) => x.id), 'buttonList.buttons', 'id');
@@ -38,7 +38,7 @@ export function listSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     return messages.send(instanceOf(request), common(b), content);
   });
 
-  app.post('/send-poll', { schema: { tags, operationId: 'messages_send-poll', ...SendPoll, response: sendResponses } }, async (request) => {
+  app.post('/send-poll', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-poll', ...SendPoll, response: sendResponses } }, async (request) => {
     const b = request.body;
     const options = b.poll.map((o) => o.name);
     assertUnique(options, 'poll', 'name');
@@ -47,7 +47,7 @@ export function listSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     return messages.send(instanceOf(request), common(b), { type: 'poll', message: b.message, options, maxOptions: max });
   });
 
-  app.post('/send-button-actions', { bodyLimit, schema: { tags, operationId: 'messages_send-button-actions', ...SendButtonActions, response: sendResponses } }, async (request) => {
+  app.post('/send-button-actions', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-button-actions', ...SendButtonActions, response: sendResponses } }, async (request) => {
     const b = request.body;
     const buttons = actionButtons(b.buttonActions, 'buttonActions');
     assertUnique(buttons.filter((x) => x.type === 'REPLY').map((x) => x.id), 'buttonActions', 'REPLY id');
@@ -58,19 +58,19 @@ export function listSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     return messages.send(instanceOf(request), common(b), content);
   });
 
-  app.post('/send-button-otp', { bodyLimit, schema: { tags, operationId: 'messages_send-button-otp', ...SendButtonOtp, response: sendResponses } }, async (request) => {
+  app.post('/send-button-otp', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-button-otp', ...SendButtonOtp, response: sendResponses } }, async (request) => {
     const b = request.body;
     const content: OutgoingContent = { type: 'button-otp', message: b.message, code: b.code, buttonText: b.buttonText ?? 'Copy code' };
     if (b.image) content.image = checkMediaRef(b.image, 'image');
     return messages.send(instanceOf(request), common(b), content);
   });
 
-  app.post('/send-button-pix', { schema: { tags, operationId: 'messages_send-button-pix', ...SendButtonPix, response: sendResponses } }, async (request) => {
+  app.post('/send-button-pix', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-button-pix', ...SendButtonPix, response: sendResponses } }, async (request) => {
     const b = request.body;
     return messages.send(instanceOf(request), common(b), { type: 'button-pix', pixKey: b.pixKey, keyType: b.type, merchantName: b.merchantName ?? 'Pix' });
   });
 
-  app.post('/send-carousel', { bodyLimit, schema: { tags, operationId: 'messages_send-carousel', ...SendCarousel, response: sendResponses } }, async (request) => {
+  app.post('/send-carousel', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-carousel', ...SendCarousel, response: sendResponses } }, async (request) => {
     const b = request.body;
     const cards = b.carousel.map((card, i) => ({
       text: card.text,

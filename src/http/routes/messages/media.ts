@@ -11,7 +11,7 @@ import { checkMediaRef, common, tags, type App, type SendRoutesOptions } from '.
 export function mediaSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoutesOptions): void {
   const bodyLimit = mediaBodyLimit;
 
-  app.post('/send-image', { bodyLimit, schema: { tags, operationId: 'messages_send-image', ...SendImage, response: sendResponses } }, async (request) => {
+  app.post('/send-image', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-image', ...SendImage, response: sendResponses } }, async (request) => {
     const b = request.body;
     const content: OutgoingContent = { type: 'image', image: checkMediaRef(b.image, 'image') };
     if (b.caption !== undefined) content.caption = b.caption;
@@ -19,11 +19,11 @@ export function mediaSendRoutes(app: App, { messages, mediaBodyLimit }: SendRout
     return messages.send(instanceOf(request), common(b), content);
   });
 
-  app.post('/send-sticker', { bodyLimit, schema: { tags, operationId: 'messages_send-sticker', ...SendSticker, response: sendResponses } }, async (request) =>
+  app.post('/send-sticker', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-sticker', ...SendSticker, response: sendResponses } }, async (request) =>
     messages.send(instanceOf(request), common(request.body), { type: 'sticker', sticker: checkMediaRef(request.body.sticker, 'sticker') }),
   );
 
-  app.post('/send-audio', { bodyLimit, schema: { tags, operationId: 'messages_send-audio', ...SendAudio, response: sendResponses } }, async (request) => {
+  app.post('/send-audio', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-audio', ...SendAudio, response: sendResponses } }, async (request) => {
     const b = request.body;
     const content: OutgoingContent = { type: 'audio', audio: checkMediaRef(b.audio, 'audio') };
     if (b.viewOnce !== undefined) content.viewOnce = b.viewOnce;
@@ -31,7 +31,7 @@ export function mediaSendRoutes(app: App, { messages, mediaBodyLimit }: SendRout
     return messages.send(instanceOf(request), common(b), content);
   });
 
-  app.post('/send-video', { bodyLimit, schema: { tags, operationId: 'messages_send-video', ...SendVideo, response: sendResponses } }, async (request) => {
+  app.post('/send-video', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-video', ...SendVideo, response: sendResponses } }, async (request) => {
     const b = request.body;
     const content: OutgoingContent = { type: 'video', video: checkMediaRef(b.video, 'video') };
     if (b.caption !== undefined) content.caption = b.caption;
@@ -39,21 +39,21 @@ export function mediaSendRoutes(app: App, { messages, mediaBodyLimit }: SendRout
     return messages.send(instanceOf(request), common(b), content);
   });
 
-  app.post('/send-ptv', { bodyLimit, schema: { tags, operationId: 'messages_send-ptv', ...SendPtv, response: sendResponses } }, async (request) => {
+  app.post('/send-ptv', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-ptv', ...SendPtv, response: sendResponses } }, async (request) => {
     const b = request.body;
     const ref = b.video ?? b.ptv;
     if (ref === undefined) throw errors.invalidInput('video: required');
     return messages.send(instanceOf(request), common(b), { type: 'ptv', video: checkMediaRef(ref, b.video ? 'video' : 'ptv') });
   });
 
-  app.post('/send-gif', { bodyLimit, schema: { tags, operationId: 'messages_send-gif', ...SendGif, response: sendResponses } }, async (request) => {
+  app.post('/send-gif', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-gif', ...SendGif, response: sendResponses } }, async (request) => {
     const b = request.body;
     const content: OutgoingContent = { type: 'gif', gif: checkMediaRef(b.gif, 'gif') };
     if (b.caption !== undefined) content.caption = b.caption;
     return messages.send(instanceOf(request), common(b), content);
   });
 
-  app.post('/send-document/:extension', { bodyLimit, schema: { tags, operationId: 'messages_send-document', ...SendDocument, response: sendResponses } }, async (request) => {
+  app.post('/send-document/:extension', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-document', ...SendDocument, response: sendResponses } }, async (request) => {
     const b = request.body;
     const extension = request.params.extension.toLowerCase();
     const content: OutgoingContent = { type: 'document', document: checkMediaRef(b.document, 'document'), extension };

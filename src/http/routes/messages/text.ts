@@ -7,14 +7,14 @@ import { SendContact, SendContacts, SendLink, SendLocation, SendText, sendRespon
 import { checkMediaRef, checkUrl, common, tags, type App, type SendRoutesOptions } from './send-helpers.js';
 
 export function textSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoutesOptions): void {
-  app.post('/send-text', { schema: { tags, operationId: 'messages_send-text', ...SendText, response: sendResponses } }, async (request) => {
+  app.post('/send-text', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-text', ...SendText, response: sendResponses } }, async (request) => {
     const b = request.body;
     const content: OutgoingContent = { type: 'text', message: b.message };
     if (b.editMessageId) content.editMessageId = b.editMessageId;
     return messages.send(instanceOf(request), common(b), content);
   });
 
-  app.post('/send-location', { schema: { tags, operationId: 'messages_send-location', ...SendLocation, response: sendResponses } }, async (request) => {
+  app.post('/send-location', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-location', ...SendLocation, response: sendResponses } }, async (request) => {
     const b = request.body;
     const content: OutgoingContent = {
       type: 'location',
@@ -26,7 +26,7 @@ export function textSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     return messages.send(instanceOf(request), common(b), content);
   });
 
-  app.post('/send-link', { bodyLimit: mediaBodyLimit, schema: { tags, operationId: 'messages_send-link', ...SendLink, response: sendResponses } }, async (request) => {
+  app.post('/send-link', { bodyLimit: mediaBodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-link', ...SendLink, response: sendResponses } }, async (request) => {
     const b = request.body;
     const linkUrl = checkUrl(b.linkUrl, 'linkUrl');
     const content: OutgoingContent = {
@@ -41,14 +41,14 @@ export function textSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     return messages.send(instanceOf(request), common(b), content);
   });
 
-  app.post('/send-contact', { schema: { tags, operationId: 'messages_send-contact', ...SendContact, response: sendResponses } }, async (request) => {
+  app.post('/send-contact', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-contact', ...SendContact, response: sendResponses } }, async (request) => {
     const b = request.body;
     const contact: SharedContact = { name: b.contactName, phones: [parsePhone(b.contactPhone, 'contactPhone')] };
     if (b.contactBusinessDescription) contact.businessDescription = b.contactBusinessDescription;
     return messages.send(instanceOf(request), common(b), { type: 'contacts', contacts: [contact] });
   });
 
-  app.post('/send-contacts', { schema: { tags, operationId: 'messages_send-contacts', ...SendContacts, response: sendResponses } }, async (request) => {
+  app.post('/send-contacts', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-contacts', ...SendContacts, response: sendResponses } }, async (request) => {
     const b = request.body;
     const contacts = b.contacts.map((x, i) => {
       const c: SharedContact = { name: x.name, phones: x.phones.map((p, j) => parsePhone(p, `contacts[${i}].phones[${j}]`)) };
