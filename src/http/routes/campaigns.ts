@@ -14,7 +14,7 @@ export function campaignRoutes(campaigns: CampaignsService): FastifyPluginAsyncT
       {
         schema: {
           tags,
-          operationId: 'campaigns_create',
+          operationId: 'campaigns_create', 'x-zapgate-scope': 'send',
           summary: 'Create a campaign (a draft: POST …/start runs it)',
           description:
             'One text to many recipients, `{{var}}` filled per recipient, from one or more of the account\'s instances (each recipient always served by the same one). Recipients as JSON or as CSV with a header row (`phone` and the variables); a number listed twice gets one message. It runs inside `startAt`–`endAt`, outside `quietHours` in `timeZone`, at most `dailyCap` messages per number per local day, one message of the campaign waiting per number at a time (the lane\'s pacing and the anti-ban strategy apply), and never to an opted-out number (skipped).',
@@ -27,7 +27,7 @@ export function campaignRoutes(campaigns: CampaignsService): FastifyPluginAsyncT
 
     app.get(
       '/campaigns',
-      { schema: { tags, operationId: 'campaigns_list', summary: "The account's campaigns", description: 'Every campaign with its state and progress, oldest first.', response: { 200: CampaignList, ...errorResponses() } } },
+      { schema: { tags, operationId: 'campaigns_list', 'x-zapgate-scope': 'read', summary: "The account's campaigns", description: 'Every campaign with its state and progress, oldest first.', response: { 200: CampaignList, ...errorResponses() } } },
       async (request) => campaigns.list(accountOf(request).id),
     );
 
@@ -36,7 +36,7 @@ export function campaignRoutes(campaigns: CampaignsService): FastifyPluginAsyncT
       {
         schema: {
           tags,
-          operationId: 'campaigns_get',
+          operationId: 'campaigns_get', 'x-zapgate-scope': 'read',
           summary: 'A campaign and its progress',
           description: '`progress` counts recipients: pending, queued, sent (delivered and read included), delivered (read included), read, failed, skipped (opted out), cancelled.',
           params: CampaignIdParams,
@@ -51,7 +51,7 @@ export function campaignRoutes(campaigns: CampaignsService): FastifyPluginAsyncT
       {
         schema: {
           tags,
-          operationId: 'campaigns_recipients',
+          operationId: 'campaigns_recipients', 'x-zapgate-scope': 'read',
           summary: "Each recipient's outcome (paged)",
           description: 'By position in the list; `pageSize` 1–1000 (default 100), `after` the previous page\'s `next`.',
           params: CampaignIdParams,
@@ -66,7 +66,7 @@ export function campaignRoutes(campaigns: CampaignsService): FastifyPluginAsyncT
       app.post(
         `/campaigns/:campaignId/${verb}`,
         {
-          schema: { tags, operationId: `campaigns_${verb}`, summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} a campaign`, description: text, params: CampaignIdParams, response: { 200: Campaign, ...errorResponses(409) } },
+          schema: { tags, operationId: `campaigns_${verb}`, 'x-zapgate-scope': 'send', summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} a campaign`, description: text, params: CampaignIdParams, response: { 200: Campaign, ...errorResponses(409) } },
         },
         async (request) => campaigns[verb](accountOf(request).id, request.params.campaignId),
       );

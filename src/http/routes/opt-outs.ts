@@ -18,7 +18,7 @@ export function optOutRoutes(optOuts: OptOutsService): FastifyPluginAsyncTypebox
       {
         schema: {
           tags,
-          operationId: 'opt-outs_list',
+          operationId: 'opt-outs_list', 'x-zapgate-scope': 'read',
           summary: "List the account's opted-out numbers (paged)",
           description:
             'Numbers that replied an opt-out keyword to any of the account\'s instances, or were added here. Scheduled sends and campaigns skip them (a DeliveryCallback with `errorCode: "OPTED_OUT"`); direct sends too when the settings are strict. `pageSize` 1–1000 (default 100); `after`: the `next` of the previous page.',
@@ -37,7 +37,7 @@ export function optOutRoutes(optOuts: OptOutsService): FastifyPluginAsyncTypebox
       {
         schema: {
           tags,
-          operationId: 'opt-outs_add',
+          operationId: 'opt-outs_add', 'x-zapgate-scope': 'manage',
           summary: 'Add numbers to the opt-out list',
           description: 'Numbers with country code (as `phone` in the sends). No confirmation is sent to them. Answers how many were new.',
           body: OptOutAdd,
@@ -52,7 +52,7 @@ export function optOutRoutes(optOuts: OptOutsService): FastifyPluginAsyncTypebox
       {
         schema: {
           tags,
-          operationId: 'opt-outs_remove',
+          operationId: 'opt-outs_remove', 'x-zapgate-scope': 'manage',
           summary: 'Take a number off the opt-out list',
           description: 'The number may be messaged by scheduled sends and campaigns again (it opted back in). 404 when it is not on the list. Replying a keyword again opts it out again, with the confirmation.',
           params: Type.Object({ phone: Type.String({ minLength: 1, maxLength: 32, examples: ['5511999999999'] }) }),
@@ -70,7 +70,7 @@ export function optOutRoutes(optOuts: OptOutsService): FastifyPluginAsyncTypebox
       {
         schema: {
           tags,
-          operationId: 'opt-outs_export',
+          operationId: 'opt-outs_export', 'x-zapgate-scope': 'read',
           summary: 'Export the opt-out list as CSV',
           description: 'The whole list, by phone, as `text/csv` with a header row (`phone,source,instanceId,keyword,created`); a cell that a spreadsheet would read as a formula is prefixed with `\'`.',
           produces: ['text/csv'],
@@ -89,7 +89,7 @@ export function optOutRoutes(optOuts: OptOutsService): FastifyPluginAsyncTypebox
       {
         schema: {
           tags,
-          operationId: 'opt-outs_settings',
+          operationId: 'opt-outs_settings', 'x-zapgate-scope': 'read',
           summary: "The account's opt-out settings",
           description: 'The keywords (defaults in Portuguese, Spanish and English until the account sets its own), the confirmation sent once to a number that opts out, and strict mode.',
           response: { 200: OptOutSettingsModel, ...accountErrors() },
@@ -103,7 +103,7 @@ export function optOutRoutes(optOuts: OptOutsService): FastifyPluginAsyncTypebox
       {
         schema: {
           tags,
-          operationId: 'opt-outs_update-settings',
+          operationId: 'opt-outs_update-settings', 'x-zapgate-scope': 'manage',
           summary: "Change the account's opt-out settings",
           description:
             'Each field is optional. A received 1:1 text opts its sender out when the whole message, ignoring case, accents, spaces and punctuation, is one of `keywords`; the sender then gets `confirmation` once. `strict: true` also refuses direct sends to opted-out numbers (403 `RECIPIENT_OPTED_OUT`).',

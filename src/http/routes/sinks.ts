@@ -56,7 +56,7 @@ export function instanceSinkRoutes(sinks: SinksService): FastifyPluginAsyncTypeb
         {
           schema: {
             tags,
-            operationId: `sinks_instance-update-${kind}`,
+            operationId: `sinks_instance-update-${kind}`, 'x-zapgate-scope': 'manage',
             summary: `Publish this instance's events to ${kind === 'rabbitmq' ? 'RabbitMQ' : 'NATS JetStream'}`,
             description: WHAT[kind] + COMMON + ' This setting overrides the account\'s and the environment\'s for this instance.',
             body: SinkBody(kind),
@@ -72,7 +72,7 @@ export function instanceSinkRoutes(sinks: SinksService): FastifyPluginAsyncTypeb
     app.get(
       '/sinks',
       {
-        schema: { tags, operationId: 'sinks_instance-list', summary: "The broker sinks this instance's events go to", description: 'Resolved: the instance\'s own setting, else its account\'s, else the environment\'s.', response: { 200: SinkList, ...errorResponses() } },
+        schema: { tags, operationId: 'sinks_instance-list', 'x-zapgate-scope': 'manage', summary: "The broker sinks this instance's events go to", description: 'Resolved: the instance\'s own setting, else its account\'s, else the environment\'s.', response: { 200: SinkList, ...errorResponses() } },
       },
       async (request) => sinks.forInstance(instanceOf(request)),
     );
@@ -88,7 +88,7 @@ export function accountSinkRoutes(sinks: SinksService): FastifyPluginAsyncTypebo
         {
           schema: {
             tags,
-            operationId: `sinks_account-update-${kind}`,
+            operationId: `sinks_account-update-${kind}`, 'x-zapgate-scope': 'manage',
             summary: `Publish the events of every instance of the account to ${kind === 'rabbitmq' ? 'RabbitMQ' : 'NATS JetStream'}`,
             description: WHAT[kind] + COMMON + ' This is the account\'s default: an instance\'s own setting overrides it.',
             body: SinkBody(kind),
@@ -104,7 +104,7 @@ export function accountSinkRoutes(sinks: SinksService): FastifyPluginAsyncTypebo
     app.get(
       '/sinks',
       {
-        schema: { tags, operationId: 'sinks_account-list', summary: "The account's default broker sinks", description: 'The account\'s own setting, else the environment\'s.', response: { 200: SinkList, ...errorResponses() } },
+        schema: { tags, operationId: 'sinks_account-list', 'x-zapgate-scope': 'manage', summary: "The account's default broker sinks", description: 'The account\'s own setting, else the environment\'s.', response: { 200: SinkList, ...errorResponses() } },
       },
       async (request) => sinks.forAccount(accountOf(request).id),
     );
