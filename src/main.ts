@@ -27,7 +27,7 @@ import { instanceHandover } from './cluster/handover.js';
 import { clusterRouting } from './cluster/routing.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { DirectoryMediaStore } from './media/store.js';
+import { createMediaStore } from './media/select.js';
 import { MediaUrlSigner } from './media/signed-urls.js';
 import { MediaSweeper } from './media/sweeper.js';
 import { OutgoingMediaStore } from './media/outgoing-store.js';
@@ -137,8 +137,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   });
   const outbox = events.outbox;
 
-  // Received media: files under the data dir, links signed with a key every node shares (in the store).
-  const mediaFiles = new DirectoryMediaStore(join(config.dataDir, 'media'));
+  // Received media: files under the data dir, or in a bucket or the database every node shares
+  // (media/select.ts); links signed with a key every node shares (in the store), served by any node.
+  const mediaFiles = createMediaStore(config.mediaStore, config.dataDir, database.db);
   const mediaKey = Buffer.from(await store.secrets.getOrCreate('media-url-key', () => randomBytes(32).toString('base64'), clock.now()), 'base64');
   let listenUrl = `http://127.0.0.1:${config.port}`;
   const signer = new MediaUrlSigner(mediaKey, () => config.publicUrl ?? listenUrl);
@@ -250,6 +251,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await guard.close();
       await routing?.close();
       await cluster?.database.close();
+      mediaFiles.close?.();
       await database.close();
       await ownerLock.release();
     },

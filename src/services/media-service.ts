@@ -1,7 +1,7 @@
 // Serves received media at its signed link: the signature and expiry are checked first (a wrong or
 // stale link never reaches the file), then the file is streamed from the media store — fetched from
 // the network first when its download has not finished or failed before.
-import type { ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { MediaUrlSigner } from '../media/signed-urls.js';
@@ -15,7 +15,7 @@ export interface MediaFetcher {
 }
 
 interface MediaFile {
-  stream: ReadStream;
+  stream: Readable;
   size: number;
   mimetype: string;
   fileName: string | null;

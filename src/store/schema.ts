@@ -81,6 +81,20 @@ interface InstancesTable {
 export type ClusterNodeState = 'up' | 'leaving';
 
 /** 019 (PostgreSQL only): outgoing media shared by the nodes of a cluster. */
+/** Received media in PostgreSQL (migration 020, media/database-store.ts): a file, then its chunks. */
+interface MediaBlobsTable {
+  sha256: string;
+  size: number;
+  chunks: number;
+  stored_at: number;
+}
+
+interface MediaBlobChunksTable {
+  sha256: string;
+  seq: number;
+  bytes: Buffer;
+}
+
 interface OutgoingMediaBlobsTable {
   sha256: string;
   bytes: Buffer;
@@ -396,6 +410,8 @@ export interface DB {
   label_chats: LabelChatsTable;
   cluster_nodes: ClusterNodesTable;
   outgoing_media_blobs: OutgoingMediaBlobsTable;
+  media_blobs: MediaBlobsTable;
+  media_blob_chunks: MediaBlobChunksTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
