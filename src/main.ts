@@ -24,7 +24,7 @@ import type { OutboxTuning } from './outbox/index.js';
 import type { EventSink } from './events/types.js';
 import { closeAndExit, openClusterMember, type ClusterMember } from './cluster/member.js';
 import { instanceHandover } from './cluster/handover.js';
-import { clusterRouting } from './cluster/routing.js';
+import { clusterRouting, type ClusterRouting } from './cluster/routing.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createMediaStore } from './media/select.js';
@@ -61,6 +61,8 @@ export interface GatewayOverrides {
   phoneCheckJobs?: Partial<PhoneCheckJobSettings>;
   /** Event stream settings (tests use a short heartbeat). */
   eventStream?: Partial<EventStreamSettings>;
+  /** Replaces the cluster's request routing (HTTP tests place instances where they want, no cluster needed). */
+  clusterRouting?: ClusterRouting;
 }
 
 export interface Gateway {
@@ -170,7 +172,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       })
     : null;
 
-  const routing = cluster && config.cluster ? clusterRouting(cluster.node, config.cluster.secret, cluster.metrics, 2 * config.commandTimeoutMs + 10_000) : null;
+  const routing: (ClusterRouting & { close?(): Promise<void> }) | null = overrides.clusterRouting ?? (cluster && config.cluster ? clusterRouting(cluster.node, config.cluster.secret, cluster.metrics, 2 * config.commandTimeoutMs + 10_000) : null);
   if (engine) metrics.countSessionsWith(() => engine.sessionCounts());
   // Read at each scrape: what waits to be sent, and what waits to be delivered to webhooks.
   metrics.measureQueueWith(() => store.messages.countAllWaiting());
@@ -249,7 +251,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await outgoingSweeper.stop();
       await outbox.close();
       await guard.close();
-      await routing?.close();
+      await routing?.close?.();
       await cluster?.database.close();
       mediaFiles.close?.();
       await database.close();
