@@ -23,6 +23,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   disk_full: 507,
   not_business: 403,
   no_owner: 503,
+  key_reused: 422,
 };
 
 export interface ErrorBody {

@@ -1,12 +1,15 @@
 // Retention of the receive side: received media files whose retention ended are deleted (the row,
 // then the bytes once no other row references them), files no row references (a crash between the
 // download and its row) are removed, and reported message ids older than the network could ever
-// redeliver are forgotten. Runs on the (scaled) clock in small batches.
+// redeliver are forgotten, and so are sends' Idempotency-Keys past their 24 hours. Runs on the
+// (scaled) clock in small batches.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { DeliveriesRepo } from '../store/deliveries-repo.js';
 import type { MediaRepo } from '../store/media-repo.js';
+import type { MessagesRepo } from '../store/messages-repo.js';
+import { IDEMPOTENCY_KEY_MS } from '../store/messages-enqueue.js';
 import type { MediaStore } from './store.js';
 
 /** Protocol ms between sweeps. */
@@ -20,7 +23,7 @@ export class MediaSweeper {
   private running: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly store: { media: Pick<MediaRepo, 'expired' | 'remove' | 'referenced' | 'addresses'>; deliveries: Pick<DeliveriesRepo, 'pruneOnceKeys'> },
+    private readonly store: { media: Pick<MediaRepo, 'expired' | 'remove' | 'referenced' | 'addresses'>; deliveries: Pick<DeliveriesRepo, 'pruneOnceKeys'>; messages: Pick<MessagesRepo, 'pruneIdempotencyKeys'> },
     private readonly files: MediaStore,
     private readonly clock: Clock,
     private readonly log: Logger,
@@ -76,6 +79,7 @@ export class MediaSweeper {
     let ids = 0;
     const before = this.clock.now() - this.clock.scale(ONCE_KEY_KEEP_MS);
     for (let n = BATCH; n === BATCH; ids += n) n = await this.store.deliveries.pruneOnceKeys(before, BATCH);
+    await this.store.messages.pruneIdempotencyKeys(this.clock.now() - this.clock.scale(IDEMPOTENCY_KEY_MS));
     return { files, ids };
   }
 

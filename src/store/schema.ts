@@ -81,6 +81,16 @@ interface InstancesTable {
 export type ClusterNodeState = 'up' | 'leaving';
 
 /** 019 (PostgreSQL only): outgoing media shared by the nodes of a cluster. */
+/** `Idempotency-Key` of sends (migration 021): the message a key names, for 24 hours. */
+interface SendIdempotencyKeysTable {
+  instance_id: string;
+  key: string;
+  request_hash: string;
+  zaap_id: string;
+  message_id: string;
+  created_at: number;
+}
+
 /** Received media in PostgreSQL (migration 020, media/database-store.ts): a file, then its chunks. */
 interface MediaBlobsTable {
   sha256: string;
@@ -412,6 +422,7 @@ export interface DB {
   outgoing_media_blobs: OutgoingMediaBlobsTable;
   media_blobs: MediaBlobsTable;
   media_blob_chunks: MediaBlobChunksTable;
+  send_idempotency_keys: SendIdempotencyKeysTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -16,6 +16,7 @@ import { migration014Labels } from './014-labels.js';
 import { migration018Cluster } from './018-cluster.js';
 import { migration019SharedOutgoingMedia } from './019-shared-outgoing-media.js';
 import { migration020SharedMedia } from './020-shared-media.js';
+import { migration021SendIdempotency } from './021-send-idempotency.js';
 import type { Migration } from './migration.js';
 
 /** Append new migrations at the end; never reorder or edit a released one. */
@@ -37,4 +38,5 @@ export const migrations: readonly Migration[] = [
   migration018Cluster,
   migration019SharedOutgoingMedia,
   migration020SharedMedia,
+  migration021SendIdempotency,
 ];

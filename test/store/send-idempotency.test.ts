@@ -1,0 +1,40 @@
+// Idempotency-Key at the store (store/messages-enqueue.ts, migration 021): the key is written in the
+// message's own transaction, so requests racing with one key queue one message and all answer its
+// ids; a different request under the key is refused; a key past its 24 hours names nothing.
+import assert from 'node:assert/strict';
+import { messageRow, seedInstance, storeTest } from '../helpers/store-fixtures.js';
+
+const DAY = 24 * 60 * 60_000;
+
+storeTest('idempotency: racing requests with one key queue one message and answer its ids', async (store) => {
+  const { instanceId } = await seedInstance(store);
+  const rows = [1, 2, 3, 4].map(() => messageRow(instanceId, { created_at: 10 * DAY }));
+  const idempotency = { key: 'order-42', hash: 'h1', notBefore: 9 * DAY };
+  const outcomes = await Promise.all(rows.map((row, i) => store.messages.enqueue({ row, cap: i % 2 ? 0 : 100, idempotency })));
+  assert.equal(outcomes.filter((o) => o.ok).length, 1, JSON.stringify(outcomes));
+  const first = rows[outcomes.findIndex((o) => o.ok)]!;
+  for (const o of outcomes.filter((x) => !x.ok)) assert.deepEqual(o, { ok: false, reason: 'replayed', zaapId: first.zaap_id, messageId: first.message_id });
+  assert.equal(await store.messages.countWaiting(instanceId), 1);
+  // Later, the same again: still the first message.
+  assert.deepEqual(await store.messages.enqueue({ row: messageRow(instanceId, { created_at: 10 * DAY + 1 }), cap: 0, idempotency }), { ok: false, reason: 'replayed', zaapId: first.zaap_id, messageId: first.message_id });
+  // Another request under the key: refused, nothing queued.
+  assert.deepEqual(await store.messages.enqueue({ row: messageRow(instanceId), cap: 0, idempotency: { ...idempotency, hash: 'h2' } }), { ok: false, reason: 'key_reused' });
+  assert.equal(await store.messages.countWaiting(instanceId), 1);
+});
+
+storeTest('idempotency: keys are per instance, forgotten after 24 hours, and a refused enqueue records none', async (store) => {
+  const a = await seedInstance(store);
+  const b = await seedInstance(store);
+  const idempotency = { key: 'k', hash: 'h', notBefore: 0 };
+  assert.equal((await store.messages.enqueue({ row: messageRow(a.instanceId, { created_at: DAY }), cap: 0, idempotency })).ok, true);
+  assert.equal((await store.messages.enqueue({ row: messageRow(b.instanceId, { created_at: DAY }), cap: 0, idempotency })).ok, true, 'another instance, the same key: its own message');
+  // A day and more later the key names nothing: a new message.
+  assert.equal((await store.messages.enqueue({ row: messageRow(a.instanceId, { created_at: 2 * DAY + 1 }), cap: 0, idempotency: { ...idempotency, notBefore: DAY + 1 } })).ok, true);
+  assert.equal(await store.messages.countWaiting(a.instanceId), 2);
+  // A full queue refuses the message and keeps no key: the retry, once there is room, queues it.
+  const full = { key: 'full', hash: 'h', notBefore: 0 };
+  assert.deepEqual(await store.messages.enqueue({ row: messageRow(a.instanceId), cap: 2, idempotency: full }), { ok: false, reason: 'queue_full' });
+  assert.equal((await store.messages.enqueue({ row: messageRow(a.instanceId), cap: 3, idempotency: full })).ok, true);
+  // The sweep forgets old keys.
+  assert.equal(await store.messages.pruneIdempotencyKeys(DAY + 1), 1, 'the key of day one that no send replaced');
+});
