@@ -1,7 +1,13 @@
 // Idempotency-Key at the store (store/messages-enqueue.ts, migration 021): the key is written in the
 // message's own transaction, so requests racing with one key queue one message and all answer its
 // ids; a different request under the key is refused; a key past its 24 hours names nothing.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { openDatabase } from '../../src/store/database.js';
+import { createStore } from '../../src/store/index.js';
+import { PG_URL } from '../helpers/databases.js';
 import { messageRow, seedInstance, storeTest } from '../helpers/store-fixtures.js';
 
 const DAY = 24 * 60 * 60_000;
@@ -37,4 +43,25 @@ storeTest('idempotency: keys are per instance, forgotten after 24 hours, and a r
   assert.equal((await store.messages.enqueue({ row: messageRow(a.instanceId), cap: 3, idempotency: full })).ok, true);
   // The sweep forgets old keys.
   assert.equal(await store.messages.pruneIdempotencyKeys(DAY + 1), 1, 'the key of day one that no send replaced');
+});
+
+test('postgres: two nodes (two connection pools) racing with one key: one message, every answer names it', async () => {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const one = await openDatabase({ dataDir: '', databaseUrl: PG_URL, pgSchema: schema });
+  const two = await openDatabase({ dataDir: '', databaseUrl: PG_URL, pgSchema: schema });
+  try {
+    const [a, b] = [createStore(one), createStore(two)];
+    const { instanceId } = await seedInstance(a);
+    const idempotency = { key: 'race', hash: 'h', notBefore: 0 };
+    const rows = Array.from({ length: 6 }, () => messageRow(instanceId));
+    const outcomes = await Promise.all(rows.map((row, i) => (i % 2 ? a : b).messages.enqueue({ row, cap: 0, idempotency })));
+    const winner = outcomes.findIndex((o) => o.ok);
+    assert.equal(outcomes.filter((o) => o.ok).length, 1, JSON.stringify(outcomes));
+    for (const o of outcomes.filter((x) => !x.ok)) assert.deepEqual(o, { ok: false, reason: 'replayed', zaapId: rows[winner]!.zaap_id, messageId: rows[winner]!.message_id });
+    assert.equal(await b.messages.countWaiting(instanceId), 1);
+  } finally {
+    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(one.db);
+    await one.close();
+    await two.close();
+  }
 });
