@@ -21,6 +21,8 @@ const ONCE_KEY_KEEP_MS = 45 * 24 * 60 * 60_000;
 export class MediaSweeper {
   private cancel: (() => void) | null = null;
   private running: Promise<void> = Promise.resolve();
+  /** Files no row named at the last sweep. */
+  private unnamed = new Set<string>();
 
   constructor(
     private readonly store: { media: Pick<MediaRepo, 'expired' | 'remove' | 'referenced' | 'addresses'>; deliveries: Pick<DeliveriesRepo, 'pruneOnceKeys'>; messages: Pick<MessagesRepo, 'pruneIdempotencyKeys'> },
@@ -69,13 +71,20 @@ export class MediaSweeper {
       if (expired.length < BATCH) break;
     }
     // Bytes no row names: a download that finished as its row was deleted, or a crash in between.
+    // Removed only when the previous sweep saw them unnamed too: a file is stored a moment before
+    // its row names it, and with a shared store that moment may be on another node, mid-sweep here.
     const known = await this.store.media.addresses();
+    const unnamed = new Set<string>();
     for (const sha of await this.files.list()) {
-      if (!known.has(sha)) {
-        await this.files.remove(sha);
-        files++;
+      if (known.has(sha)) continue;
+      if (!this.unnamed.has(sha)) {
+        unnamed.add(sha);
+        continue;
       }
+      await this.files.remove(sha);
+      files++;
     }
+    this.unnamed = unnamed;
     let ids = 0;
     const before = this.clock.now() - this.clock.scale(ONCE_KEY_KEEP_MS);
     for (let n = BATCH; n === BATCH; ids += n) n = await this.store.deliveries.pruneOnceKeys(before, BATCH);
