@@ -38,6 +38,17 @@ const EnvSchema = Type.Object({
   ZAPGATE_RECEIVED_MEDIA_DOWNLOAD_TIMEOUT_MS: Type.String({ default: '60000', pattern: '^[0-9]+$' }),
   ZAPGATE_RECEIVED_MEDIA_DOWNLOADS_PER_INSTANCE: Type.String({ default: '2', pattern: '^[1-9][0-9]*$' }),
   ZAPGATE_RECEIVED_MEDIA_DOWNLOADS: Type.String({ default: '8', pattern: '^[1-9][0-9]*$' }),
+  // Where received media is kept (docs/cluster.md): the data dir, an S3-compatible bucket, or PostgreSQL.
+  ZAPGATE_MEDIA_STORE: Type.Optional(Type.String({ enum: ['directory', 's3', 'postgres'] })),
+  ZAPGATE_S3_BUCKET: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{3,255}$' })),
+  ZAPGATE_S3_PREFIX: Type.String({ default: '', pattern: '^[^\\s]{0,512}$' }),
+  ZAPGATE_S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+/?$' })),
+  ZAPGATE_S3_FORCE_PATH_STYLE: Type.String({ default: 'false', enum: ['true', 'false'] }),
+  ZAPGATE_S3_REGION: Type.String({ default: 'us-east-1', pattern: '^[a-z0-9-]{1,64}$' }),
+  ZAPGATE_S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  ZAPGATE_S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  ZAPGATE_S3_SSE: Type.Optional(Type.String({ enum: ['AES256', 'aws:kms', 'aws:kms:dsse'] })),
+  ZAPGATE_S3_SSE_KMS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
   // The stored copy of chats and messages (GET /chats): how long messages stay, how many per chat.
   ZAPGATE_CHAT_MESSAGES_RETENTION_DAYS: Type.String({ default: '90', pattern: '^[0-9]*\\.?[0-9]+$' }),
   ZAPGATE_CHAT_MESSAGES_PER_CHAT: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
@@ -128,6 +139,8 @@ export interface Config {
   /** Base of the links in webhooks (received media); the listen address when unset. */
   readonly publicUrl: string | undefined;
   readonly receivedMedia: ReceivedMediaSettings;
+  /** Where received media is kept (media/select.ts); with the bucket's settings for `s3`. */
+  readonly mediaStore: MediaStoreSettings;
   /** The stored copy of messages: max age (ms, 0 = keep) and max per chat (0 = no cap). */
   readonly chatRetention: { readonly maxAgeMs: number; readonly maxPerChat: number };
   /** Bounds of outgoing media: bytes, pixels, seconds, conversion time, memory and concurrency. */
@@ -187,6 +200,29 @@ export interface HttpLimits {
   readonly maxConnectionsPerAddress: number;
 }
 
+/** An S3-compatible bucket for media (media/s3-store.ts). */
+export interface S3Settings {
+  readonly bucket: string;
+  /** Prepended to every key (`zapgate/media/`); '' for the bucket's root. */
+  readonly prefix: string;
+  /** An S3-compatible service's URL; AWS's own endpoint for the region when unset. */
+  readonly endpoint: string | undefined;
+  /** `https://host/bucket/key` instead of `https://bucket.host/key` (most self-hosted services). */
+  readonly forcePathStyle: boolean;
+  readonly region: string;
+  /** Static credentials; the SDK's default chain (AWS_* variables, an instance role…) when unset. */
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
+  /** Server-side encryption asked of the service for every object (`AES256`, `aws:kms`). */
+  readonly sse: string | undefined;
+  readonly sseKmsKeyId: string | undefined;
+}
+
+/** Where received media is kept: one node's data dir, or a store every node of a cluster shares. */
+export type MediaStoreSettings =
+  | { readonly kind: 'directory' }
+  | { readonly kind: 'postgres' }
+  | { readonly kind: 's3'; readonly s3: S3Settings };
+
 /** Received media: kept this long, at most this large, downloaded this many at a time. */
 interface ReceivedMediaSettings {
   readonly retentionMs: number;
@@ -219,7 +255,7 @@ export interface AntibanSettings {
 }
 
 /** Variables whose values are secrets (or may embed one): an error names them but never echoes them. */
-const SECRET_VARIABLES = new Set(['ZAPGATE_CLIENT_TOKEN', 'ZAPGATE_DATABASE_URL', 'ZAPGATE_CLUSTER_SECRET']);
+const SECRET_VARIABLES = new Set(['ZAPGATE_CLIENT_TOKEN', 'ZAPGATE_DATABASE_URL', 'ZAPGATE_CLUSTER_SECRET', 'ZAPGATE_S3_SECRET_ACCESS_KEY']);
 
 function shown(variable: string, value: unknown): string {
   return SECRET_VARIABLES.has(variable) ? '(value hidden)' : JSON.stringify(value);
@@ -263,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!(Number(e.ZAPGATE_ANTIBAN_TYPING_CPS) > 0)) throw new ConfigError('ZAPGATE_ANTIBAN_TYPING_CPS', 'must be a positive number');
   const http = httpLimits(e);
   const cluster = clusterSettings(e, port);
+  const mediaStore = mediaStoreSettings(e, cluster !== null);
   return Object.freeze({
     host: e.ZAPGATE_HOST,
     port,
@@ -294,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       downloadsPerInstance: Number(e.ZAPGATE_RECEIVED_MEDIA_DOWNLOADS_PER_INSTANCE),
       downloads: Number(e.ZAPGATE_RECEIVED_MEDIA_DOWNLOADS),
     }),
+    mediaStore,
     chatRetention: Object.freeze({
       maxAgeMs: Number(e.ZAPGATE_CHAT_MESSAGES_RETENTION_DAYS) * 24 * 60 * 60_000,
       maxPerChat: Number(e.ZAPGATE_CHAT_MESSAGES_PER_CHAT),
@@ -363,6 +401,33 @@ function clusterSettings(e: Env, port: number): ClusterSettings | null {
     nodeUrl: (e.ZAPGATE_NODE_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     heartbeatMs,
     leaseMs,
+  });
+}
+
+/**
+ * The media store: ZAPGATE_MEDIA_STORE, or by default the bucket when one is set, else PostgreSQL
+ * in cluster mode (every node must serve every link, docs/cluster.md), else the data dir.
+ */
+function mediaStoreSettings(e: Env, cluster: boolean): MediaStoreSettings {
+  const kind = (e.ZAPGATE_MEDIA_STORE ?? (e.ZAPGATE_S3_BUCKET ? 's3' : cluster ? 'postgres' : 'directory')) as MediaStoreSettings['kind'];
+  if (kind === 'postgres' && !e.ZAPGATE_DATABASE_URL) throw new ConfigError('ZAPGATE_MEDIA_STORE', 'postgres needs ZAPGATE_DATABASE_URL (with SQLite, media stays in the data dir)');
+  if (kind !== 's3') return Object.freeze({ kind });
+  if (!e.ZAPGATE_S3_BUCKET) throw new ConfigError('ZAPGATE_S3_BUCKET', 'is needed when ZAPGATE_MEDIA_STORE is s3');
+  if (!e.ZAPGATE_S3_ACCESS_KEY_ID !== !e.ZAPGATE_S3_SECRET_ACCESS_KEY) {
+    throw new ConfigError('ZAPGATE_S3_ACCESS_KEY_ID', 'set it together with ZAPGATE_S3_SECRET_ACCESS_KEY, or neither (the AWS SDK then finds credentials itself)');
+  }
+  return Object.freeze({
+    kind,
+    s3: Object.freeze({
+      bucket: e.ZAPGATE_S3_BUCKET,
+      prefix: e.ZAPGATE_S3_PREFIX,
+      endpoint: e.ZAPGATE_S3_ENDPOINT?.replace(/\/+$/, ''),
+      forcePathStyle: e.ZAPGATE_S3_FORCE_PATH_STYLE === 'true',
+      region: e.ZAPGATE_S3_REGION,
+      credentials: e.ZAPGATE_S3_ACCESS_KEY_ID && e.ZAPGATE_S3_SECRET_ACCESS_KEY ? Object.freeze({ accessKeyId: e.ZAPGATE_S3_ACCESS_KEY_ID, secretAccessKey: e.ZAPGATE_S3_SECRET_ACCESS_KEY }) : undefined,
+      sse: e.ZAPGATE_S3_SSE,
+      sseKmsKeyId: e.ZAPGATE_S3_SSE_KMS_KEY_ID,
+    }),
   });
 }
 

@@ -21,7 +21,8 @@ export type DomainErrorCode =
   | 'upstream_unavailable'
   | 'disk_full'
   | 'not_business'
-  | 'no_owner';
+  | 'no_owner'
+  | 'key_reused';
 
 /**
  * The code each factory below puts on the wire (UPPER_SNAKE, never renamed once released: clients
@@ -56,6 +57,7 @@ const CATEGORY_OF = {
   KEY_ADDRESS_REFUSED: 'forbidden',
   KEY_INSTANCE_REFUSED: 'forbidden',
   KEY_RATE_LIMITED: 'rate_limited',
+  IDEMPOTENCY_KEY_REUSED: 'key_reused',
 } as const satisfies Record<string, DomainErrorCode>;
 
 export type DomainErrorWireCode = keyof typeof CATEGORY_OF;
@@ -164,6 +166,9 @@ export const errors = {
   /** The instance runs as many phone-exists-batch jobs as it may at once. */
   tooManyPhoneCheckJobs: (limit: number) =>
     new DomainError('PHONE_CHECK_JOB_LIMIT_REACHED', 'Too many requests', `this instance already has ${limit} phone-exists-batch jobs running: wait for one to finish`, { retryAfterSeconds: 30 }),
+  /** A send's Idempotency-Key already names another request's message (within its 24 hours). */
+  idempotencyKeyReused: () =>
+    new DomainError('IDEMPOTENCY_KEY_REUSED', 'Unprocessable request', 'Idempotency-Key: this key was used for a different request within the last 24 hours; nothing was queued (use a new key for a new message)'),
 } as const;
 
 /** Whether `err` is (or wraps) a write that failed for want of space. */

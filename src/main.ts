@@ -25,10 +25,10 @@ import type { OutboxTuning } from './outbox/index.js';
 import type { EventSink } from './events/types.js';
 import { closeAndExit, openClusterMember, type ClusterMember } from './cluster/member.js';
 import { instanceHandover } from './cluster/handover.js';
-import { clusterRouting } from './cluster/routing.js';
+import { clusterRouting, type ClusterRouting } from './cluster/routing.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { DirectoryMediaStore } from './media/store.js';
+import { createMediaStore } from './media/select.js';
 import { MediaUrlSigner } from './media/signed-urls.js';
 import { MediaSweeper } from './media/sweeper.js';
 import { OutgoingMediaStore } from './media/outgoing-store.js';
@@ -62,6 +62,8 @@ export interface GatewayOverrides {
   phoneCheckJobs?: Partial<PhoneCheckJobSettings>;
   /** Event stream settings (tests use a short heartbeat). */
   eventStream?: Partial<EventStreamSettings>;
+  /** Replaces the cluster's request routing (HTTP tests place instances where they want, no cluster needed). */
+  clusterRouting?: ClusterRouting;
 }
 
 export interface Gateway {
@@ -144,8 +146,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   });
   const outbox = events.outbox;
 
-  // Received media: files under the data dir, links signed with a key every node shares (in the store).
-  const mediaFiles = new DirectoryMediaStore(join(config.dataDir, 'media'));
+  // Received media: files under the data dir, or in a bucket or the database every node shares
+  // (media/select.ts); links signed with a key every node shares (in the store), served by any node.
+  const mediaFiles = createMediaStore(config.mediaStore, config.dataDir, database.db);
   const mediaKey = Buffer.from(await store.secrets.getOrCreate('media-url-key', () => randomBytes(32).toString('base64'), clock.now()), 'base64');
   let listenUrl = `http://127.0.0.1:${config.port}`;
   const signer = new MediaUrlSigner(mediaKey, () => config.publicUrl ?? listenUrl);
@@ -178,7 +181,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       })
     : null;
 
-  const routing = cluster && config.cluster ? clusterRouting(cluster.node, config.cluster.secret, cluster.metrics, 2 * config.commandTimeoutMs + 10_000) : null;
+  const routing: (ClusterRouting & { close?(): Promise<void> }) | null = overrides.clusterRouting ?? (cluster && config.cluster ? clusterRouting(cluster.node, config.cluster.secret, cluster.metrics, 2 * config.commandTimeoutMs + 10_000) : null);
   if (engine) metrics.countSessionsWith(() => engine.sessionCounts());
   // Read at each scrape: what waits to be sent, and what waits to be delivered to webhooks.
   metrics.measureQueueWith(() => store.messages.countAllWaiting());
@@ -268,8 +271,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await outgoingSweeper.stop();
       await outbox.close();
       await guard.close();
-      await routing?.close();
+      await routing?.close?.();
       await cluster?.database.close();
+      mediaFiles.close?.();
       await database.close();
       await ownerLock.release();
     },

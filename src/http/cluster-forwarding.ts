@@ -1,12 +1,14 @@
 // Cluster mode: any node accepts any request. An instance's requests run on the node that owns it:
 // this hook (after authentication and validation) forwards them there and relays the answer. A
 // request for an instance with no live owner runs here: a send is queued durably (the next owner
-// sends it), a command that needs the session answers 503 with Retry-After (errors.noOwner).
+// sends it), a command that needs the session answers 503 with Retry-After (errors.noOwner; the
+// request is marked ownerless, http/ownerless.ts, so that the session's "not connected" says so).
 // Node URLs come from the nodes' own settings (ZAPGATE_NODE_URL), never from a request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { errors } from '../errors.js';
 import type { ClusterRouting } from '../cluster/routing.js';
+import { markOwnerless } from './ownerless.js';
 
 const FORWARDED_BY = 'x-zapgate-forwarded-by';
 const AUTH = 'x-zapgate-cluster-auth';
@@ -30,13 +32,15 @@ export function forwardToOwner(routing: ClusterRouting) {
       if (!routing.verify(header(request.headers[AUTH]), request.method, request.url)) throw errors.unauthorizedClient();
       // Forwarded by a peer: handled here, never forwarded again. Looking it up adopts an instance
       // the database has just given this node (a new one assigned by the peer).
-      if (instanceId) await routing.placement(instanceId);
+      // The owner the peer saw may have let it go since.
+      if (instanceId && (await routing.placement(instanceId)).kind !== 'here') markOwnerless(request, routing.retryAfterSeconds);
       return;
     }
     // Long-lived streams read the shared store: any node serves them.
     if (request.routeOptions.url?.endsWith('/events')) return;
     if (!instanceId) return;
     const place = await routing.placement(instanceId);
+    if (place.kind === 'nobody') markOwnerless(request, routing.retryAfterSeconds);
     if (place.kind !== 'forward') return;
     try {
       const headers: Record<string, string> = {};

@@ -2,7 +2,8 @@
 // anything else → 500 with the request id (never a stack trace or a secret). Every body carries a
 // stable `code` beside the contract's `error` and `message` (docs/errors.md).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type DomainErrorCode, type ErrorCode } from '../errors.js';
+import { DomainError, errors, type DomainErrorCode, type ErrorCode } from '../errors.js';
+import { ownerlessRetryAfter } from './ownerless.js';
 
 const STATUS: Record<DomainErrorCode, number> = {
   invalid_input: 400,
@@ -22,6 +23,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   disk_full: 507,
   not_business: 403,
   no_owner: 503,
+  key_reused: 422,
 };
 
 export interface ErrorBody {
@@ -36,6 +38,9 @@ export function statusOf(category: DomainErrorCode): number {
 }
 
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // Cluster mode: "not connected" from an instance no live node runs is a hand-over, not an offline number.
+  const ownerless = err instanceof DomainError && err.code === 'not_connected' ? ownerlessRetryAfter(request) : undefined;
+  if (ownerless !== undefined) err = errors.noOwner(ownerless);
   if (err instanceof DomainError) {
     if (err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
     return send(reply, STATUS[err.code], err.wireCode, err.message, err.detail);

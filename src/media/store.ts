@@ -1,17 +1,20 @@
 // Where media bytes live (received files, and data URIs of queued sends): a port with two
 // operations that matter (adopt a finished file under its content address, open one), and the
-// default implementation, a directory under the data dir. Content-addressed, so a file received twice (a forwarded meme) is stored once; written to a
+// default implementation, a directory under the data dir (one node). The backends every node of a
+// cluster shares (an S3 bucket, PostgreSQL) implement the same port: media/s3-store.ts,
+// media/database-store.ts, chosen by media/select.ts (docs/cluster.md). Content-addressed, so a file received twice (a forwarded meme) is stored once; written to a
 // temp file in the same directory tree and renamed, so a crash never leaves half a file under a
 // real address. Files 0600 and directories 0700 whatever the umask: received media is private.
-import { createReadStream, type ReadStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 export interface MediaStore {
-  /** A path for a new temp file on the store's filesystem (adopt() renames it into place). */
+  /** A path for a new temp file on the local filesystem (adopt() moves it into the store). */
   tempPath(): Promise<string>;
-  /** Moves a complete temp file under its content address (sha256, hex); an existing copy wins. */
+  /** Moves a complete temp file under its content address (sha256, hex), the temp file gone after; an existing copy wins. */
   adopt(tempPath: string, sha256: string): Promise<void>;
   /**
    * Stores bytes under their content address (computed unless given) and returns it. `durable`
@@ -20,14 +23,15 @@ export interface MediaStore {
   put(bytes: Buffer, options?: { sha256?: string; durable?: boolean }): Promise<string>;
   /** The stored bytes, or null when the file is not stored. */
   read(sha256: string): Promise<Buffer | null>;
-  /** The file and its size, or null when it is not stored. */
-  open(sha256: string): Promise<{ stream: ReadStream; size: number } | null>;
+  /** The file (streamed, never read whole) and its size, or null when it is not stored. */
+  open(sha256: string): Promise<{ stream: Readable; size: number } | null>;
   remove(sha256: string): Promise<void>;
   /** Every stored content address (for the sweep of files no row references). */
   list(): Promise<string[]>;
 }
 
-const SHA = /^[0-9a-f]{64}$/;
+/** A content address: sha256, lowercase hex. */
+export const SHA = /^[0-9a-f]{64}$/;
 
 export class DirectoryMediaStore implements MediaStore {
   private ready: Promise<void> | null = null;
@@ -101,7 +105,7 @@ export class DirectoryMediaStore implements MediaStore {
     return (await stat(this.pathOf(sha256)).catch(() => null))?.size ?? null;
   }
 
-  async open(sha256: string): Promise<{ stream: ReadStream; size: number } | null> {
+  async open(sha256: string): Promise<{ stream: Readable; size: number } | null> {
     const path = this.pathOf(sha256);
     try {
       const st = await stat(path);

@@ -1,12 +1,15 @@
 // Retention of the receive side: received media files whose retention ended are deleted (the row,
 // then the bytes once no other row references them), files no row references (a crash between the
 // download and its row) are removed, and reported message ids older than the network could ever
-// redeliver are forgotten. Runs on the (scaled) clock in small batches.
+// redeliver are forgotten, and so are sends' Idempotency-Keys past their 24 hours. Runs on the
+// (scaled) clock in small batches.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { DeliveriesRepo } from '../store/deliveries-repo.js';
 import type { MediaRepo } from '../store/media-repo.js';
+import type { MessagesRepo } from '../store/messages-repo.js';
+import { IDEMPOTENCY_KEY_MS } from '../store/messages-enqueue.js';
 import type { MediaStore } from './store.js';
 
 /** Protocol ms between sweeps. */
@@ -18,9 +21,11 @@ const ONCE_KEY_KEEP_MS = 45 * 24 * 60 * 60_000;
 export class MediaSweeper {
   private cancel: (() => void) | null = null;
   private running: Promise<void> = Promise.resolve();
+  /** Files no row named at the last sweep. */
+  private unnamed = new Set<string>();
 
   constructor(
-    private readonly store: { media: Pick<MediaRepo, 'expired' | 'remove' | 'referenced' | 'addresses'>; deliveries: Pick<DeliveriesRepo, 'pruneOnceKeys'> },
+    private readonly store: { media: Pick<MediaRepo, 'expired' | 'remove' | 'referenced' | 'addresses'>; deliveries: Pick<DeliveriesRepo, 'pruneOnceKeys'>; messages: Pick<MessagesRepo, 'pruneIdempotencyKeys'> },
     private readonly files: MediaStore,
     private readonly clock: Clock,
     private readonly log: Logger,
@@ -66,16 +71,24 @@ export class MediaSweeper {
       if (expired.length < BATCH) break;
     }
     // Bytes no row names: a download that finished as its row was deleted, or a crash in between.
+    // Removed only when the previous sweep saw them unnamed too: a file is stored a moment before
+    // its row names it, and with a shared store that moment may be on another node, mid-sweep here.
     const known = await this.store.media.addresses();
+    const unnamed = new Set<string>();
     for (const sha of await this.files.list()) {
-      if (!known.has(sha)) {
-        await this.files.remove(sha);
-        files++;
+      if (known.has(sha)) continue;
+      if (!this.unnamed.has(sha)) {
+        unnamed.add(sha);
+        continue;
       }
+      await this.files.remove(sha);
+      files++;
     }
+    this.unnamed = unnamed;
     let ids = 0;
     const before = this.clock.now() - this.clock.scale(ONCE_KEY_KEEP_MS);
     for (let n = BATCH; n === BATCH; ids += n) n = await this.store.deliveries.pruneOnceKeys(before, BATCH);
+    await this.store.messages.pruneIdempotencyKeys(this.clock.now() - this.clock.scale(IDEMPOTENCY_KEY_MS));
     return { files, ids };
   }
 

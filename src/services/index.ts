@@ -103,7 +103,7 @@ export function createServices(deps: ServicesDeps) {
   const invalidate = (id: string): void => instances.invalidate(id);
   const account = new AccountService(store, sessions, ports.account, invalidate);
   const communities = new CommunityService(ports.communities, ports.groupAdmin, sessions, groups, messages);
-  const mediaService = new MediaService(store.media, media.files, media.signer, engine ? engine.media : null, clock);
+  const mediaService = new MediaService(store.media, media.files, media.signer, engine ? engine.media : null, clock, deps.placement ? (id) => deps.placement!.owns(id) : null);
 
   if (engine) wireAutoInvite(groups, engine, messages, store, log.child({ component: 'groups' }), metrics);
   if (engine) wireCallRejectReply(deps.reactions, messages, store, log.child({ component: 'sessions' }), metrics);

@@ -1,7 +1,7 @@
 // Serves received media at its signed link: the signature and expiry are checked first (a wrong or
 // stale link never reaches the file), then the file is streamed from the media store — fetched from
 // the network first when its download has not finished or failed before.
-import type { ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { MediaUrlSigner } from '../media/signed-urls.js';
@@ -15,7 +15,7 @@ export interface MediaFetcher {
 }
 
 interface MediaFile {
-  stream: ReadStream;
+  stream: Readable;
   size: number;
   mimetype: string;
   fileName: string | null;
@@ -28,6 +28,12 @@ export class MediaService {
     private readonly signer: MediaUrlSigner,
     private readonly fetcher: MediaFetcher | null,
     private readonly clock: Clock,
+    /**
+     * Cluster mode: whether this node runs the instance. Only its owner downloads a file (it has the
+     * socket, and started the download when the message came); another node waits for the owner's
+     * copy in the shared store instead of downloading — or marking the file failed — itself.
+     */
+    private readonly owns: ((instanceId: string) => boolean) | null = null,
     /** Wall ms a request waits for a download still running before answering 502. */
     private readonly waitMs = 30_000,
   ) {}
@@ -39,7 +45,7 @@ export class MediaService {
     let row = await this.repo.find(id);
     if (!row || row.expires_at <= this.clock.now()) throw errors.notFound('Media not found');
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (row.status !== 'stored') row = await this.fetch(id);
+      if (row.status !== 'stored') row = this.owns && !this.owns(row.instance_id) ? await this.ownersCopy(id) : await this.fetch(id);
       const file = row.sha256 ? await this.files.open(row.sha256) : null;
       if (file) return { ...file, mimetype: row.mimetype, fileName: row.file_name };
       // The row says stored but the bytes are gone (a disk restored without them): fetch again.
@@ -56,6 +62,19 @@ export class MediaService {
     const now = this.clock.now();
     const rows = await this.repo.findMany(ids);
     return new Map(rows.filter((r) => r.expires_at > now).map((r) => [r.id, this.signer.url(r.id, r.expires_at)]));
+  }
+
+  /** The row once the owner (another node) has stored the file; 502 when it has not within the wait. */
+  private async ownersCopy(id: string): Promise<MediaFileRow> {
+    const until = Date.now() + this.waitMs;
+    for (;;) {
+      const row = await this.repo.find(id);
+      if (!row) throw errors.notFound('Media not found');
+      if (row.status === 'stored') return row;
+      if (row.status === 'failed') throw errors.upstreamUnavailable('the download failed on the node that runs the instance; a retry that reaches that node tries it again', 5);
+      if (Date.now() >= until) throw errors.upstreamUnavailable('the download from the network is still running', 5);
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 
   private async fetch(id: string): Promise<MediaFileRow> {

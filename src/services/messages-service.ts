@@ -9,6 +9,7 @@ import { parseScheduledAt } from '../domain/schedule.js';
 import type { OutgoingContent, OutgoingMessage } from '../domain/outgoing.js';
 import type { SessionsPort } from '../sessions/port.js';
 import type { MessagesRepo } from '../store/messages-repo.js';
+import { IDEMPOTENCY_KEY_MS } from '../store/messages-enqueue.js';
 import type { WaMessagesRepo } from '../store/wa-messages-repo.js';
 import type { Instance } from '../domain/instance.js';
 import { DEFAULT_MEDIA_LIMITS, type MediaLimits } from '../convert/limits.js';
@@ -34,6 +35,11 @@ export interface SendCommon {
   groupMentioned?: { phone: string; subject: string }[];
   /** Not before this time: ISO 8601 with an offset, or epoch ms (docs/contract.md §12). */
   scheduledAt?: string | number;
+  /**
+   * The client's `Idempotency-Key` header: the same key within 24 hours answers the same message's
+   * ids and queues nothing (docs/contract.md); not part of what is sent.
+   */
+  idempotencyKey?: string;
 }
 
 export interface SendResult {
@@ -249,12 +255,22 @@ export class MessagesService {
     const now = this.clock.now();
     const zaapId = newZaapId();
     const messageId = newWaMessageId();
+    const phone = formatTarget(target);
+    // What makes a retry the same request: where it goes, what it says (media by content address), its delays.
+    const idempotency = common.idempotencyKey
+      ? {
+          key: common.idempotencyKey,
+          hash: createHash('sha256').update(JSON.stringify([phone, content.type, payload, common.delayMessage ?? null, common.delayTyping ?? null])).digest('hex'),
+          notBefore: now - this.clock.scale(IDEMPOTENCY_KEY_MS),
+        }
+      : undefined;
     const outcome = await this.store.messages.enqueue({
+      ...(idempotency ? { idempotency } : {}),
       row: {
         zaap_id: zaapId,
         instance_id: instance.id,
         message_id: messageId,
-        phone: formatTarget(target),
+        phone,
         kind: content.type,
         payload,
         delay_message: common.delayMessage ?? null,
@@ -271,6 +287,8 @@ export class MessagesService {
       cap: connected ? 0 : this.options.queueMaxDisconnected,
     });
     if (!outcome.ok) {
+      if (outcome.reason === 'replayed') return { zaapId: outcome.zaapId, messageId: outcome.messageId, id: outcome.messageId };
+      if (outcome.reason === 'key_reused') throw errors.idempotencyKeyReused();
       if (outcome.reason === 'queue_full') throw errors.queueFull(5);
       throw errors.instanceNotFound();
     }

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { EventSink } from '../events/types.js';
 import type { Logger } from '../logger.js';
-import type { DirectoryMediaStore } from '../media/store.js';
+import type { MediaStore } from '../media/store.js';
 import type { MediaUrlSigner } from '../media/signed-urls.js';
 import type { OutgoingMediaStore } from '../media/outgoing-store.js';
 import type { Metrics } from '../metrics.js';
@@ -36,7 +36,7 @@ export interface EngineWiring {
   /** Where the engine's events go (outbox/pipeline.ts). */
   events: EventSink;
   guard: AddressGuard;
-  media: { files: DirectoryMediaStore; signer: MediaUrlSigner; outgoing: OutgoingMediaStore };
+  media: { files: MediaStore; signer: MediaUrlSigner; outgoing: OutgoingMediaStore };
 }
 
 export interface BuiltEngine {

@@ -5,12 +5,25 @@ import type { Database } from './database.js';
 import { WriteBatcher } from './write-batcher.js';
 import type { DB, NewMessageRow } from './schema.js';
 
-export type EnqueueOutcome = { ok: true; seq: number } | { ok: false; reason: 'queue_full' | 'instance_gone' };
+/** Protocol ms an `Idempotency-Key` names its message (docs/contract.md). */
+export const IDEMPOTENCY_KEY_MS = 24 * 60 * 60_000;
+
+export type EnqueueOutcome =
+  | { ok: true; seq: number }
+  | { ok: false; reason: 'queue_full' | 'instance_gone' | 'key_reused' }
+  /** The key already names a message queued by the same request: that message's ids, nothing queued. */
+  | { ok: false; reason: 'replayed'; zaapId: string; messageId: string };
 
 export interface EnqueueRequest {
   row: NewMessageRow;
   /** Reject when this many messages already wait for the instance (0 = no cap). */
   cap: number;
+  /**
+   * The client's `Idempotency-Key`: recorded in the message's own transaction, so the key and the
+   * message are committed together or not at all. `hash` identifies the request; a key older than
+   * `notBefore` (ms) is forgotten.
+   */
+  idempotency?: { key: string; hash: string; notBefore: number };
 }
 
 export /** Every column an enqueue sets, in the order of the prepared insert's parameters. */
@@ -75,7 +88,7 @@ export class MessageEnqueuer {
   }
 
   private async enqueueBatch(items: readonly EnqueueRequest[]): Promise<EnqueueOutcome[]> {
-    if (items.every((i) => i.cap === 0)) {
+    if (items.every((i) => i.cap === 0 && !i.idempotency)) {
       // Fast path (bench/enqueue): no cap to check, so the batch is only inserts, in one
       // transaction. A deleted instance fails it on the messages → instances foreign key,
       // atomically (nothing is written); any failure then goes through the checked path below,
@@ -108,7 +121,7 @@ export class MessageEnqueuer {
       const capped = new Set(items.filter((i) => i.cap > 0).map((i) => i.row.instance_id));
       const instances = new Map<string, { exists: boolean; waiting: number; added: number }>();
       const decided: EnqueueOutcome[] = [];
-      for (const { row, cap } of items) {
+      for (const { row, cap, idempotency } of items) {
         let inst = instances.get(row.instance_id);
         if (!inst) {
           const exists = await trx.selectFrom('instances').select('id').where('id', '=', row.instance_id).executeTakeFirst();
@@ -120,9 +133,29 @@ export class MessageEnqueuer {
           decided.push({ ok: false, reason: 'instance_gone' });
           continue;
         }
+        // A retry is answered before the cap is applied: it queues nothing.
+        const previous = idempotency ? await keyed(trx, row.instance_id, idempotency) : null;
+        if (previous) {
+          decided.push(previous);
+          continue;
+        }
         if (cap > 0) {
           if (inst.waiting + inst.added >= cap) {
             decided.push({ ok: false, reason: 'queue_full' });
+            continue;
+          }
+        }
+        if (idempotency) {
+          // Another node's request with the same key may commit first: the insert waits for it,
+          // then inserts nothing, and that request's message is the answer.
+          const inserted = await trx
+            .insertInto('send_idempotency_keys')
+            .values({ instance_id: row.instance_id, key: idempotency.key, request_hash: idempotency.hash, zaap_id: row.zaap_id, message_id: row.message_id, created_at: row.created_at })
+            .onConflict((oc) => oc.columns(['instance_id', 'key']).doNothing())
+            .returning('zaap_id')
+            .executeTakeFirst();
+          if (!inserted) {
+            decided.push((await keyed(trx, row.instance_id, idempotency)) ?? { ok: false, reason: 'key_reused' });
             continue;
           }
         }
@@ -133,6 +166,20 @@ export class MessageEnqueuer {
       return decided;
     });
   }
+}
+
+/** What a key already stored answers: the same request's message, or a refusal of another request; null when it is free. */
+async function keyed(trx: Kysely<DB>, instanceId: string, idempotency: NonNullable<EnqueueRequest['idempotency']>): Promise<EnqueueOutcome | null> {
+  // A key past its 24 hours names nothing any more.
+  await trx.deleteFrom('send_idempotency_keys').where('instance_id', '=', instanceId).where('key', '=', idempotency.key).where('created_at', '<', idempotency.notBefore).execute();
+  const r = await trx
+    .selectFrom('send_idempotency_keys')
+    .select(['request_hash', 'zaap_id', 'message_id'])
+    .where('instance_id', '=', instanceId)
+    .where('key', '=', idempotency.key)
+    .executeTakeFirst();
+  if (!r) return null;
+  return r.request_hash === idempotency.hash ? { ok: false, reason: 'replayed', zaapId: r.zaap_id, messageId: r.message_id } : { ok: false, reason: 'key_reused' };
 }
 
 /** Messages still to send (queued or in flight) for one instance. */

@@ -28,6 +28,12 @@ export class MessagesRepo {
     return this.enqueuer.enqueue(request);
   }
 
+  /** Forgets the `Idempotency-Key`s recorded before `before` (ms); returns how many. */
+  async pruneIdempotencyKeys(before: number): Promise<number> {
+    const r = await this.db.deleteFrom('send_idempotency_keys').where('created_at', '<', before).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   async drain(): Promise<void> {
     await this.enqueuer.drain();
     await this.transitions.drain();

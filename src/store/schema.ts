@@ -82,6 +82,30 @@ interface InstancesTable {
 export type ClusterNodeState = 'up' | 'leaving';
 
 /** 019 (PostgreSQL only): outgoing media shared by the nodes of a cluster. */
+/** `Idempotency-Key` of sends (migration 026): the message a key names, for 24 hours. */
+interface SendIdempotencyKeysTable {
+  instance_id: string;
+  key: string;
+  request_hash: string;
+  zaap_id: string;
+  message_id: string;
+  created_at: number;
+}
+
+/** Received media in PostgreSQL (migration 025, media/database-store.ts): a file, then its chunks. */
+interface MediaBlobsTable {
+  sha256: string;
+  size: number;
+  chunks: number;
+  stored_at: number;
+}
+
+interface MediaBlobChunksTable {
+  sha256: string;
+  seq: number;
+  bytes: Buffer;
+}
+
 interface OutgoingMediaBlobsTable {
   sha256: string;
   bytes: Buffer;
@@ -509,6 +533,9 @@ export interface DB {
   campaigns: CampaignsTable;
   campaign_recipients: CampaignRecipientsTable;
   event_sinks: EventSinksTable;
+  media_blobs: MediaBlobsTable;
+  media_blob_chunks: MediaBlobChunksTable;
+  send_idempotency_keys: SendIdempotencyKeysTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

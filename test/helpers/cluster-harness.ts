@@ -35,7 +35,7 @@ export interface ClusterHarness {
   /** Running node processes by name. */
   readonly nodes: Map<string, GatewayProcess>;
   startNode(name: string): Promise<GatewayProcess>;
-  api(node: string, method: string, path: string, body?: unknown): Promise<ApiAnswer>;
+  api(node: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer>;
   /** Creates an instance through `node` and pairs it with `phone`'s simnet account. */
   pair(node: string, phone: string): Promise<ClusterInstance>;
   /** Resolves once the instance reports connected through `node`; answers its owner node. */
@@ -107,12 +107,12 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterHarn
       nodes.set(name, proc);
       return proc;
     },
-    async api(node, method, path, body) {
+    async api(node, method, path, body, headers) {
       const proc = nodes.get(node);
       if (!proc) throw new Error(`no node ${node}`);
       const res = await fetch(`${proc.url}${path}`, {
         method,
-        headers: { 'client-token': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { 'client-token': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(60_000),
       });

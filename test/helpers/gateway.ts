@@ -76,6 +76,8 @@ export interface StartOptions {
   sessions?: SessionsPort;
   /** Event stream settings (a short heartbeat for the stream tests). */
   eventStream?: GatewayOverrides['eventStream'];
+  /** A cluster routing of the test's own (where each instance's requests run). */
+  clusterRouting?: GatewayOverrides['clusterRouting'];
 }
 
 /** One keep-alive pool per test gateway, closed with it so the test process can exit. */
@@ -97,6 +99,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     // Explicitly no engine: these tests are about the HTTP contract and the store.
     sessions: options.sessions ?? offlineSessions(),
     ...(options.eventStream ? { eventStream: options.eventStream } : {}),
+    ...(options.clusterRouting ? { clusterRouting: options.clusterRouting } : {}),
   });
   const account = await gateway.accounts.create('test-a');
   const url = await gateway.listen();

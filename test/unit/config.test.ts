@@ -168,3 +168,21 @@ describe('loadConfig: HTTP connection limits', () => {
     assert.throws(() => loadConfig({ ZAPGATE_HTTP_MAX_CONNECTIONS: '0' }), (err: unknown) => err instanceof ConfigError && err.variable === 'ZAPGATE_HTTP_MAX_CONNECTIONS');
   });
 });
+
+test('the media store: the data dir alone, PostgreSQL in cluster mode, the bucket when one is set; misconfigurations refused', () => {
+  const pg = { ZAPGATE_DATABASE_URL: 'postgres://u@db/z' };
+  const cluster = { ...pg, ZAPGATE_CLUSTER_SECRET: 'a-secret-of-sixteen+' };
+  assert.deepEqual(loadConfig({}).mediaStore, { kind: 'directory' });
+  assert.deepEqual(loadConfig(pg).mediaStore, { kind: 'directory' });
+  assert.deepEqual(loadConfig(cluster).mediaStore, { kind: 'postgres' });
+  assert.deepEqual(loadConfig({ ...cluster, ZAPGATE_MEDIA_STORE: 'directory' }).mediaStore, { kind: 'directory' });
+  const s3 = loadConfig({ ...cluster, ZAPGATE_S3_BUCKET: 'media', ZAPGATE_S3_ENDPOINT: 'http://minio:9000/', ZAPGATE_S3_FORCE_PATH_STYLE: 'true', ZAPGATE_S3_ACCESS_KEY_ID: 'k', ZAPGATE_S3_SECRET_ACCESS_KEY: 's', ZAPGATE_S3_SSE: 'aws:kms', ZAPGATE_S3_SSE_KMS_KEY_ID: 'key-1' }).mediaStore;
+  assert.deepEqual(s3, {
+    kind: 's3',
+    s3: { bucket: 'media', prefix: '', endpoint: 'http://minio:9000', forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' }, sse: 'aws:kms', sseKmsKeyId: 'key-1' },
+  });
+  assert.throws(() => loadConfig({ ZAPGATE_MEDIA_STORE: 'postgres' }), (e: unknown) => e instanceof ConfigError && e.variable === 'ZAPGATE_MEDIA_STORE');
+  assert.throws(() => loadConfig({ ZAPGATE_MEDIA_STORE: 's3' }), (e: unknown) => e instanceof ConfigError && e.variable === 'ZAPGATE_S3_BUCKET');
+  assert.throws(() => loadConfig({ ZAPGATE_S3_BUCKET: 'media', ZAPGATE_S3_ACCESS_KEY_ID: 'k' }), (e: unknown) => e instanceof ConfigError && e.variable === 'ZAPGATE_S3_ACCESS_KEY_ID');
+  assert.throws(() => loadConfig({ ZAPGATE_MEDIA_STORE: 'bucket' }), (e: unknown) => e instanceof ConfigError && e.variable === 'ZAPGATE_MEDIA_STORE');
+});

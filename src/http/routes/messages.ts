@@ -7,10 +7,18 @@ import { eventOrderRoutes } from './messages/events-orders.js';
 import { listSendRoutes } from './messages/lists.js';
 import { mediaSendRoutes } from './messages/media.js';
 import type { SendRoutesOptions } from './messages/send-helpers.js';
+import { IdempotencyHeaders } from '../schemas/messages.js';
+import { errorResponses, SendResult } from '../schemas/common.js';
 import { textSendRoutes } from './messages/text.js';
 
 export function messageRoutes(options: SendRoutesOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
+    // Every send here takes an Idempotency-Key (send-helpers.ts `common`): declared once for all of them.
+    app.addHook('onRoute', (route) => {
+      const response = route.schema?.response as Record<number, unknown> | undefined;
+      if (response?.[200] !== SendResult) return;
+      route.schema = { ...route.schema, headers: IdempotencyHeaders, response: { ...response, ...errorResponses(422) } };
+    });
     textSendRoutes(app, options);
     mediaSendRoutes(app, options);
     listSendRoutes(app, options);

@@ -8,6 +8,20 @@ import { EXAMPLE_AUDIO, EXAMPLE_IMAGE, EXAMPLE_PDF, EXAMPLE_PHONE, EXAMPLE_VIDEO
 // 507: the disk is full, the message was not queued (README: Security and operations).
 export const sendResponses = { 200: SendResult, ...errorResponses(409, 413, 415, 507) };
 
+/** The messages sends' own header (routes/messages.ts adds it to each of them, with its 422). */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7e]+$',
+      description:
+        'Makes a retry safe: the same key (per instance) within 24 hours answers the first request\'s `zaapId` and `messageId` and queues nothing, on any node and across restarts; the same key with a different request answers 422 `IDEMPOTENCY_KEY_REUSED`. Printable ASCII, no spaces; a UUID is the usual choice.',
+      examples: ['5f0c3c1e-8a52-4c47-9d3f-1b2a6f3e9c10'],
+    }),
+  ),
+});
+
 export const MediaRef = Type.String({
   minLength: 1,
   description: 'An https URL (fetched at send time under the address guard) or a base64 data URI (up to 16 MiB).',

@@ -20,6 +20,8 @@ import { migration021OptOuts } from './021-opt-outs.js';
 import { migration022Campaigns } from './022-campaigns.js';
 import { migration023EventSinks } from './023-event-sinks.js';
 import { migration024ApiKeysAudit } from './024-api-keys-audit.js';
+import { migration025SharedMedia } from './025-shared-media.js';
+import { migration026SendIdempotency } from './026-send-idempotency.js';
 import type { Migration } from './migration.js';
 
 /** Append new migrations at the end; never reorder or edit a released one. */
@@ -45,4 +47,6 @@ export const migrations: readonly Migration[] = [
   migration022Campaigns,
   migration023EventSinks,
   migration024ApiKeysAudit,
+  migration025SharedMedia,
+  migration026SendIdempotency,
 ];

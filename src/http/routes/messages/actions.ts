@@ -11,12 +11,12 @@ import { delayOnly, tags, type App, type SendRoutesOptions } from './send-helper
 export function messageActionRoutes(app: App, { messages }: SendRoutesOptions): void {
   app.post('/send-reaction', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-reaction', ...SendReaction, response: sendResponses } }, async (request) => {
     const b = request.body;
-    return messages.send(instanceOf(request), delayOnly(b), { type: 'reaction', targetId: b.messageId, reaction: b.reaction });
+    return messages.send(instanceOf(request), delayOnly(b, request), { type: 'reaction', targetId: b.messageId, reaction: b.reaction });
   });
 
   app.post('/send-remove-reaction', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-remove-reaction', ...SendRemoveReaction, response: sendResponses } }, async (request) => {
     const b = request.body;
-    return messages.send(instanceOf(request), delayOnly(b), { type: 'reaction', targetId: b.messageId, reaction: '' });
+    return messages.send(instanceOf(request), delayOnly(b, request), { type: 'reaction', targetId: b.messageId, reaction: '' });
   });
 
   app.post(
@@ -26,7 +26,7 @@ export function messageActionRoutes(app: App, { messages }: SendRoutesOptions): 
       const b = request.body;
       const instance = instanceOf(request);
       const sourcePhone = await messages.assertKnownMessage(instance, b.messageId, b.messagePhone);
-      return messages.send(instance, delayOnly(b), { type: 'forward', sourceId: b.messageId, sourcePhone });
+      return messages.send(instance, delayOnly(b, request), { type: 'forward', sourceId: b.messageId, sourcePhone });
     },
   );
 
@@ -49,7 +49,7 @@ export function messageActionRoutes(app: App, { messages }: SendRoutesOptions): 
 
   app.post('/pin-message', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_pin-message', ...PinMessage, response: sendResponses } }, async (request) => {
     const b = request.body;
-    return messages.send(instanceOf(request), delayOnly(b), {
+    return messages.send(instanceOf(request), delayOnly(b, request), {
       type: 'pin',
       targetId: b.messageId,
       action: b.messageAction,

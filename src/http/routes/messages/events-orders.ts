@@ -29,13 +29,13 @@ export function eventOrderRoutes(app: App, { messages, catalog }: SendRoutesOpti
     assertUnique(options, 'pollVote', 'name');
     const instance = instanceOf(request);
     const phone = await messages.assertKnownMessage(instance, b.pollMessageId, b.phone);
-    return messages.send(instance, { ...delayOnly(b), phone }, { type: 'poll-vote', pollMessageId: b.pollMessageId, options });
+    return messages.send(instance, { ...delayOnly(b, request), phone }, { type: 'poll-vote', pollMessageId: b.pollMessageId, options });
   });
 
   app.post('/send-event', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-event', ...SendEvent, response: sendResponses } }, async (request) => {
     const b = request.body;
     groupOnly(b.phone);
-    return messages.send(instanceOf(request), delayOnly(b), { type: 'event', event: eventOf(b.event) });
+    return messages.send(instanceOf(request), delayOnly(b, request), { type: 'event', event: eventOf(b.event) });
   });
 
   app.post('/send-edit-event', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-edit-event', ...SendEditEvent, response: knownResponses } }, async (request) => {
@@ -44,7 +44,7 @@ export function eventOrderRoutes(app: App, { messages, catalog }: SendRoutesOpti
     const event = eventOf(b.event);
     const instance = instanceOf(request);
     const phone = await messages.assertKnownMessage(instance, b.eventMessageId, b.phone);
-    return messages.send(instance, { ...delayOnly(b), phone }, { type: 'event-edit', eventMessageId: b.eventMessageId, event });
+    return messages.send(instance, { ...delayOnly(b, request), phone }, { type: 'event-edit', eventMessageId: b.eventMessageId, event });
   });
 
   app.post('/send-event-response', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-event-response', ...SendEventResponse, response: knownResponses } }, async (request) => {
@@ -52,13 +52,13 @@ export function eventOrderRoutes(app: App, { messages, catalog }: SendRoutesOpti
     groupOnly(b.phone);
     const instance = instanceOf(request);
     const phone = await messages.assertKnownMessage(instance, b.eventMessageId, b.phone);
-    return messages.send(instance, { ...delayOnly(b), phone }, { type: 'event-response', eventMessageId: b.eventMessageId, response: b.eventResponse });
+    return messages.send(instance, { ...delayOnly(b, request), phone }, { type: 'event-response', eventMessageId: b.eventMessageId, response: b.eventResponse });
   });
 
   app.post('/send-order', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-order', ...SendOrder, response: orderResponses } }, async (request) => {
     const b = request.body;
     const pay = b.paymentSettings;
-    return catalog.sendOrder(instanceOf(request), delayOnly(b), {
+    return catalog.sendOrder(instanceOf(request), delayOnly(b, request), {
       type: 'order',
       order: orderOf(b.order),
       ...(pay?.pix || pay?.card
@@ -73,7 +73,7 @@ export function eventOrderRoutes(app: App, { messages, catalog }: SendRoutesOpti
   ] as const) {
     app.post(path, { schema: { tags, 'x-zapgate-scope': 'send', operationId: `messages_${path.slice(1)}`, ...schema, response: orderResponses } }, async (request) => {
       const b = request.body;
-      return catalog.sendOrder(instanceOf(request), delayOnly(b), {
+      return catalog.sendOrder(instanceOf(request), delayOnly(b, request), {
         type: 'order-update',
         kind,
         orderMessageId: b.messageId,

@@ -18,7 +18,7 @@ export function listSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     const options = b.optionList.options.map((o, i) => ({ id: o.id ?? String(i + 1), title: o.title, description: o.description ?? '' }));
     assertUnique(options.map((o) => o.id), 'optionList.options', 'id');
     assertUnique(options.map((o) => o.title), 'optionList.options', 'title');
-    return messages.send(instanceOf(request), common(b), {
+    return messages.send(instanceOf(request), common(b, request), {
       type: 'option-list',
       message: b.message,
       title: b.optionList.title,
@@ -35,7 +35,7 @@ export function listSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     const content: OutgoingContent = { type: 'button-list', message: b.message, buttons };
     if (b.buttonList.image) content.image = checkMediaRef(b.buttonList.image, 'buttonList.image');
     if (b.buttonList.video) content.video = checkMediaRef(b.buttonList.video, 'buttonList.video');
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 
   app.post('/send-poll', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-poll', ...SendPoll, response: sendResponses } }, async (request) => {
@@ -44,7 +44,7 @@ export function listSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     assertUnique(options, 'poll', 'name');
     const max = b.pollMaxOptions ?? 0;
     if (max > options.length) throw errors.invalidInput(`pollMaxOptions: must be at most the number of options (${options.length})`);
-    return messages.send(instanceOf(request), common(b), { type: 'poll', message: b.message, options, maxOptions: max });
+    return messages.send(instanceOf(request), common(b, request), { type: 'poll', message: b.message, options, maxOptions: max });
   });
 
   app.post('/send-button-actions', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-button-actions', ...SendButtonActions, response: sendResponses } }, async (request) => {
@@ -55,19 +55,19 @@ export function listSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     if (b.title) content.title = b.title;
     if (b.footer) content.footer = b.footer;
     if (b.image) content.image = checkMediaRef(b.image, 'image');
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 
   app.post('/send-button-otp', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-button-otp', ...SendButtonOtp, response: sendResponses } }, async (request) => {
     const b = request.body;
     const content: OutgoingContent = { type: 'button-otp', message: b.message, code: b.code, buttonText: b.buttonText ?? 'Copy code' };
     if (b.image) content.image = checkMediaRef(b.image, 'image');
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 
   app.post('/send-button-pix', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-button-pix', ...SendButtonPix, response: sendResponses } }, async (request) => {
     const b = request.body;
-    return messages.send(instanceOf(request), common(b), { type: 'button-pix', pixKey: b.pixKey, keyType: b.type, merchantName: b.merchantName ?? 'Pix' });
+    return messages.send(instanceOf(request), common(b, request), { type: 'button-pix', pixKey: b.pixKey, keyType: b.type, merchantName: b.merchantName ?? 'Pix' });
   });
 
   app.post('/send-carousel', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-carousel', ...SendCarousel, response: sendResponses } }, async (request) => {
@@ -80,6 +80,6 @@ export function listSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     if (cards.reduce((n, k) => n + k.buttons.filter((x) => x.type === 'REPLY').length, 0) > MAX_REPLIES) {
       throw errors.invalidInput(`carousel: at most ${MAX_REPLIES} REPLY buttons in all`);
     }
-    return messages.send(instanceOf(request), common(b), { type: 'carousel', message: b.message, cards });
+    return messages.send(instanceOf(request), common(b, request), { type: 'carousel', message: b.message, cards });
   });
 }

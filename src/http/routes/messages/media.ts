@@ -16,11 +16,11 @@ export function mediaSendRoutes(app: App, { messages, mediaBodyLimit }: SendRout
     const content: OutgoingContent = { type: 'image', image: checkMediaRef(b.image, 'image') };
     if (b.caption !== undefined) content.caption = b.caption;
     if (b.viewOnce !== undefined) content.viewOnce = b.viewOnce;
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 
   app.post('/send-sticker', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-sticker', ...SendSticker, response: sendResponses } }, async (request) =>
-    messages.send(instanceOf(request), common(request.body), { type: 'sticker', sticker: checkMediaRef(request.body.sticker, 'sticker') }),
+    messages.send(instanceOf(request), common(request.body, request), { type: 'sticker', sticker: checkMediaRef(request.body.sticker, 'sticker') }),
   );
 
   app.post('/send-audio', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-audio', ...SendAudio, response: sendResponses } }, async (request) => {
@@ -28,7 +28,7 @@ export function mediaSendRoutes(app: App, { messages, mediaBodyLimit }: SendRout
     const content: OutgoingContent = { type: 'audio', audio: checkMediaRef(b.audio, 'audio') };
     if (b.viewOnce !== undefined) content.viewOnce = b.viewOnce;
     if (b.waveform !== undefined) content.waveform = b.waveform;
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 
   app.post('/send-video', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-video', ...SendVideo, response: sendResponses } }, async (request) => {
@@ -36,21 +36,21 @@ export function mediaSendRoutes(app: App, { messages, mediaBodyLimit }: SendRout
     const content: OutgoingContent = { type: 'video', video: checkMediaRef(b.video, 'video') };
     if (b.caption !== undefined) content.caption = b.caption;
     if (b.viewOnce !== undefined) content.viewOnce = b.viewOnce;
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 
   app.post('/send-ptv', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-ptv', ...SendPtv, response: sendResponses } }, async (request) => {
     const b = request.body;
     const ref = b.video ?? b.ptv;
     if (ref === undefined) throw errors.invalidInput('video: required');
-    return messages.send(instanceOf(request), common(b), { type: 'ptv', video: checkMediaRef(ref, b.video ? 'video' : 'ptv') });
+    return messages.send(instanceOf(request), common(b, request), { type: 'ptv', video: checkMediaRef(ref, b.video ? 'video' : 'ptv') });
   });
 
   app.post('/send-gif', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-gif', ...SendGif, response: sendResponses } }, async (request) => {
     const b = request.body;
     const content: OutgoingContent = { type: 'gif', gif: checkMediaRef(b.gif, 'gif') };
     if (b.caption !== undefined) content.caption = b.caption;
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 
   app.post('/send-document/:extension', { bodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-document', ...SendDocument, response: sendResponses } }, async (request) => {
@@ -59,6 +59,6 @@ export function mediaSendRoutes(app: App, { messages, mediaBodyLimit }: SendRout
     const content: OutgoingContent = { type: 'document', document: checkMediaRef(b.document, 'document'), extension };
     if (b.fileName !== undefined) content.fileName = b.fileName;
     if (b.caption !== undefined) content.caption = b.caption;
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 }

@@ -1,6 +1,7 @@
 // What the send routes share: the fields every send passes on, and the shape checks a body's
 // values get before they become content (the service checks what a data URI really holds).
 import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import type { ActionButton } from '../../../domain/outgoing.js';
 import { parsePhone } from '../../../domain/phone.js';
 import { errors } from '../../../errors.js';
@@ -20,15 +21,26 @@ export interface SendRoutesOptions {
 
 export const tags = ['messages'];
 
-/** The fields of a send body that every send passes on as they are. */
-export function common(body: SendCommon): SendCommon {
+/** The fields of a send body that every send passes on as they are, and the request's Idempotency-Key. */
+export function common(body: SendCommon, request: FastifyRequest): SendCommon {
   const { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned, scheduledAt } = body;
-  return { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned, scheduledAt };
+  return { phone, delayMessage, delayTyping, messageId, mentioned, mentionAll, groupMentioned, scheduledAt, ...idempotencyKey(request) };
 }
 
 /** For the routes whose `messageId` names the target message, not a message to quote. */
-export function delayOnly(b: { phone: string; delayMessage?: number; delayTyping?: number; scheduledAt?: string | number }): SendCommon {
-  return { phone: b.phone, delayMessage: b.delayMessage, delayTyping: b.delayTyping, scheduledAt: b.scheduledAt };
+export function delayOnly(b: { phone: string; delayMessage?: number; delayTyping?: number; scheduledAt?: string | number }, request: FastifyRequest): SendCommon {
+  return { phone: b.phone, delayMessage: b.delayMessage, delayTyping: b.delayTyping, scheduledAt: b.scheduledAt, ...idempotencyKey(request) };
+}
+
+/** Printable ASCII, 1 to 255 characters (a UUID is the usual choice). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** `Idempotency-Key`: a retry with the same key answers the first request's ids (docs/contract.md). */
+function idempotencyKey(request: FastifyRequest): { idempotencyKey?: string } {
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return {};
+  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY.test(raw)) throw errors.invalidInput('Idempotency-Key: 1 to 255 printable ASCII characters, no spaces (e.g. a UUID)');
+  return { idempotencyKey: raw };
 }
 
 /**

@@ -11,7 +11,7 @@ export function textSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     const b = request.body;
     const content: OutgoingContent = { type: 'text', message: b.message };
     if (b.editMessageId) content.editMessageId = b.editMessageId;
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 
   app.post('/send-location', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-location', ...SendLocation, response: sendResponses } }, async (request) => {
@@ -23,7 +23,7 @@ export function textSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
     };
     if (b.title !== undefined) content.title = b.title;
     if (b.address !== undefined) content.address = b.address;
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 
   app.post('/send-link', { bodyLimit: mediaBodyLimit, schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-link', ...SendLink, response: sendResponses } }, async (request) => {
@@ -38,14 +38,14 @@ export function textSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
       linkType: b.linkType ?? 'SMALL',
     };
     if (b.image) content.image = checkMediaRef(b.image, 'image');
-    return messages.send(instanceOf(request), common(b), content);
+    return messages.send(instanceOf(request), common(b, request), content);
   });
 
   app.post('/send-contact', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-contact', ...SendContact, response: sendResponses } }, async (request) => {
     const b = request.body;
     const contact: SharedContact = { name: b.contactName, phones: [parsePhone(b.contactPhone, 'contactPhone')] };
     if (b.contactBusinessDescription) contact.businessDescription = b.contactBusinessDescription;
-    return messages.send(instanceOf(request), common(b), { type: 'contacts', contacts: [contact] });
+    return messages.send(instanceOf(request), common(b, request), { type: 'contacts', contacts: [contact] });
   });
 
   app.post('/send-contacts', { schema: { tags, 'x-zapgate-scope': 'send', operationId: 'messages_send-contacts', ...SendContacts, response: sendResponses } }, async (request) => {
@@ -55,6 +55,6 @@ export function textSendRoutes(app: App, { messages, mediaBodyLimit }: SendRoute
       if (x.businessDescription) c.businessDescription = x.businessDescription;
       return c;
     });
-    return messages.send(instanceOf(request), common(b), { type: 'contacts', contacts });
+    return messages.send(instanceOf(request), common(b, request), { type: 'contacts', contacts });
   });
 }
