@@ -103,7 +103,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
           await gateway.close();
           await simnet.close();
           mediaAgent.destroy();
-          if (temp) rmSync(dataDir, { recursive: true, force: true });
+          if (temp) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
         },
       };
     } catch (err) {
@@ -113,7 +113,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   } catch (err) {
     await simnet.close();
     mediaAgent.destroy();
-    if (temp) rmSync(dataDir, { recursive: true, force: true });
+    if (temp) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     throw err;
   }
 }
