@@ -14,12 +14,17 @@ import { malformedRequests, operationsOf, type FuzzRequest, type OpenApiDocument
 const TOTAL_REQUESTS = Number(process.env.ZAPGATE_FUZZ_REQUESTS ?? 10_000);
 const SEED = Number(process.env.ZAPGATE_FUZZ_SEED ?? Date.now() % 2 ** 31);
 
-/** Row count and a hash of every row of every table, in a stable order. */
+const AUDIT_TABLES = new Set(['audit_log', 'audit_head']);
+
+/** Row count and a hash of every row of every table but the audit trail's, in a stable order. */
 async function snapshot(g: TestGateway): Promise<Record<string, { rows: number; hash: string }>> {
   const db = g.gateway.store.database.db;
   const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by name`.execute(db);
   const out: Record<string, { rows: number; hash: string }> = {};
   for (const { name } of tables.rows) {
+    // The audit trail records every accepted request to a changing route, by design (a no-op
+    // restart is still an actor's act): it is the one table that may grow here.
+    if (AUDIT_TABLES.has(name)) continue;
     const rows = await sql<Record<string, unknown>>`select * from ${sql.table(name)} order by rowid`.execute(db);
     const hash = createHash('sha256');
     for (const row of rows.rows) hash.update(JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v)));
