@@ -87,6 +87,7 @@ export function messageRow(instanceId: string, overrides: Partial<NewMessageRow>
     created_at: 1_700_000_000_000 + counter,
     updated_at: 1_700_000_000_000 + counter,
     sent_at: null,
+    scheduled_at: null,
     ...overrides,
   };
 }
