@@ -6,6 +6,8 @@
 // the contact, mark-read, an edit and a deletion shown live, message text never read as HTML. No
 // console error anywhere (the page declares its icon: no /favicon.ico 404). Screenshots go to
 // ZAPGATE_SCREENSHOT_DIR (docs/screenshots when regenerating them for the README), else a temp dir.
+// Signed in with an API key, the page offers only what the key may do: a read-only key sees the
+// instances, chats and queue and no control; an admin key every control; a wrong key the refusal.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -424,6 +426,113 @@ test('conversations: a contact writes, the chat shows live with its unread count
     await page.locator('#media img').waitFor({ state: 'detached', timeout: WAIT });
     await shot(page, 'conversations-edited', false, '#conversations');
     assert.deepEqual(failures, [], 'no errors in the page console');
+  } finally {
+    await page.close();
+  }
+});
+
+test('an API key signs in and the page offers only what it may do: read-only sees instances and chats, no control; admin sees all; a wrong key is refused', async () => {
+  const owner = '5511990006666';
+  const contact = '5511990007777';
+  await h.admin.createUser({ phone: contact, pushName: 'Kim Contact' });
+  const inst = await h.pairNew(owner, 'keyed');
+  await h.admin.sendAsContact({ from: contact, to: owner, type: 'text', text: 'is my order on its way?' });
+  const keyOf = async (name: string, scopes: string[]): Promise<string> => {
+    const r = await h.call('POST', '/keys', { name, scopes });
+    assert.equal(r.status, 201, r.body.toString());
+    return String(r.json.key);
+  };
+  const readKey = await keyOf('support tool', ['read']);
+  const adminKey = await keyOf('ops lead', ['admin']);
+
+  /** Signs in with `key` on a new page and opens the instance (its token pasted once); the page and what went wrong in it. */
+  async function openAs(key: string) {
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    // A control the key may not use is absent, so the page never makes a request the key is refused.
+    page.on('response', (res) => {
+      if (res.status() === 401 || res.status() === 403) problems.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
+    });
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token or API key').fill(key);
+    await page.keyboard.press('Enter');
+    await page.locator('#app').waitFor({ state: 'visible', timeout: WAIT });
+    await page.getByRole('button', { name: /^keyed/ }).click();
+    await page.getByLabel('Instance token').fill(inst.instanceToken);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('heading', { name: 'Conversations', exact: true }).waitFor({ timeout: WAIT });
+    const chat = page.locator(`#chat-list button[data-chat="${contact}"]`).filter({ hasText: 'Kim Contact' });
+    await chat.waitFor({ timeout: WAIT });
+    await chat.click();
+    await page.getByRole('list', { name: 'Messages' }).getByText('is my order on its way?').waitFor({ timeout: WAIT });
+    await page.locator('#pair-state').filter({ hasText: `Connected as +${owner}` }).waitFor({ timeout: WAIT });
+    await page.locator('#queue-count').filter({ hasText: 'waiting' }).waitFor({ timeout: WAIT });
+    return { page, problems };
+  }
+  const visible = async (page: Page, role: 'button' | 'heading', name: string): Promise<boolean> => (await page.getByRole(role, { name, exact: true }).count()) > 0;
+  const CONTROLS: [role: 'button' | 'heading', name: string][] = [
+    ['button', 'Create'],
+    ['heading', 'Test send'],
+    ['button', 'Send reply'],
+    ['button', 'Mark read'],
+    ['heading', 'Settings'],
+    ['heading', 'Webhooks'],
+    ['button', 'Rotate secret'],
+    ['heading', 'Webhook deliveries'],
+    ['button', 'Restart'],
+    ['button', 'Disconnect'],
+    ['button', 'Rename'],
+    ['button', 'Delete'],
+    ['button', 'Clear queue'],
+  ];
+
+  // Read-only: the instance list, the chat and its messages, the status, the queue — and no control.
+  const reader = await openAs(readKey);
+  try {
+    await reader.page.locator('#whoami').filter({ hasText: 'API key \u201csupport tool\u201d: read' }).waitFor({ timeout: WAIT });
+    await reader.page.getByText('Live updates: on').waitFor({ timeout: WAIT });
+    const shown: string[] = [];
+    for (const [role, name] of CONTROLS) if (await visible(reader.page, role, name)) shown.push(`${role} ${name}`);
+    assert.deepEqual(shown, [], 'a read-only key is offered no control');
+    assert.equal(await reader.page.getByLabel('Reply').count(), 0, 'no reply box');
+    assert.equal(await reader.page.getByLabel('New instance name').isVisible(), false, 'no instance creation');
+    await shot(reader.page, 'read-only-key', false);
+    // Events still arrive live: a new message shows without a reload.
+    await h.admin.sendAsContact({ from: contact, to: owner, type: 'text', text: 'hello again' });
+    await reader.page.getByRole('list', { name: 'Messages' }).getByText('hello again').waitFor({ timeout: WAIT });
+    assert.deepEqual(reader.problems, [], 'no refused request, no error in the console');
+  } finally {
+    await reader.page.close();
+  }
+
+  // Admin: every control is there.
+  const admin = await openAs(adminKey);
+  try {
+    await admin.page.locator('#whoami').filter({ hasText: 'API key \u201cops lead\u201d: admin' }).waitFor({ timeout: WAIT });
+    const missing: string[] = [];
+    for (const [role, name] of CONTROLS) if (!(await visible(admin.page, role, name))) missing.push(`${role} ${name}`);
+    assert.deepEqual(missing, [], 'an admin key is offered everything');
+    // And it works: the reply reaches the contact.
+    await admin.page.getByLabel('Reply').fill('On its way, arriving tomorrow.');
+    await admin.page.getByRole('button', { name: 'Send reply' }).click();
+    assert.ok(await h.admin.waitForReceived(contact, (m) => JSON.stringify(m).includes('arriving tomorrow'), WAIT), 'the contact received the reply');
+    assert.deepEqual(admin.problems, [], 'no refused request, no error in the console');
+  } finally {
+    await admin.page.close();
+  }
+
+  // A wrong key: the refusal, nothing of the account.
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token or API key').fill('zk_not-a-key-of-this-gateway');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'That Client-Token or API key was refused' }).waitFor({ timeout: WAIT });
+    assert.equal(await page.locator('#app').isVisible(), false, 'the account view stays hidden');
   } finally {
     await page.close();
   }

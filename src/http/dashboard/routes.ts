@@ -1,6 +1,6 @@
 // GET /dashboard: the web dashboard, served by the gateway itself from strings in this package
 // (nothing fetched at run time, nothing to copy at build). The page holds no secret: it asks for
-// the Client-Token and then uses the public API like any client.
+// the Client-Token or an API key and then uses the public API like any client.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DASHBOARD_CSS } from './assets/app-css.js';
 import { DASHBOARD_JS_BASE } from './assets/app-js-base.js';

@@ -53,10 +53,11 @@ export const DASHBOARD_JS_CHATS = String.raw`  // ---- conversations ----
     renderChats();
     var t = clear($('thread'));
     t.appendChild(h('div', { class: 'detail-head' }, h('h3', { id: 'thread-title' }),
-      h('button', { type: 'button', class: 'secondary', id: 'mark-read', text: 'Mark read', on: { click: markRead } })));
+      may('send') ? h('button', { type: 'button', class: 'secondary', id: 'mark-read', text: 'Mark read', on: { click: markRead } }) : null));
     t.appendChild(h('p', { id: 'thread-sub', class: 'muted' }));
     t.appendChild(h('ol', { id: 'messages', class: 'messages', 'aria-label': 'Messages', 'aria-live': 'polite' }));
-    t.appendChild(h('form', { id: 'reply-form', class: 'row', on: { submit: reply } },
+    // Replying and marking read are the send scope's: a read-only key reads.
+    if (may('send')) t.appendChild(h('form', { id: 'reply-form', class: 'row', on: { submit: reply } },
       h('label', { for: 'reply-text', text: 'Reply' }), h('input', { id: 'reply-text', required: true, autocomplete: 'off' }),
       h('button', { type: 'submit', text: 'Send reply' })));
     renderThreadHead();
