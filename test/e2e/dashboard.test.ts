@@ -437,17 +437,23 @@ test('an API key signs in and the page offers only what it may do: read-only see
   await h.admin.createUser({ phone: contact, pushName: 'Kim Contact' });
   const inst = await h.pairNew(owner, 'keyed');
   await h.admin.sendAsContact({ from: contact, to: owner, type: 'text', text: 'is my order on its way?' });
-  const keyOf = async (name: string, scopes: string[]): Promise<string> => {
+  const keyOf = async (name: string, scopes: string[]): Promise<{ id: string; key: string }> => {
     const r = await h.call('POST', '/keys', { name, scopes });
     assert.equal(r.status, 201, r.body.toString());
-    return String(r.json.key);
+    return { id: String(r.json.id), key: String(r.json.key) };
   };
-  const readKey = await keyOf('support tool', ['read']);
-  const adminKey = await keyOf('ops lead', ['admin']);
+  const { key: readKey } = await keyOf('support tool', ['read']);
+  const { id: adminId, key: adminKey } = await keyOf('ops lead', ['admin']);
+  /** What GET /keys/me answers a key (its status, and its scopes when live). */
+  const meOf = async (key: string): Promise<{ status: number; scopes?: string[] }> => {
+    const res = await fetch(`${h.url}/keys/me`, { headers: { authorization: `Bearer ${key}` } });
+    return { status: res.status, ...(res.ok ? { scopes: ((await res.json()) as { scopes: string[] }).scopes } : {}) };
+  };
 
   /** Signs in with `key` on a new page and opens the instance (its token pasted once); the page and what went wrong in it. */
   async function openAs(key: string) {
     const page = await browser.context.newPage();
+    page.on('dialog', (d) => void d.accept()); // the page asks before revoking a key
     const problems: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
@@ -488,6 +494,9 @@ test('an API key signs in and the page offers only what it may do: read-only see
     ['button', 'Rename'],
     ['button', 'Delete'],
     ['button', 'Clear queue'],
+    ['heading', 'API keys'],
+    ['button', 'Add key'],
+    ['heading', 'Audit trail'],
   ];
 
   // Read-only: the instance list, the chat and its messages, the status, the queue — and no control.
@@ -520,6 +529,23 @@ test('an API key signs in and the page offers only what it may do: read-only see
     await admin.page.getByLabel('Reply').fill('On its way, arriving tomorrow.');
     await admin.page.getByRole('button', { name: 'Send reply' }).click();
     assert.ok(await h.admin.waitForReceived(contact, (m) => JSON.stringify(m).includes('arriving tomorrow'), WAIT), 'the contact received the reply');
+
+    // The account's keys: one made on the page (its secret shown once) works with its scope; revoked
+    // on the page, it stops working; both changes are in the audit trail, made by this key.
+    await admin.page.getByLabel('New key name').fill('reporting');
+    await admin.page.getByRole('checkbox', { name: 'read', exact: true }).check();
+    await admin.page.getByRole('button', { name: 'Add key' }).click();
+    const shownSecret = admin.page.locator('#key-secret').filter({ hasText: 'zk_' });
+    await shownSecret.waitFor({ timeout: WAIT });
+    const secret = /(zk_\S+)/.exec(String(await shownSecret.textContent()))![1]!;
+    assert.deepEqual(await meOf(secret), { status: 200, scopes: ['read'] }, 'the key made on the page works, with the scope chosen');
+    await admin.page.getByRole('button', { name: 'Revoke key reporting' }).click();
+    await admin.page.locator('#key-list li').filter({ hasText: 'reporting' }).filter({ hasText: 'revoked' }).waitFor({ timeout: WAIT });
+    assert.equal((await meOf(secret)).status, 401, 'revoked on the page: refused');
+    const audit = admin.page.getByRole('list', { name: 'Newest changes first' });
+    await audit.locator('li').filter({ hasText: `keys_revoke \u00b7 key:${adminId}` }).waitFor({ timeout: WAIT });
+    await audit.locator('li').filter({ hasText: `keys_create \u00b7 key:${adminId}` }).waitFor({ timeout: WAIT });
+    await shot(admin.page, 'api-keys', false, '#account-admin');
     assert.deepEqual(admin.problems, [], 'no refused request, no error in the console');
   } finally {
     await admin.page.close();

@@ -1,4 +1,4 @@
-// The dashboard's script, part 1 of 4 (served as one file, the parts concatenated in order by
+// The dashboard's script, part 1 of 5 (served as one file, the parts concatenated in order by
 // `../routes.ts`): plain browser JavaScript, no build step and no dependency. This part opens the
 // script's one closure and holds its state, the DOM helpers, the API client (the Client-Token or API
 // key as the Client-Token header, from session storage; instance tokens in the path), signing in and
@@ -83,7 +83,7 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
       $('whoami').hidden = false;
       $('whoami').textContent = S.me.kind === 'api-key' ? 'API key \u201c' + S.me.name + '\u201d: ' + S.me.scopes.join(', ') : 'Client-Token: full access';
       $('create-form').hidden = !accountWide('admin');
-      renderInstances(); renderHealth(); connectStream();
+      renderInstances(); renderHealth(); renderAdmin(); connectStream();
       S.healthTimer = setInterval(refreshHealth, 15000);
       refreshHealth();
       $('main').focus();
@@ -96,6 +96,7 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
     sessionStorage.removeItem(CT_KEY); sessionStorage.removeItem(INST_KEY);
     $('app').hidden = true; $('signout').hidden = true; $('live').hidden = true; $('whoami').hidden = true; $('signin').hidden = false;
     clear($('detail')).appendChild(h('p', { class: 'muted', text: 'Select or create an instance.' }));
+    clear($('account-admin'));
     $('signin-error').textContent = message || '';
     $('signin-token').value = '';
     $('signin-token').focus();

@@ -1,8 +1,8 @@
-// The dashboard's script, part 3 of 4 (see `app-js-base.ts`): the selected instance's
+// The dashboard's script, part 3 of 5 (see `app-js-base.ts`): the selected instance's
 // conversations, from the gateway's stored copy — the chat list (`GET /chats`: unread counts, the
 // last message), one chat's messages (`GET /chat-messages/{phone}`: edits show the new text,
 // deletions stay as `revoked`, received files through their signed `mediaUrl`), a reply
-// (`POST /send-text`) and mark-read (`POST /modify-chat`). The event stream (part 4) calls
+// (`POST /send-text`) and mark-read (`POST /modify-chat`). The event stream (part 5) calls
 // chatsOnEvent; the copy is written just after an event goes out, so a change is read back a few
 // times over the next seconds rather than once. Every text from a chat goes in through textContent
 // (the `h` helper), never as HTML.

@@ -1,4 +1,4 @@
-// The dashboard's script, part 2 of 4 (see `app-js-base.ts`): the selected instance's screen —
+// The dashboard's script, part 2 of 5 (see `app-js-base.ts`): the selected instance's screen —
 // its detail, status, pairing (QR and code), history, webhooks, test send, queue and deliveries.
 // Each control is built only when the signed-in credential holds its route's scope (may(), part 1):
 // a read-only key sees no button it could not use.

@@ -1,4 +1,4 @@
-// The dashboard's script, part 4 of 4 (see `app-js-base.ts`): what arrives live — received media
+// The dashboard's script, part 5 of 5 (see `app-js-base.ts`): what arrives live — received media
 // and events, the account's event stream (GET /events, read with fetch for the Client-Token header),
 // health — and the boot on DOMContentLoaded, which closes the script's closure.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.

@@ -45,6 +45,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
         <h2 id="health-title">Health</h2>
         <dl id="health" class="facts"></dl>
       </section>
+      <div id="account-admin"></div>
     </aside>
     <section id="detail" class="detail" aria-live="off"><p class="muted">Select or create an instance.</p></section>
   </div>
