@@ -7,7 +7,9 @@
 // console error anywhere (the page declares its icon: no /favicon.ico 404). Screenshots go to
 // ZAPGATE_SCREENSHOT_DIR (docs/screenshots when regenerating them for the README), else a temp dir.
 // Signed in with an API key, the page offers only what the key may do: a read-only key sees the
-// instances, chats and queue and no control; an admin key every control; a wrong key the refusal.
+// instances, chats and queue and no control; an admin key every control, the account's keys (made
+// and revoked on the page) and audit trail; a key limited to one instance that instance only; a
+// wrong key the refusal.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -559,6 +561,50 @@ test('an API key signs in and the page offers only what it may do: read-only see
     await page.keyboard.press('Enter');
     await page.getByRole('alert').filter({ hasText: 'That Client-Token or API key was refused' }).waitFor({ timeout: WAIT });
     assert.equal(await page.locator('#app').isVisible(), false, 'the account view stays hidden');
+  } finally {
+    await page.close();
+  }
+});
+
+test('a key limited to one instance sees that instance only, by name once its token is given, and no account-wide panel', async () => {
+  const owner = '5511990008888';
+  const inst = await h.pairNew(owner, 'franchise');
+  const other = await h.call('POST', '/instances', { name: 'head office' });
+  assert.equal(other.status, 201);
+  const r = await h.call('POST', '/keys', { name: 'franchisee', scopes: ['read', 'send'], instanceIds: [inst.instanceId] });
+  assert.equal(r.status, 201, r.body.toString());
+  const page = await browser.context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on('response', (res) => {
+    if (res.status() === 401 || res.status() === 403) problems.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
+  });
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token or API key').fill(String(r.json.key));
+    await page.keyboard.press('Enter');
+    await page.locator('#whoami').filter({ hasText: 'API key \u201cfranchisee\u201d: read, send' }).waitFor({ timeout: WAIT });
+    // Only its instance, by id until the page holds its token.
+    const list = page.locator('#instance-list li');
+    await list.first().waitFor({ timeout: WAIT });
+    assert.equal(await list.count(), 1, 'one instance listed');
+    assert.doesNotMatch(String(await page.locator('#instance-list').textContent()), /head office/, 'not the account\'s other instance');
+    await page.getByRole('button', { name: new RegExp(`^${inst.instanceId}`) }).click();
+    await page.getByLabel('Instance token').fill(inst.instanceToken);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.locator('#instance-list').filter({ hasText: 'franchise' }).filter({ hasText: `+${owner}` }).waitFor({ timeout: WAIT });
+    await page.locator('#pair-state').filter({ hasText: `Connected as +${owner}` }).waitFor({ timeout: WAIT });
+    // Its scopes' controls; nothing account-wide (no create, no live account stream, no keys or audit).
+    await page.getByRole('heading', { name: 'Test send', exact: true }).waitFor({ timeout: WAIT });
+    for (const name of ['Settings', 'API keys', 'Audit trail', 'Webhook deliveries']) assert.equal(await page.getByRole('heading', { name, exact: true }).count(), 0, `no ${name}`);
+    assert.equal(await page.getByRole('button', { name: 'Create', exact: true }).count(), 0, 'no instance creation');
+    assert.equal(await page.locator('#live').isVisible(), false, 'no account-wide event stream');
+    // Reload: the tab keeps the token, and names the instance at once.
+    await page.reload();
+    await page.locator('#instance-list').filter({ hasText: 'franchise' }).waitFor({ timeout: WAIT });
+    assert.deepEqual(problems, [], 'no refused request, no error in the console');
   } finally {
     await page.close();
   }

@@ -74,10 +74,10 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
     S.token = token;
     return api('GET', '/keys/me').then(function (me) {
       S.me = me;
+      try { S.tokens = JSON.parse(sessionStorage.getItem(INST_KEY) || '{}') || {}; } catch (e) { S.tokens = {}; }
       return listInstances();
     }).then(function (list) {
       sessionStorage.setItem(CT_KEY, token);
-      try { S.tokens = JSON.parse(sessionStorage.getItem(INST_KEY) || '{}') || {}; } catch (e) { S.tokens = {}; }
       S.instances = list;
       $('signin').hidden = true; $('app').hidden = false; $('signout').hidden = false; $('live').hidden = !accountWide('read');
       $('whoami').hidden = false;
@@ -103,11 +103,20 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
   }
 
   // ---- instances ----
-  /** The account's instances; an instance-limited key sees its own ones by id (it may not list the account's). */
+  /**
+   * The account's instances. A key limited to some instances may not list the account's: it sees its
+   * own ones, by id until this tab holds an instance's token, then by name and status (GET …/me, …/status).
+   */
   function listInstances() {
     if (accountWide('read')) return api('GET', '/instances');
     var known = {}; S.instances.forEach(function (i) { known[i.instanceId] = i; });
-    return Promise.resolve((S.me.instanceIds || []).map(function (id) { return known[id] || { instanceId: id, name: id, status: 'unknown' }; }));
+    return Promise.all((S.me.instanceIds || []).map(function (id) {
+      var unknown = known[id] || { instanceId: id, name: id, status: 'unknown' };
+      if (!S.tokens[id] || !may('read')) return unknown;
+      return Promise.all([api('GET', prefix(id) + '/me'), api('GET', prefix(id) + '/status')]).then(function (r) {
+        return { instanceId: id, name: r[0].name, phone: r[1].phone, status: r[1].status };
+      }, function () { return unknown; });
+    }));
   }
   function refreshInstances() {
     return listInstances().then(function (list) {

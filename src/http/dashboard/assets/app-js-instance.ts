@@ -18,7 +18,7 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
         h('form', { id: 'unlock-form', class: 'row', on: { submit: function (ev) {
           ev.preventDefault();
           S.tokens[id] = $('unlock-token').value.trim();
-          iapi('GET', '/status').then(function () { saveTokens(); select(id); }, function (err) { delete S.tokens[id]; fail(err); });
+          iapi('GET', '/status').then(function () { saveTokens(); select(id); refreshInstances(); }, function (err) { delete S.tokens[id]; fail(err); });
         } } }, h('label', { for: 'unlock-token', text: 'Instance token' }), h('input', { id: 'unlock-token', type: 'password', required: true, autocomplete: 'off' }),
           h('button', { type: 'submit', text: 'Open' }))));
       return;
