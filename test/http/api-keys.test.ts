@@ -1,7 +1,8 @@
 // API keys (docs/api-keys.md): every route of the OpenAPI document declares a scope, and a key of
 // every other scope is refused on it while a key of that scope gets through; an instance-limited key
 // reaches no other instance by any path; a key outside its address ranges gets 403; a revoked,
-// expired or rotated-out key gets 401 at once; a key's own rate limit; the secret is never listed.
+// expired or rotated-out key gets 401 at once; a key's own rate limit; the secret is never listed;
+// GET /keys/me tells every credential, an instance-limited key too, what it may do.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
