@@ -265,27 +265,36 @@ function parseAccounts(args: string[]): { sub: 'create' | 'list' | 'rotate' | 'd
   return { sub, arg };
 }
 
+/** Who the audit trail names for a change made with the command line. */
+const CLI_ACTOR = { actor: 'cli', address: null, requestId: null } as const;
+
 async function accounts(args: string[]): Promise<number> {
   const parsed = parseAccounts(args);
   if (parsed === 'help') return help(ACCOUNTS_USAGE);
   const { sub, arg } = parsed;
   await import('dotenv/config');
   const c = await config();
-  // The store and the accounts service only: no engine, no HTTP server.
-  const [{ openDatabase }, { createStore }, { AccountsService }, { systemClock }, { privateDir }] = await Promise.all([
+  // The store, the accounts service and the audit trail only: no engine, no HTTP server.
+  const [{ openDatabase }, { createStore }, { AccountsService }, { AuditService }, { systemClock }, { privateDir }] = await Promise.all([
     import('./store/database.js'),
     import('./store/index.js'),
     import('./services/accounts-service.js'),
+    import('./services/audit-service.js'),
     import('./clock.js'),
     import('./store/private-files.js'),
   ]);
   if (!c.databaseUrl) privateDir(c.dataDir);
   const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
-  const service = new AccountsService(createStore(database), systemClock());
+  const store = createStore(database);
+  const clock = systemClock();
+  const service = new AccountsService(store, clock);
+  // Every account change is an entry of the trail, actor `cli` (docs/api-keys.md).
+  const audit = new AuditService(store, clock, c.auditRetentionDays);
   try {
     switch (sub) {
       case 'create': {
         const a = await service.create(arg!);
+        await audit.record({ accountId: a.id, ...CLI_ACTOR }, 'accounts_create', a.id, null, { name: a.name });
         console.log(JSON.stringify({ id: a.id, name: a.name, clientToken: a.clientToken }));
         return 0;
       }
@@ -294,13 +303,17 @@ async function accounts(args: string[]): Promise<number> {
         return 0;
       case 'rotate': {
         const a = await service.rotate(arg!);
+        await audit.record({ accountId: a.id, ...CLI_ACTOR }, 'accounts_rotate', a.id, null, { clientToken: a.clientToken });
         console.log(JSON.stringify({ id: a.id, clientToken: a.clientToken }));
         return 0;
       }
-      case 'delete':
+      case 'delete': {
+        const before = await store.accounts.find(arg!);
         await service.delete(arg!);
+        await audit.record({ accountId: arg!, ...CLI_ACTOR }, 'accounts_delete', arg!, before ? { name: before.name } : null, null);
         console.log(JSON.stringify({ id: arg, deleted: true }));
         return 0;
+      }
     }
   } catch (err) {
     console.error(`zapgate: ${err instanceof Error ? err.message : String(err)}`);
@@ -328,8 +341,6 @@ async function openKeyServices() {
   const clock = systemClock();
   return { database, store, keys: new ApiKeysService(store, clock), audit: new AuditService(store, clock, c.auditRetentionDays) };
 }
-
-const CLI_ACTOR = { actor: 'cli', address: null, requestId: null } as const;
 
 async function keys(args: string[]): Promise<number> {
   const { values, positionals } = parse(

@@ -12,8 +12,12 @@
 export const SCOPES = ['read', 'send', 'manage', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** What a route needs: a scope, or `public` for the few routes that take no token at all. */
-export type RouteScope = Scope | 'public';
+/**
+ * What a route needs: a scope; `any` for a route every credential of the account may use, an
+ * instance-limited key too (GET /keys/me: what the key itself may do); or `public` for the few
+ * routes that take no token at all.
+ */
+export type RouteScope = Scope | 'any' | 'public';
 
 export interface ApiKey {
   readonly id: string;
@@ -35,7 +39,7 @@ export interface ApiKey {
 
 /** Whether a key with `scopes` may use a route that needs `needed`. */
 export function scopeAllows(scopes: readonly Scope[], needed: RouteScope): boolean {
-  return needed === 'public' || scopes.includes('admin') || scopes.includes(needed);
+  return needed === 'public' || needed === 'any' || scopes.includes('admin') || scopes.includes(needed);
 }
 
 /** Whether the key may be used at `now` (neither revoked nor expired). */

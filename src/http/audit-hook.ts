@@ -1,14 +1,27 @@
 // Records every change a request made in the audit trail (services/audit-service.ts): a successful
 // request to a route whose declared scope is `manage` or `admin` (src/http/scopes.ts), other than a
-// read, plus the few Z-API routes that change state on a GET. Written before the answer is sent, so
-// a client that got its 2xx finds the entry.
+// GET; a route declares `'x-zapgate-audit': true` to be recorded outside that rule (Z-API's GETs that
+// change state; campaigns started and stopped, whose scope is `send`), or `false` to be left out.
+// Written before the answer is sent, so a client that got its 2xx finds the entry.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../logger.js';
 import type { AuditService } from '../services/audit-service.js';
 import { routeScope } from './scopes.js';
 
-/** Z-API routes that change state although they are GETs. */
-const CHANGING_GETS = new Set(['instance_restart', 'instance_disconnect', 'groups_accept-invite-group']);
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Whether a successful request to this route is an audited change, where the scope rule above does not say it (docs/api-keys.md). */
+    'x-zapgate-audit'?: boolean;
+  }
+}
+
+/** Whether a successful request to this route is recorded. */
+export function auditedRoute(request: FastifyRequest): boolean {
+  const declared = (request.routeOptions.schema as { 'x-zapgate-audit'?: boolean } | undefined)?.['x-zapgate-audit'];
+  if (declared !== undefined) return declared;
+  const scope = routeScope(request);
+  return (scope === 'manage' || scope === 'admin') && request.method !== 'GET';
+}
 
 /** What an instance looked like before the change (secrets are redacted by the audit service). */
 function instanceBefore(request: FastifyRequest): Record<string, unknown> | null {
@@ -33,14 +46,12 @@ function createdId(payload: unknown): string | null {
 export function auditHook(audit: AuditService, log: Logger, nodeId: string | null) {
   return async function recordChange(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     if (reply.statusCode >= 300 || !request.account) return payload;
-    const scope = routeScope(request);
-    if (scope !== 'manage' && scope !== 'admin') return payload;
     const action = request.routeOptions.schema?.operationId;
-    if (!action || (request.method === 'GET' && !CHANGING_GETS.has(action))) return payload;
+    if (!action || !auditedRoute(request)) return payload;
     const servedBy = reply.getHeader('x-zapgate-node');
     if (nodeId !== null && servedBy !== undefined && servedBy !== nodeId) return payload;
-    const params = (request.params ?? {}) as { instanceId?: string; keyId?: string };
-    const target = params.instanceId ?? params.keyId ?? createdId(payload);
+    const params = (request.params ?? {}) as { instanceId?: string; keyId?: string; campaignId?: string };
+    const target = params.instanceId ?? params.keyId ?? params.campaignId ?? createdId(payload);
     const after = { ...(request.body && typeof request.body === 'object' ? request.body : {}), ...request.params as object };
     try {
       await audit.record(

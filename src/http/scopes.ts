@@ -1,5 +1,5 @@
 // What each route needs from an API key, declared once in the route's schema as
-// `'x-zapgate-scope': 'read' | 'send' | 'manage' | 'admin' | 'public'` (the same key lists it in
+// `'x-zapgate-scope': 'read' | 'send' | 'manage' | 'admin' | 'any' | 'public'` (the same key lists it in
 // the OpenAPI document), and the one check that enforces it with the key's other limits
 // (docs/api-keys.md). The Client-Token passes every check: it is the account's full-power key.
 import type { FastifyRequest } from 'fastify';
@@ -24,7 +24,7 @@ const matchers = new WeakMap<ApiKey, (address: string) => boolean>();
 /**
  * Throws unless `key` may make this request: from one of its address ranges (403), with the scope
  * the route declares (403), on one of its instances (403; an instance-limited key uses no
- * account-wide route).
+ * account-wide route but those open to `any` credential).
  */
 export function enforceKey(request: FastifyRequest, key: ApiKey): void {
   if (key.cidrs) {
@@ -35,7 +35,7 @@ export function enforceKey(request: FastifyRequest, key: ApiKey): void {
   const needed = routeScope(request);
   if (needed === undefined) throw errors.keyScopeMissing('(undeclared)');
   if (!scopeAllows(key.scopes, needed)) throw errors.keyScopeMissing(needed);
-  if (key.instanceIds) {
+  if (key.instanceIds && needed !== 'any') {
     const instanceId = (request.params as { instanceId?: string } | undefined)?.instanceId;
     if (instanceId === undefined || !key.instanceIds.includes(instanceId)) throw errors.keyInstanceRefused();
   }

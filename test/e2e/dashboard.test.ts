@@ -6,6 +6,10 @@
 // the contact, mark-read, an edit and a deletion shown live, message text never read as HTML. No
 // console error anywhere (the page declares its icon: no /favicon.ico 404). Screenshots go to
 // ZAPGATE_SCREENSHOT_DIR (docs/screenshots when regenerating them for the README), else a temp dir.
+// Signed in with an API key, the page offers only what the key may do: a read-only key sees the
+// instances, chats and queue and no control; an admin key every control, the account's keys (made
+// and revoked on the page) and audit trail; a key limited to one instance that instance only; a
+// wrong key the refusal.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -424,6 +428,183 @@ test('conversations: a contact writes, the chat shows live with its unread count
     await page.locator('#media img').waitFor({ state: 'detached', timeout: WAIT });
     await shot(page, 'conversations-edited', false, '#conversations');
     assert.deepEqual(failures, [], 'no errors in the page console');
+  } finally {
+    await page.close();
+  }
+});
+
+test('an API key signs in and the page offers only what it may do: read-only sees instances and chats, no control; admin sees all; a wrong key is refused', async () => {
+  const owner = '5511990006666';
+  const contact = '5511990007777';
+  await h.admin.createUser({ phone: contact, pushName: 'Kim Contact' });
+  const inst = await h.pairNew(owner, 'keyed');
+  await h.admin.sendAsContact({ from: contact, to: owner, type: 'text', text: 'is my order on its way?' });
+  const keyOf = async (name: string, scopes: string[]): Promise<{ id: string; key: string }> => {
+    const r = await h.call('POST', '/keys', { name, scopes });
+    assert.equal(r.status, 201, r.body.toString());
+    return { id: String(r.json.id), key: String(r.json.key) };
+  };
+  const { key: readKey } = await keyOf('support tool', ['read']);
+  const { id: adminId, key: adminKey } = await keyOf('ops lead', ['admin']);
+  /** What GET /keys/me answers a key (its status, and its scopes when live). */
+  const meOf = async (key: string): Promise<{ status: number; scopes?: string[] }> => {
+    const res = await fetch(`${h.url}/keys/me`, { headers: { authorization: `Bearer ${key}` } });
+    return { status: res.status, ...(res.ok ? { scopes: ((await res.json()) as { scopes: string[] }).scopes } : {}) };
+  };
+
+  /** Signs in with `key` on a new page and opens the instance (its token pasted once); the page and what went wrong in it. */
+  async function openAs(key: string) {
+    const page = await browser.context.newPage();
+    page.on('dialog', (d) => void d.accept()); // the page asks before revoking a key
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    // A control the key may not use is absent, so the page never makes a request the key is refused.
+    page.on('response', (res) => {
+      if (res.status() === 401 || res.status() === 403) problems.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
+    });
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token or API key').fill(key);
+    await page.keyboard.press('Enter');
+    await page.locator('#app').waitFor({ state: 'visible', timeout: WAIT });
+    await page.getByRole('button', { name: /^keyed/ }).click();
+    await page.getByLabel('Instance token').fill(inst.instanceToken);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('heading', { name: 'Conversations', exact: true }).waitFor({ timeout: WAIT });
+    const chat = page.locator(`#chat-list button[data-chat="${contact}"]`).filter({ hasText: 'Kim Contact' });
+    await chat.waitFor({ timeout: WAIT });
+    await chat.click();
+    await page.getByRole('list', { name: 'Messages' }).getByText('is my order on its way?').waitFor({ timeout: WAIT });
+    await page.locator('#pair-state').filter({ hasText: `Connected as +${owner}` }).waitFor({ timeout: WAIT });
+    await page.locator('#queue-count').filter({ hasText: 'waiting' }).waitFor({ timeout: WAIT });
+    return { page, problems };
+  }
+  const visible = async (page: Page, role: 'button' | 'heading', name: string): Promise<boolean> => (await page.getByRole(role, { name, exact: true }).count()) > 0;
+  const CONTROLS: [role: 'button' | 'heading', name: string][] = [
+    ['button', 'Create'],
+    ['heading', 'Test send'],
+    ['button', 'Send reply'],
+    ['button', 'Mark read'],
+    ['heading', 'Settings'],
+    ['heading', 'Webhooks'],
+    ['button', 'Rotate secret'],
+    ['heading', 'Webhook deliveries'],
+    ['button', 'Restart'],
+    ['button', 'Disconnect'],
+    ['button', 'Rename'],
+    ['button', 'Delete'],
+    ['button', 'Clear queue'],
+    ['heading', 'API keys'],
+    ['button', 'Add key'],
+    ['heading', 'Audit trail'],
+  ];
+
+  // Read-only: the instance list, the chat and its messages, the status, the queue — and no control.
+  const reader = await openAs(readKey);
+  try {
+    await reader.page.locator('#whoami').filter({ hasText: 'API key \u201csupport tool\u201d: read' }).waitFor({ timeout: WAIT });
+    await reader.page.getByText('Live updates: on').waitFor({ timeout: WAIT });
+    const shown: string[] = [];
+    for (const [role, name] of CONTROLS) if (await visible(reader.page, role, name)) shown.push(`${role} ${name}`);
+    assert.deepEqual(shown, [], 'a read-only key is offered no control');
+    assert.equal(await reader.page.getByLabel('Reply').count(), 0, 'no reply box');
+    assert.equal(await reader.page.getByLabel('New instance name').isVisible(), false, 'no instance creation');
+    await shot(reader.page, 'read-only-key', false);
+    // Events still arrive live: a new message shows without a reload.
+    await h.admin.sendAsContact({ from: contact, to: owner, type: 'text', text: 'hello again' });
+    await reader.page.getByRole('list', { name: 'Messages' }).getByText('hello again').waitFor({ timeout: WAIT });
+    assert.deepEqual(reader.problems, [], 'no refused request, no error in the console');
+  } finally {
+    await reader.page.close();
+  }
+
+  // Admin: every control is there.
+  const admin = await openAs(adminKey);
+  try {
+    await admin.page.locator('#whoami').filter({ hasText: 'API key \u201cops lead\u201d: admin' }).waitFor({ timeout: WAIT });
+    const missing: string[] = [];
+    for (const [role, name] of CONTROLS) if (!(await visible(admin.page, role, name))) missing.push(`${role} ${name}`);
+    assert.deepEqual(missing, [], 'an admin key is offered everything');
+    // And it works: the reply reaches the contact.
+    await admin.page.getByLabel('Reply').fill('On its way, arriving tomorrow.');
+    await admin.page.getByRole('button', { name: 'Send reply' }).click();
+    assert.ok(await h.admin.waitForReceived(contact, (m) => JSON.stringify(m).includes('arriving tomorrow'), WAIT), 'the contact received the reply');
+
+    // The account's keys: one made on the page (its secret shown once) works with its scope; revoked
+    // on the page, it stops working; both changes are in the audit trail, made by this key.
+    await admin.page.getByLabel('New key name').fill('reporting');
+    await admin.page.getByRole('checkbox', { name: 'read', exact: true }).check();
+    await admin.page.getByRole('button', { name: 'Add key' }).click();
+    const shownSecret = admin.page.locator('#key-secret').filter({ hasText: 'zk_' });
+    await shownSecret.waitFor({ timeout: WAIT });
+    const secret = /(zk_\S+)/.exec(String(await shownSecret.textContent()))![1]!;
+    assert.deepEqual(await meOf(secret), { status: 200, scopes: ['read'] }, 'the key made on the page works, with the scope chosen');
+    await admin.page.getByRole('button', { name: 'Revoke key reporting' }).click();
+    await admin.page.locator('#key-list li').filter({ hasText: 'reporting' }).filter({ hasText: 'revoked' }).waitFor({ timeout: WAIT });
+    assert.equal((await meOf(secret)).status, 401, 'revoked on the page: refused');
+    const audit = admin.page.getByRole('list', { name: 'Newest changes first' });
+    await audit.locator('li').filter({ hasText: `keys_revoke \u00b7 key:${adminId}` }).waitFor({ timeout: WAIT });
+    await audit.locator('li').filter({ hasText: `keys_create \u00b7 key:${adminId}` }).waitFor({ timeout: WAIT });
+    await shot(admin.page, 'api-keys', false, '#account-admin');
+    assert.deepEqual(admin.problems, [], 'no refused request, no error in the console');
+  } finally {
+    await admin.page.close();
+  }
+
+  // A wrong key: the refusal, nothing of the account.
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token or API key').fill('zk_not-a-key-of-this-gateway');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'That Client-Token or API key was refused' }).waitFor({ timeout: WAIT });
+    assert.equal(await page.locator('#app').isVisible(), false, 'the account view stays hidden');
+  } finally {
+    await page.close();
+  }
+});
+
+test('a key limited to one instance sees that instance only, by name once its token is given, and no account-wide panel', async () => {
+  const owner = '5511990008888';
+  const inst = await h.pairNew(owner, 'franchise');
+  const other = await h.call('POST', '/instances', { name: 'head office' });
+  assert.equal(other.status, 201);
+  const r = await h.call('POST', '/keys', { name: 'franchisee', scopes: ['read', 'send'], instanceIds: [inst.instanceId] });
+  assert.equal(r.status, 201, r.body.toString());
+  const page = await browser.context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on('response', (res) => {
+    if (res.status() === 401 || res.status() === 403) problems.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
+  });
+  try {
+    await page.goto(`${h.url}/dashboard`);
+    await page.getByLabel('Client-Token or API key').fill(String(r.json.key));
+    await page.keyboard.press('Enter');
+    await page.locator('#whoami').filter({ hasText: 'API key \u201cfranchisee\u201d: read, send' }).waitFor({ timeout: WAIT });
+    // Only its instance, by id until the page holds its token.
+    const list = page.locator('#instance-list li');
+    await list.first().waitFor({ timeout: WAIT });
+    assert.equal(await list.count(), 1, 'one instance listed');
+    assert.doesNotMatch(String(await page.locator('#instance-list').textContent()), /head office/, 'not the account\'s other instance');
+    await page.getByRole('button', { name: new RegExp(`^${inst.instanceId}`) }).click();
+    await page.getByLabel('Instance token').fill(inst.instanceToken);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.locator('#instance-list').filter({ hasText: 'franchise' }).filter({ hasText: `+${owner}` }).waitFor({ timeout: WAIT });
+    await page.locator('#pair-state').filter({ hasText: `Connected as +${owner}` }).waitFor({ timeout: WAIT });
+    // Its scopes' controls; nothing account-wide (no create, no live account stream, no keys or audit).
+    await page.getByRole('heading', { name: 'Test send', exact: true }).waitFor({ timeout: WAIT });
+    for (const name of ['Settings', 'API keys', 'Audit trail', 'Webhook deliveries']) assert.equal(await page.getByRole('heading', { name, exact: true }).count(), 0, `no ${name}`);
+    assert.equal(await page.getByRole('button', { name: 'Create', exact: true }).count(), 0, 'no instance creation');
+    assert.equal(await page.locator('#live').isVisible(), false, 'no account-wide event stream');
+    // Reload: the tab keeps the token, and names the instance at once.
+    await page.reload();
+    await page.locator('#instance-list').filter({ hasText: 'franchise' }).waitFor({ timeout: WAIT });
+    assert.deepEqual(problems, [], 'no refused request, no error in the console');
   } finally {
     await page.close();
   }

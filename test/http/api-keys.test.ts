@@ -1,7 +1,8 @@
 // API keys (docs/api-keys.md): every route of the OpenAPI document declares a scope, and a key of
 // every other scope is refused on it while a key of that scope gets through; an instance-limited key
 // reaches no other instance by any path; a key outside its address ranges gets 403; a revoked,
-// expired or rotated-out key gets 401 at once; a key's own rate limit; the secret is never listed.
+// expired or rotated-out key gets 401 at once; a key's own rate limit; the secret is never listed;
+// GET /keys/me tells every credential, an instance-limited key too, what it may do.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +10,7 @@ import { expectError, startGateway, type TestGateway, type TestInstance } from '
 
 const SCOPES = ['read', 'send', 'manage', 'admin'] as const;
 type Scope = (typeof SCOPES)[number];
-const ROUTE_SCOPES = new Set<string>([...SCOPES, 'public']);
+const ROUTE_SCOPES = new Set<string>([...SCOPES, 'any', 'public']);
 
 interface Operation {
   method: string;
@@ -79,7 +80,7 @@ test('every route declares a scope, and no narrower key gets through', async (t)
     if (op.scope === 'public') continue;
     const instanceRoute = op.path.includes('{instanceToken}');
     for (const s of SCOPES) {
-      const allowed = s === 'admin' || s === op.scope;
+      const allowed = s === 'admin' || s === op.scope || op.scope === 'any';
       // Allowed: through the scope check, then stopped without side effects by a wrong instanceToken
       // (instance routes) or by an empty body (account routes); refused: the scope check answers first.
       const url = urlOf(op.path, inst, allowed && instanceRoute ? 'WRONG0TOKEN' : inst.instanceToken);
@@ -107,7 +108,8 @@ test('an instance-limited key reaches its instance and no other, by any path', a
   const ops = await operations(gw);
   const seen: string[] = [];
   for (const op of ops) {
-    if (op.scope === 'public') continue;
+    // `any`: what the key itself may do (GET /keys/me), asserted below.
+    if (op.scope === 'public' || op.scope === 'any') continue;
     const r = await call(gw, op.method, urlOf(op.path, b), key, op.method === 'GET' || op.method === 'DELETE' ? undefined : {});
     if (!(r.status === 403 && r.code === 'KEY_INSTANCE_REFUSED')) seen.push(`${op.method} ${op.path}: ${r.status} ${r.code}`);
   }
@@ -174,4 +176,25 @@ test('address ranges, expiry, revocation, rotation and the key\'s own rate', asy
   assert.deepEqual(await call(gw, 'POST', '/keys', inside.key, { name: 'x', scopes: ['admin'] }), { status: 403, code: 'KEY_SCOPE_MISSING' });
   // Unknown keys: 401 like a wrong Client-Token.
   assert.deepEqual(await call(gw, 'GET', status, 'zk_nonsense'), { status: 401, code: 'INVALID_CLIENT_TOKEN' });
+});
+
+test('GET /keys/me tells each credential what it may do, an instance-limited key too; a revoked key gets 401', async (t) => {
+  const gw = await startGateway();
+  t.after(() => gw.close());
+  const inst = await gw.createInstance('mine');
+  const me = async (key: string) => {
+    const res = await fetch(`${gw.url}/keys/me`, { headers: { authorization: `Bearer ${key}` } });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const reader = await createKey(gw, { name: 'support tool', scopes: ['read', 'send'] });
+  assert.deepEqual(await me(reader.key), { status: 200, body: { kind: 'api-key', id: reader.id, name: 'support tool', scopes: ['read', 'send'], instanceIds: null, expiresAt: null } });
+  const limited = await createKey(gw, { name: 'one number', scopes: ['manage'], instanceIds: [inst.instanceId] });
+  const l = await me(limited.key);
+  assert.equal(l.status, 200, 'an instance-limited key may ask what it may do');
+  assert.deepEqual([l.body.scopes, l.body.instanceIds], [['manage'], [inst.instanceId]]);
+  const token = await gw.request('GET', '/keys/me');
+  assert.deepEqual(token.json, { kind: 'client-token', id: null, name: null, scopes: ['admin'], instanceIds: null, expiresAt: null });
+  assert.equal((await gw.request('DELETE', `/keys/${reader.id}`)).status, 200);
+  assert.equal((await me(reader.key)).status, 401);
+  assert.equal((await me('zk_notakeyatall')).status, 401);
 });

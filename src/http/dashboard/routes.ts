@@ -1,8 +1,9 @@
 // GET /dashboard: the web dashboard, served by the gateway itself from strings in this package
 // (nothing fetched at run time, nothing to copy at build). The page holds no secret: it asks for
-// the Client-Token and then uses the public API like any client.
+// the Client-Token or an API key and then uses the public API like any client.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DASHBOARD_CSS } from './assets/app-css.js';
+import { DASHBOARD_JS_ACCOUNT } from './assets/app-js-account.js';
 import { DASHBOARD_JS_BASE } from './assets/app-js-base.js';
 import { DASHBOARD_JS_CHATS } from './assets/app-js-chats.js';
 import { DASHBOARD_JS_INSTANCE } from './assets/app-js-instance.js';
@@ -33,8 +34,8 @@ const HEADERS = {
   'cache-control': 'no-cache',
 };
 
-/** The script is one file in the browser, kept in four parts by concern here (see `assets/app-js-base.ts`). */
-const DASHBOARD_JS = DASHBOARD_JS_BASE + DASHBOARD_JS_INSTANCE + DASHBOARD_JS_CHATS + DASHBOARD_JS_LIVE;
+/** The script is one file in the browser, kept in five parts by concern here (see `assets/app-js-base.ts`). */
+const DASHBOARD_JS = DASHBOARD_JS_BASE + DASHBOARD_JS_INSTANCE + DASHBOARD_JS_CHATS + DASHBOARD_JS_ACCOUNT + DASHBOARD_JS_LIVE;
 
 const files = {
   '/dashboard': { type: 'text/html; charset=utf-8', body: Buffer.from(DASHBOARD_HTML) },

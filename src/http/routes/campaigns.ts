@@ -66,7 +66,8 @@ export function campaignRoutes(campaigns: CampaignsService): FastifyPluginAsyncT
       app.post(
         `/campaigns/:campaignId/${verb}`,
         {
-          schema: { tags, operationId: `campaigns_${verb}`, 'x-zapgate-scope': 'send', summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} a campaign`, description: text, params: CampaignIdParams, response: { 200: Campaign, ...errorResponses(409) } },
+          // Starting and stopping a campaign is audited, though its scope is `send` (docs/api-keys.md).
+          schema: { tags, operationId: `campaigns_${verb}`, 'x-zapgate-scope': 'send', 'x-zapgate-audit': true, summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} a campaign`, description: text, params: CampaignIdParams, response: { 200: Campaign, ...errorResponses(409) } },
         },
         async (request) => campaigns[verb](accountOf(request).id, request.params.campaignId),
       );

@@ -202,6 +202,8 @@ function groupAdminRoutes(groups: GroupAdminService, communities: CommunityParti
         schema: {
           tags,
           'x-zapgate-scope': 'manage',
+          // Joins a group although Z-API makes it a GET: audited.
+          'x-zapgate-audit': true,
           operationId: 'groups_accept-invite-group',
           summary: 'Join a group by its invitation link',
           description: 'Answers Z-API\'s `{success: true}` and, zapgate, the group\'s `phone`. A revoked or unknown link is 422.',

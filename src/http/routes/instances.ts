@@ -231,6 +231,8 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
         schema: {
           tags,
           'x-zapgate-scope': 'manage',
+          // A change although Z-API makes it a GET too: audited either way.
+          'x-zapgate-audit': true,
           operationId: `instance_restart${method === 'POST' ? '-post' : ''}`,
           summary: 'Reconnect without a new QR',
           description: 'Closes the WhatsApp connection and opens it again with the stored credentials; a paired device stays paired and the queue resumes. GET and POST do the same.',
@@ -247,6 +249,8 @@ export function instanceRoutes(instances: InstancesService): FastifyPluginAsyncT
         schema: {
           tags,
           'x-zapgate-scope': 'manage',
+          // A change although Z-API makes it a GET too: audited either way.
+          'x-zapgate-audit': true,
           operationId: `instance_disconnect${method === 'POST' ? '-post' : ''}`,
           summary: 'Log out: unlink the device and wipe its credentials',
           description:

@@ -1,8 +1,10 @@
 // Tag "api keys": an account's narrower keys (docs/api-keys.md). Created, listed (never the
-// secret), rotated with an overlap, revoked; every route needs the `admin` scope.
+// secret), rotated with an overlap, revoked: those routes need the `admin` scope. GET /keys/me, what
+// the presented credential itself may do, is open to `any` credential of the account.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SCOPES } from '../../domain/api-key.js';
 import type { ApiKeysService } from '../../services/api-keys-service.js';
+import type { FastifyRequest } from 'fastify';
 import { accountOf } from '../auth.js';
 import { errorResponses, named } from '../schemas/common.js';
 
@@ -49,6 +51,30 @@ const RotatedApiKey = named(
   ),
 );
 
+const Credential = named(
+  'Credential',
+  'What the credential this request came with may do: the Client-Token holds every scope on every instance; a key what it was given.',
+  Type.Object(
+    {
+      kind: Type.Union([Type.Literal('client-token'), Type.Literal('api-key')]),
+      id: Type.Union([Type.String(), Type.Null()], { description: 'The key\'s id; null for the Client-Token.' }),
+      name: Type.Union([Type.String(), Type.Null()], { description: 'The key\'s name; null for the Client-Token.' }),
+      scopes: Type.Array(Scope, { description: '`admin` holds every scope.' }),
+      instanceIds: NullableList('The only instances it may reach; null: every instance of the account.'),
+      expiresAt: Type.Union([Type.Number(), Type.Null()], { description: 'ms since the epoch; null: never.' }),
+    },
+    { examples: [{ kind: 'api-key', id: KEY_EXAMPLE.id, name: 'support tool', scopes: ['read'], instanceIds: null, expiresAt: null }] },
+  ),
+);
+
+/** GET /keys/me: the request's own credential. */
+function credentialOf(request: FastifyRequest) {
+  accountOf(request);
+  const k = request.apiKey;
+  if (!k) return { kind: 'client-token' as const, id: null, name: null, scopes: ['admin' as const], instanceIds: null, expiresAt: null };
+  return { kind: 'api-key' as const, id: k.id, name: k.name, scopes: [...k.scopes], instanceIds: k.instanceIds && [...k.instanceIds], expiresAt: k.expiresAt };
+}
+
 export function keyRoutes(keys: ApiKeysService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -90,6 +116,21 @@ export function keyRoutes(keys: ApiKeysService): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => keys.list(accountOf(request).id),
+    );
+
+    app.get(
+      '/keys/me',
+      {
+        schema: {
+          tags,
+          'x-zapgate-scope': 'any',
+          operationId: 'keys_me',
+          summary: 'What the credential of this request may do (any key, or the Client-Token)',
+          description: 'Its scopes and instances, so a client (the dashboard) offers only what the key may use. Any live key of the account may ask, an instance-limited one too; the Client-Token answers `admin` on every instance.',
+          response: { 200: Credential, ...errorResponses() },
+        },
+      },
+      async (request) => credentialOf(request),
     );
 
     app.post(

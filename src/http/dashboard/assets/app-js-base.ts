@@ -1,13 +1,15 @@
-// The dashboard's script, part 1 of 4 (served as one file, the parts concatenated in order by
+// The dashboard's script, part 1 of 5 (served as one file, the parts concatenated in order by
 // `../routes.ts`): plain browser JavaScript, no build step and no dependency. This part opens the
-// script's one closure and holds its state, the DOM helpers, the API client (the Client-Token header
-// from session storage, instance tokens in the path), signing in and out, and the instance list.
+// script's one closure and holds its state, the DOM helpers, the API client (the Client-Token or API
+// key as the Client-Token header, from session storage; instance tokens in the path), signing in and
+// out — which asks GET /keys/me what the credential may do, so that may(scope) leaves out every
+// control it may not use (docs/api-keys.md) — and the instance list.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.
 export const DASHBOARD_JS_BASE = String.raw`'use strict';
 (function () {
   var CT_KEY = 'zapgate.clientToken';
   var INST_KEY = 'zapgate.instanceTokens';
-  var S = { token: null, instances: [], selected: null, tokens: {}, events: [], media: {}, sends: {},
+  var S = { token: null, me: null, instances: [], selected: null, tokens: {}, events: [], media: {}, sends: {},
     abort: null, lastEventId: null, qrTimer: null, qrFor: null, timers: {}, healthTimer: null,
     chats: [], chatOpen: null, chatFor: null, edited: {}, threadShown: false };
 
@@ -57,8 +59,12 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
   }
   function prefix(id) { return '/instances/' + encodeURIComponent(id) + '/token/' + encodeURIComponent(S.tokens[id] || ''); }
   function iapi(method, path, body, extra) { return api(method, prefix(S.selected) + path, body, extra); }
+  /** Whether the signed-in credential holds scope (admin holds every scope). */
+  function may(scope) { var s = S.me ? S.me.scopes : []; return s.indexOf('admin') >= 0 || s.indexOf(scope) >= 0; }
+  /** Account-wide routes (the instance list, the event stream, creating instances) refuse an instance-limited key. */
+  function accountWide(scope) { return may(scope) && !(S.me && S.me.instanceIds); }
   function fail(err) {
-    if (err && err.status === 401 && /Client-Token/.test(err.message)) return signOut('Your Client-Token was refused; sign in again.');
+    if (err && err.status === 401 && /Client-Token/.test(err.message)) return signOut('Your Client-Token or API key was refused; sign in again.');
     toast(err && err.message ? err.message : String(err));
   }
   function saveTokens() { sessionStorage.setItem(INST_KEY, JSON.stringify(S.tokens)); }
@@ -66,12 +72,18 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
   // ---- sign in / out ----
   function signIn(token) {
     S.token = token;
-    return api('GET', '/instances').then(function (list) {
-      sessionStorage.setItem(CT_KEY, token);
+    return api('GET', '/keys/me').then(function (me) {
+      S.me = me;
       try { S.tokens = JSON.parse(sessionStorage.getItem(INST_KEY) || '{}') || {}; } catch (e) { S.tokens = {}; }
+      return listInstances();
+    }).then(function (list) {
+      sessionStorage.setItem(CT_KEY, token);
       S.instances = list;
-      $('signin').hidden = true; $('app').hidden = false; $('signout').hidden = false; $('live').hidden = false;
-      renderInstances(); renderHealth(); connectStream();
+      $('signin').hidden = true; $('app').hidden = false; $('signout').hidden = false; $('live').hidden = !accountWide('read');
+      $('whoami').hidden = false;
+      $('whoami').textContent = S.me.kind === 'api-key' ? 'API key \u201c' + S.me.name + '\u201d: ' + S.me.scopes.join(', ') : 'Client-Token: full access';
+      $('create-form').hidden = !accountWide('admin');
+      renderInstances(); renderHealth(); renderAdmin(); connectStream();
       S.healthTimer = setInterval(refreshHealth, 15000);
       refreshHealth();
       $('main').focus();
@@ -79,19 +91,35 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
   }
   function signOut(message) {
     if (S.abort) S.abort.abort();
-    S.abort = null; S.token = null; S.selected = null; S.lastEventId = null;
+    S.abort = null; S.token = null; S.me = null; S.selected = null; S.lastEventId = null;
     stopQr(); clearInterval(S.healthTimer);
     sessionStorage.removeItem(CT_KEY); sessionStorage.removeItem(INST_KEY);
-    $('app').hidden = true; $('signout').hidden = true; $('live').hidden = true; $('signin').hidden = false;
+    $('app').hidden = true; $('signout').hidden = true; $('live').hidden = true; $('whoami').hidden = true; $('signin').hidden = false;
     clear($('detail')).appendChild(h('p', { class: 'muted', text: 'Select or create an instance.' }));
+    clear($('account-admin'));
     $('signin-error').textContent = message || '';
     $('signin-token').value = '';
     $('signin-token').focus();
   }
 
   // ---- instances ----
+  /**
+   * The account's instances. A key limited to some instances may not list the account's: it sees its
+   * own ones, by id until this tab holds an instance's token, then by name and status (GET …/me, …/status).
+   */
+  function listInstances() {
+    if (accountWide('read')) return api('GET', '/instances');
+    var known = {}; S.instances.forEach(function (i) { known[i.instanceId] = i; });
+    return Promise.all((S.me.instanceIds || []).map(function (id) {
+      var unknown = known[id] || { instanceId: id, name: id, status: 'unknown' };
+      if (!S.tokens[id] || !may('read')) return unknown;
+      return Promise.all([api('GET', prefix(id) + '/me'), api('GET', prefix(id) + '/status')]).then(function (r) {
+        return { instanceId: id, name: r[0].name, phone: r[1].phone, status: r[1].status };
+      }, function () { return unknown; });
+    }));
+  }
   function refreshInstances() {
-    return api('GET', '/instances').then(function (list) {
+    return listInstances().then(function (list) {
       S.instances = list; renderInstances(); renderHealth();
       if (S.selected) renderHead();
     }, fail);

@@ -1,8 +1,8 @@
-// The dashboard's script, part 3 of 4 (see `app-js-base.ts`): the selected instance's
+// The dashboard's script, part 3 of 5 (see `app-js-base.ts`): the selected instance's
 // conversations, from the gateway's stored copy — the chat list (`GET /chats`: unread counts, the
 // last message), one chat's messages (`GET /chat-messages/{phone}`: edits show the new text,
 // deletions stay as `revoked`, received files through their signed `mediaUrl`), a reply
-// (`POST /send-text`) and mark-read (`POST /modify-chat`). The event stream (part 4) calls
+// (`POST /send-text`) and mark-read (`POST /modify-chat`). The event stream (part 5) calls
 // chatsOnEvent; the copy is written just after an event goes out, so a change is read back a few
 // times over the next seconds rather than once. Every text from a chat goes in through textContent
 // (the `h` helper), never as HTML.
@@ -53,10 +53,11 @@ export const DASHBOARD_JS_CHATS = String.raw`  // ---- conversations ----
     renderChats();
     var t = clear($('thread'));
     t.appendChild(h('div', { class: 'detail-head' }, h('h3', { id: 'thread-title' }),
-      h('button', { type: 'button', class: 'secondary', id: 'mark-read', text: 'Mark read', on: { click: markRead } })));
+      may('send') ? h('button', { type: 'button', class: 'secondary', id: 'mark-read', text: 'Mark read', on: { click: markRead } }) : null));
     t.appendChild(h('p', { id: 'thread-sub', class: 'muted' }));
     t.appendChild(h('ol', { id: 'messages', class: 'messages', 'aria-label': 'Messages', 'aria-live': 'polite' }));
-    t.appendChild(h('form', { id: 'reply-form', class: 'row', on: { submit: reply } },
+    // Replying and marking read are the send scope's: a read-only key reads.
+    if (may('send')) t.appendChild(h('form', { id: 'reply-form', class: 'row', on: { submit: reply } },
       h('label', { for: 'reply-text', text: 'Reply' }), h('input', { id: 'reply-text', required: true, autocomplete: 'off' }),
       h('button', { type: 'submit', text: 'Send reply' })));
     renderThreadHead();

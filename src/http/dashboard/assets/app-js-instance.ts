@@ -1,5 +1,7 @@
-// The dashboard's script, part 2 of 4 (see `app-js-base.ts`): the selected instance's screen —
+// The dashboard's script, part 2 of 5 (see `app-js-base.ts`): the selected instance's screen —
 // its detail, status, pairing (QR and code), history, webhooks, test send, queue and deliveries.
+// Each control is built only when the signed-in credential holds its route's scope (may(), part 1):
+// a read-only key sees no button it could not use.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.
 export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
   function select(id, pairNow) {
@@ -16,7 +18,7 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
         h('form', { id: 'unlock-form', class: 'row', on: { submit: function (ev) {
           ev.preventDefault();
           S.tokens[id] = $('unlock-token').value.trim();
-          iapi('GET', '/status').then(function () { saveTokens(); select(id); }, function (err) { delete S.tokens[id]; fail(err); });
+          iapi('GET', '/status').then(function () { saveTokens(); select(id); refreshInstances(); }, function (err) { delete S.tokens[id]; fail(err); });
         } } }, h('label', { for: 'unlock-token', text: 'Instance token' }), h('input', { id: 'unlock-token', type: 'password', required: true, autocomplete: 'off' }),
           h('button', { type: 'submit', text: 'Open' }))));
       return;
@@ -24,17 +26,17 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
     d.appendChild(h('section', { class: 'card', 'aria-labelledby': 'inst-title' },
       h('div', { class: 'detail-head' }, h('h2', { id: 'inst-title' }), h('span', { id: 'inst-badge', role: 'status', 'aria-live': 'polite' })),
       h('p', { id: 'inst-facts', class: 'muted' }),
-      h('div', { class: 'actions' },
-        h('button', { type: 'button', class: 'secondary', text: 'Restart', on: { click: function () { act('POST', '/restart', 'Restarting'); } } }),
-        h('button', { type: 'button', class: 'secondary', text: 'Disconnect', on: { click: function () { if (confirm('Log out this number? It will need a new QR scan.')) act('POST', '/disconnect', 'Disconnected'); } } }),
-        h('button', { type: 'button', class: 'danger', text: 'Delete', on: { click: removeInstance } })),
-      h('form', { class: 'row', on: { submit: function (ev) { ev.preventDefault(); var v = $('rename').value.trim();
+      may('manage') || may('admin') ? h('div', { class: 'actions' },
+        may('manage') ? h('button', { type: 'button', class: 'secondary', text: 'Restart', on: { click: function () { act('POST', '/restart', 'Restarting'); } } }) : null,
+        may('manage') ? h('button', { type: 'button', class: 'secondary', text: 'Disconnect', on: { click: function () { if (confirm('Log out this number? It will need a new QR scan.')) act('POST', '/disconnect', 'Disconnected'); } } }) : null,
+        may('admin') ? h('button', { type: 'button', class: 'danger', text: 'Delete', on: { click: removeInstance } }) : null) : null,
+      may('manage') ? h('form', { class: 'row', on: { submit: function (ev) { ev.preventDefault(); var v = $('rename').value.trim();
         iapi('PUT', '/update-name', { value: v }).then(function () { toast('Renamed'); refreshInstances(); }, fail); } } },
-        h('label', { for: 'rename', text: 'Name' }), h('input', { id: 'rename', required: true, maxlength: 100, value: inst.name }), h('button', { type: 'submit', class: 'secondary', text: 'Rename' }))));
+        h('label', { for: 'rename', text: 'Name' }), h('input', { id: 'rename', required: true, maxlength: 100, value: inst.name }), h('button', { type: 'submit', class: 'secondary', text: 'Rename' })) : null));
     d.appendChild(h('section', { id: 'pairing', class: 'card', 'aria-labelledby': 'pair-title' }, h('h2', { id: 'pair-title', text: 'Pairing' }), h('div', { id: 'pair-body' })));
     d.appendChild(conversationsCard());
     d.appendChild(h('div', { class: 'grid2' },
-      h('section', { class: 'card', 'aria-labelledby': 'send-title' }, h('h2', { id: 'send-title', text: 'Test send' }),
+      may('send') ? h('section', { class: 'card', 'aria-labelledby': 'send-title' }, h('h2', { id: 'send-title', text: 'Test send' }),
         h('form', { id: 'send-form', on: { submit: sendTest } },
           h('label', { for: 'send-phone', text: 'Phone (digits, with country code)' }), h('input', { id: 'send-phone', required: true, inputmode: 'tel', pattern: '\\+?[0-9 ]{6,32}' }),
           h('label', { for: 'send-text', text: 'Message or caption' }), h('input', { id: 'send-text' }),
@@ -42,8 +44,8 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
           h('div', { class: 'actions' }, h('button', { type: 'submit', text: 'Send' }))),
         h('div', { class: 'scroll' }, h('table', null, h('caption', { text: 'Sent from this tab' }),
           h('thead', null, h('tr', null, h('th', { scope: 'col', text: 'To' }), h('th', { scope: 'col', text: 'Message id' }), h('th', { scope: 'col', text: 'Status' }))),
-          h('tbody', { id: 'sent-body' })))),
-      h('section', { class: 'card', 'aria-labelledby': 'settings-title' }, h('h2', { id: 'settings-title', text: 'Settings' }),
+          h('tbody', { id: 'sent-body' })))) : null,
+      may('manage') ? h('section', { class: 'card', 'aria-labelledby': 'settings-title' }, h('h2', { id: 'settings-title', text: 'Settings' }),
         h('label', { class: 'inline' }, h('input', { id: 'antiban', type: 'checkbox', on: { change: function (ev) {
           iapi('PUT', '/update-antiban', { value: ev.target.checked }).then(function () { toast('Anti-ban ' + (ev.target.checked ? 'on' : 'off')); }, fail); } } }), 'Anti-ban strategy'),
         h('form', { class: 'row', on: { submit: function (ev) { ev.preventDefault();
@@ -61,16 +63,16 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
           h('button', { type: 'button', class: 'secondary', text: 'Show secret', on: { click: function () { iapi('GET', '/webhook-secret').then(showSecret, fail); } } }),
           h('button', { type: 'button', class: 'secondary', text: 'Rotate secret', on: { click: function () {
             if (confirm('Rotate the signing secret? Deliveries carry both signatures until the next rotation.')) iapi('POST', '/webhook-secret/rotate').then(showSecret, fail); } } })),
-        h('p', { id: 'secret', class: 'secret' }))));
+        h('p', { id: 'secret', class: 'secret' })) : null));
     d.appendChild(h('section', { class: 'card', 'aria-labelledby': 'queue-title' }, h('h2', { id: 'queue-title', text: 'Queue' }),
       h('p', null, h('span', { id: 'queue-count', role: 'status' }), ' ',
         h('button', { type: 'button', class: 'secondary', text: 'Refresh', 'aria-label': 'Refresh queue', on: { click: refreshQueue } }), ' ',
-        h('button', { type: 'button', class: 'danger', text: 'Clear queue', on: { click: function () {
-          if (confirm('Remove every message that has not started sending?')) iapi('DELETE', '/queue').then(function () { toast('Queue cleared'); refreshQueue(); }, fail); } } })),
+        may('send') ? h('button', { type: 'button', class: 'danger', text: 'Clear queue', on: { click: function () {
+          if (confirm('Remove every message that has not started sending?')) iapi('DELETE', '/queue').then(function () { toast('Queue cleared'); refreshQueue(); }, fail); } } }) : null),
       h('div', { class: 'scroll' }, h('table', null, h('caption', { text: 'Waiting messages, oldest first' }),
         h('thead', null, h('tr', null, ['Created', 'To', 'Type', 'State', 'Attempts', 'Error', ''].map(function (t) { return h('th', { scope: 'col', text: t }); }))),
         h('tbody', { id: 'queue-body' })))));
-    d.appendChild(h('section', { class: 'card', 'aria-labelledby': 'dlv-title' }, h('h2', { id: 'dlv-title', text: 'Webhook deliveries' }),
+    if (may('manage')) d.appendChild(h('section', { class: 'card', 'aria-labelledby': 'dlv-title' }, h('h2', { id: 'dlv-title', text: 'Webhook deliveries' }),
       h('div', { class: 'row' }, h('label', { for: 'dlv-filter', text: 'Show' }),
         h('select', { id: 'dlv-filter', on: { change: refreshDeliveries } }, h('option', { value: '', text: 'all' }), h('option', { value: 'failed', text: 'failed' }),
           h('option', { value: 'retrying', text: 'retrying' }), h('option', { value: 'pending', text: 'pending' }), h('option', { value: 'delivered', text: 'delivered' })),
@@ -122,6 +124,8 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
     if (S.qrFor === S.selected) return; // the QR loop is showing it
     if (S.codeFor === S.selected && $('pair-code') && $('pair-code').textContent) return; // a pairing code is shown
     clear(body).appendChild(h('p', { id: 'pair-state' }, badge(st.status), ' Not connected' + (st.statusReason ? ' (' + st.statusReason + ')' : '') + '. '));
+    // Pairing is the manage scope's: a narrower key sees the state only.
+    if (!may('manage')) return;
     body.appendChild(h('div', { class: 'actions' },
       h('button', { type: 'button', text: 'Show QR code', on: { click: startQr } })));
     body.appendChild(h('form', { class: 'row', on: { submit: pairByCode } },
@@ -190,7 +194,7 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
 
   // ---- webhooks ----
   function refreshHooks() {
-    var id = S.selected;
+    var id = S.selected; if (!$('hooks')) return Promise.resolve();
     return Promise.all([iapi('GET', '/webhooks'), iapi('GET', '/me')]).then(function (r) {
       if (id !== S.selected || !$('hooks')) return;
       var dl = clear($('hooks'));
@@ -246,8 +250,8 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
       r[1].messages.forEach(function (m) {
         tb.appendChild(h('tr', null, h('td', { text: m.Created || '' }), h('td', { text: m.phone || m.Phone || '' }), h('td', { text: m.type || '' }),
           h('td', { text: m.state || m.status || '' }), h('td', { text: String(m.attempts == null ? '' : m.attempts) }), h('td', { text: m.error || '' }),
-          h('td', null, h('button', { type: 'button', class: 'secondary', 'aria-label': 'Remove message ' + m.zaapId, text: 'Remove', on: { click: function () {
-            iapi('DELETE', '/queue/' + encodeURIComponent(m.zaapId)).then(function () { toast('Removed'); refreshQueue(); }, fail); } } }))));
+          h('td', null, may('send') ? h('button', { type: 'button', class: 'secondary', 'aria-label': 'Remove message ' + m.zaapId, text: 'Remove', on: { click: function () {
+            iapi('DELETE', '/queue/' + encodeURIComponent(m.zaapId)).then(function () { toast('Removed'); refreshQueue(); }, fail); } } }) : null)));
       });
     }, fail);
   }

@@ -1,4 +1,4 @@
-// The dashboard's script, part 4 of 4 (see `app-js-base.ts`): what arrives live — received media
+// The dashboard's script, part 5 of 5 (see `app-js-base.ts`): what arrives live — received media
 // and events, the account's event stream (GET /events, read with fetch for the Client-Token header),
 // health — and the boot on DOMContentLoaded, which closes the script's closure.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.
@@ -62,7 +62,8 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
 
   // ---- the event stream: fetch (for the Client-Token header) and a small SSE parser ----
   function connectStream(delay) {
-    if (!S.token) return;
+    // The account's stream is a read of the whole account: not for a key limited to some instances.
+    if (!S.token || !accountWide('read')) return;
     var ctl = new AbortController(); S.abort = ctl;
     var headers = { 'Client-Token': S.token, accept: 'text/event-stream' };
     if (S.lastEventId) headers['Last-Event-ID'] = S.lastEventId;
@@ -73,7 +74,7 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
       setTimeout(function () { if (S.abort === ctl) connectStream(next); }, next);
     };
     fetch('/events', { headers: headers, signal: ctl.signal, cache: 'no-store' }).then(function (res) {
-      if (res.status === 401) return signOut('Your Client-Token was refused; sign in again.');
+      if (res.status === 401) return signOut('Your Client-Token or API key was refused; sign in again.');
       if (!res.ok || !res.body) return retry();
       $('live').textContent = 'Live updates: on';
       delay = 0;
@@ -109,14 +110,18 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
     dl.appendChild(h('dt', { text: 'Instances' })); dl.appendChild(h('dd', { text: String(S.instances.length) }));
     Object.keys(counts).sort().forEach(function (k) { dl.appendChild(h('dt', { text: k.replace('_', ' ') })); dl.appendChild(h('dd', { text: String(counts[k]) })); });
     dl.appendChild(h('dt', { text: 'Queue depth' })); dl.appendChild(h('dd', { id: 'health-queue', text: S.healthQueue == null ? '\u2026' : String(S.healthQueue) }));
-    dl.appendChild(h('dt', { text: 'Webhook lag' })); dl.appendChild(h('dd', { id: 'health-lag', text: S.healthLag == null ? '\u2026' : S.healthLag }));
+    if (may('manage')) { dl.appendChild(h('dt', { text: 'Webhook lag' })); dl.appendChild(h('dd', { id: 'health-lag', text: S.healthLag == null ? '\u2026' : S.healthLag })); }
   }
   function refreshHealth() {
     // Over the instances this tab holds a token for (the API gives queues and deliveries per instance).
     var ids = S.instances.map(function (i) { return i.instanceId; }).filter(function (id) { return S.tokens[id]; }).slice(0, 20);
     var pfx = function (id) { return '/instances/' + encodeURIComponent(id) + '/token/' + encodeURIComponent(S.tokens[id]); };
+    var none = Promise.resolve({ deliveries: [] });
+    // The queue is a read; webhook deliveries are the manage scope's.
+    if (!may('read')) return;
     Promise.all(ids.map(function (id) {
-      return Promise.all([api('GET', pfx(id) + '/queue/count'), api('GET', pfx(id) + '/webhook-deliveries?status=pending&pageSize=1'), api('GET', pfx(id) + '/webhook-deliveries?status=retrying&pageSize=1')])
+      var dlv = function (status) { return may('manage') ? api('GET', pfx(id) + '/webhook-deliveries?status=' + status + '&pageSize=1') : none; };
+      return Promise.all([api('GET', pfx(id) + '/queue/count'), dlv('pending'), dlv('retrying')])
         .catch(function () { return [{ count: 0 }, { deliveries: [] }, { deliveries: [] }]; });
     })).then(function (rs) {
       var queued = 0, oldest = null;
@@ -133,7 +138,7 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
   // ---- boot ----
   /** What the sign-in form says when signing in failed: never nothing. */
   function refusal(err) {
-    if (err && err.status === 401) return 'That Client-Token was refused: check it and try again.';
+    if (err && err.status === 401) return 'That Client-Token or API key was refused: check it and try again.';
     if (err && err.status === 429) return 'Too many requests: wait a moment and try again.';
     return 'Signing in failed: ' + ((err && err.message) || 'no answer from the gateway') + '.';
   }

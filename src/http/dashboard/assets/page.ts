@@ -16,15 +16,16 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
 <header class="top">
   <h1>zapgate</h1>
   <p id="live" class="live" role="status" aria-live="polite" hidden></p>
+  <p id="whoami" class="live" hidden></p>
   <button type="button" id="signout" class="secondary" hidden>Sign out</button>
 </header>
 <div id="main" tabindex="-1">
   <section id="signin" class="card narrow" aria-labelledby="signin-title">
     <h2 id="signin-title">Sign in</h2>
     <form id="signin-form" autocomplete="off">
-      <label for="signin-token">Client-Token</label>
+      <label for="signin-token">Client-Token or API key</label>
       <input id="signin-token" name="token" type="password" required autocomplete="off" spellcheck="false">
-      <p class="hint">Kept in this browser tab only (session storage) and sent as the <code>Client-Token</code> header.</p>
+      <p class="hint">The account's Client-Token, or an API key (<code>zk_…</code>): the page then offers only what the key may do. Kept in this browser tab only (session storage) and sent as the <code>Client-Token</code> header.</p>
       <button type="submit">Sign in</button>
       <p id="signin-error" class="error" role="alert"></p>
     </form>
@@ -44,6 +45,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
         <h2 id="health-title">Health</h2>
         <dl id="health" class="facts"></dl>
       </section>
+      <div id="account-admin"></div>
     </aside>
     <section id="detail" class="detail" aria-live="off"><p class="muted">Select or create an instance.</p></section>
   </div>
