@@ -125,7 +125,7 @@ export function createServices(deps: ServicesDeps) {
     communities,
     /** Not a route's: resumed at start-up and on hand-over, closed at shutdown (undefined: no engine). */
     phoneCheckJobs,
-    queue: new QueueService(store, media.released),
+    queue: new QueueService(store, media.released, deps.events, clock),
     contacts: new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax),
     deliveries: deps.deliveries,
     sinks: new SinksService(store.sinks, guard, clock, deps.sinks.defaults, deps.sinks.runtime),

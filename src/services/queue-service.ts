@@ -2,7 +2,10 @@
 import { errors } from '../errors.js';
 import type { OutgoingMessage } from '../domain/outgoing.js';
 import type { Store } from '../store/index.js';
-import type { ListedMessage } from '../store/messages-repo.js';
+import type { CancelledRow, ListedMessage } from '../store/messages-repo.js';
+import type { Clock } from '../clock.js';
+import type { EventSink } from '../events/types.js';
+import { cancelledDeliveryEvent } from '../sender/events.js';
 
 /** Payloads longer than this are read one at a time, and their data URIs are shortened in the view. */
 const LIST_INLINE_CHARS = 64 * 1024;
@@ -45,11 +48,17 @@ interface QueuedMessageView {
 /** A page also ends once its payloads reach this many characters (it always holds one message). */
 const LIST_BUDGET_CHARS = 4 * 1024 * 1024;
 
+/** Cancelled callbacks go to the outbox in commits of at most this many (a cleared queue can be long). */
+const CANCELLED_PER_EMIT = 500;
+
 export class QueueService {
   constructor(
     private readonly store: Pick<Store, 'messages'>,
     /** Messages left the queue unsent: stored media they referenced may be removable now. */
     private readonly mediaReleased: () => void = () => {},
+    /** Where a message taken out of the queue is reported cancelled (as a delete of it is). */
+    private readonly events?: EventSink,
+    private readonly clock: Pick<Clock, 'now'> = { now: () => Date.now() },
   ) {}
 
   /** `failed`: the messages the sender gave up on (their error and code), oldest first. */
@@ -67,19 +76,34 @@ export class QueueService {
   }
 
   async clear(instanceId: string): Promise<number> {
-    const n = await this.store.messages.clearWaiting(instanceId);
-    if (n > 0) this.mediaReleased();
-    return n;
+    const rows = await this.store.messages.clearWaiting(instanceId);
+    if (rows.length > 0) this.mediaReleased();
+    await this.reportCancelled(instanceId, rows);
+    return rows.length;
   }
 
   async remove(instanceId: string, zaapId: string): Promise<void> {
-    if (await this.store.messages.removeWaiting(instanceId, zaapId)) {
+    const row = await this.store.messages.removeWaiting(instanceId, zaapId);
+    if (row) {
       this.mediaReleased();
+      await this.reportCancelled(instanceId, [row]);
       return;
     }
-    const row = await this.store.messages.findByZaapId(instanceId, zaapId);
-    if (!row) throw errors.notFound('Message not found in queue');
-    throw errors.conflict('Message already sent or being sent', `state: ${row.state}`);
+    const found = await this.store.messages.findByZaapId(instanceId, zaapId);
+    if (!found) throw errors.notFound('Message not found in queue');
+    throw errors.conflict('Message already sent or being sent', `state: ${found.state}`);
+  }
+
+  /**
+   * Each message taken out unsent gets its DeliveryCallback `CANCELLED`, as one deleted by its id
+   * does (docs/contract.md §6). The rows are gone first: a crash in between loses only callbacks.
+   */
+  private async reportCancelled(instanceId: string, rows: readonly CancelledRow[]): Promise<void> {
+    if (!this.events) return;
+    const now = this.clock.now();
+    for (let i = 0; i < rows.length; i += CANCELLED_PER_EMIT) {
+      await this.events.emit(instanceId, rows.slice(i, i + CANCELLED_PER_EMIT).map((r) => cancelledDeliveryEvent(r, now)));
+    }
   }
 }
 

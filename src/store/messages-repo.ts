@@ -13,6 +13,9 @@ import type { DB, MessageRow, MessageState } from './schema.js';
 
 export type { ListedMessage, QueueHead, QueuePage } from './messages-listing.js';
 
+/** What is left of a message taken out of the queue unsent: enough to report it cancelled. */
+export type CancelledRow = Pick<MessageRow, 'phone' | 'zaap_id' | 'message_id' | 'media_bytes'>;
+
 export class MessagesRepo {
   private readonly enqueuer: MessageEnqueuer;
 
@@ -78,24 +81,25 @@ export class MessagesRepo {
   }
 
   /** Removes every message that has not started sending; returns how many. */
-  async clearWaiting(instanceId: string): Promise<number> {
-    const r = await this.db
+  /** Removes every queued message of the instance (not those being sent); the rows removed. */
+  clearWaiting(instanceId: string): Promise<CancelledRow[]> {
+    return this.db
       .deleteFrom('messages')
       .where('instance_id', '=', instanceId)
       .where('state', '=', 'queued')
-      .executeTakeFirst();
-    return Number(r.numDeletedRows);
+      .returning(['phone', 'zaap_id', 'message_id', 'media_bytes'])
+      .execute();
   }
 
-  /** Removes one queued message; false when it is unknown or already being sent. */
-  async removeWaiting(instanceId: string, zaapId: string): Promise<boolean> {
-    const r = await this.db
+  /** Removes one queued message; the row, or undefined when it is unknown or already being sent. */
+  removeWaiting(instanceId: string, zaapId: string): Promise<CancelledRow | undefined> {
+    return this.db
       .deleteFrom('messages')
       .where('instance_id', '=', instanceId)
       .where('zaap_id', '=', zaapId)
       .where('state', '=', 'queued')
+      .returning(['phone', 'zaap_id', 'message_id', 'media_bytes'])
       .executeTakeFirst();
-    return Number(r.numDeletedRows) > 0;
   }
 
   /**
@@ -103,7 +107,7 @@ export class MessagesRepo {
    * row, or undefined when it is not waiting. One statement: a lane's claim (queued → in_flight)
    * and this either see the row queued or not at all, so a cancelled message is never sent.
    */
-  cancelWaiting(instanceId: string, messageId: string): Promise<Pick<MessageRow, 'phone' | 'zaap_id' | 'message_id' | 'media_bytes'> | undefined> {
+  cancelWaiting(instanceId: string, messageId: string): Promise<CancelledRow | undefined> {
     return this.db
       .deleteFrom('messages')
       .where('instance_id', '=', instanceId)

@@ -2,7 +2,8 @@
 // queue, the DeliveryCallback says it was cancelled, and the contact's phone on simnet never gets it,
 // while the message queued behind it still goes. Against a lane sending at that very moment, each
 // delete either cancels the message (never sent) or revokes it after it was sent: never both, never
-// neither (docs/contract.md §6).
+// neither (docs/contract.md §6). The queue endpoints (DELETE /queue/{zaapId}, DELETE /queue) report
+// what they take out the same way.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sleep, startHarness, type Harness, type Instance } from './engine-harness.js';
@@ -87,5 +88,33 @@ describe('deleting a queued message (gateway + sender + Baileys + simnet)', () =
     }
     // Deleted right after enqueue with a paced lane, most are still waiting: the cancel path ran.
     assert.ok(cancelledCount >= 1, `at least one was cancelled (${cancelledCount})`);
+  });
+
+  test('the queue endpoints too: DELETE /queue/{zaapId} and DELETE /queue report each message cancelled, none is delivered', async () => {
+    await h.admin.injectFault(OWNER, { kind: 'stream-error', code: 440 });
+    await h.waitForStatus(inst, 'replaced');
+    const queued: { zaapId: string; messageId: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await h.call('POST', `${inst.prefix}/send-text`, { phone: CARLA, message: `queued ${i}` });
+      assert.equal(r.status, 200, r.body.toString());
+      queued.push({ zaapId: String(r.json.zaapId), messageId: String(r.json.messageId) });
+    }
+    const one = await h.call('DELETE', `${inst.prefix}/queue/${queued[0]!.zaapId}`);
+    assert.equal(one.status, 200, one.body.toString());
+    const all = await h.call('DELETE', `${inst.prefix}/queue`);
+    assert.equal(all.status, 200, all.body.toString());
+    for (const q of queued) {
+      const hit = await h.webhooks.waitFor((w) => w.body.type === 'DeliveryCallback' && w.body.messageId === q.messageId, 15_000, `the cancelled callback of ${q.messageId}`);
+      assert.deepEqual([hit.body.errorCode, hit.body.zaapId, hit.body.phone], ['CANCELLED', q.zaapId, CARLA]);
+    }
+    assert.equal((await h.call('POST', `${inst.prefix}/restart`)).status, 200);
+    await h.waitForStatus(inst, 'connected');
+    const marker = await send('after the cleared queue');
+    await h.admin.waitForReceived(CARLA, (m) => m.id === marker, 20_000);
+    const got = await h.admin.received(CARLA);
+    for (const q of queued) {
+      assert.equal(got.some((m) => m.id === q.messageId), false, `${q.messageId} was taken out and never arrives`);
+      assert.deepEqual(deliveries(q.messageId).map((d) => d.errorCode), ['CANCELLED'], 'one callback each');
+    }
   });
 });

@@ -71,15 +71,17 @@ storeTest('messages: listWaiting pages oldest first, skipping sent and failed', 
   assert.deepEqual(await store.messages.listWaiting('nobody', 10, null), { messages: [], pagingState: null });
 });
 
-storeTest('messages: clearWaiting removes queued messages only and says how many', async (store) => {
+storeTest('messages: clearWaiting removes queued messages only and returns them', async (store) => {
   const { instanceId } = await seedInstance(store);
   const { instanceId: other } = await seedInstance(store);
   for (const state of ['queued', 'queued', 'in_flight', 'sent'] as const) await store.messages.enqueue({ row: messageRow(instanceId, { state }), cap: 0 });
   await store.messages.enqueue({ row: messageRow(other), cap: 0 });
-  assert.equal(await store.messages.clearWaiting(instanceId), 2);
+  const cleared = await store.messages.clearWaiting(instanceId);
+  assert.equal(cleared.length, 2);
+  assert.ok(cleared.every((r) => typeof r.zaap_id === 'string' && typeof r.message_id === 'string'), 'enough to report each cancelled');
   assert.equal(await store.messages.countWaiting(instanceId), 1, 'the in-flight one stays');
   assert.equal(await store.messages.countWaiting(other), 1);
-  assert.equal(await store.messages.clearWaiting(instanceId), 0);
+  assert.equal((await store.messages.clearWaiting(instanceId)).length, 0);
 });
 
 storeTest('messages: removeWaiting removes one queued message of that instance', async (store) => {
@@ -89,11 +91,11 @@ storeTest('messages: removeWaiting removes one queued message of that instance',
   const flying = messageRow(instanceId, { state: 'in_flight' });
   await store.messages.enqueue({ row: queued, cap: 0 });
   await store.messages.enqueue({ row: flying, cap: 0 });
-  assert.equal(await store.messages.removeWaiting(other, queued.zaap_id), false, 'not from another instance');
-  assert.equal(await store.messages.removeWaiting(instanceId, flying.zaap_id), false, 'not once sending started');
-  assert.equal(await store.messages.removeWaiting(instanceId, 'unknown'), false);
-  assert.equal(await store.messages.removeWaiting(instanceId, queued.zaap_id), true);
-  assert.equal(await store.messages.removeWaiting(instanceId, queued.zaap_id), false);
+  assert.equal(await store.messages.removeWaiting(other, queued.zaap_id), undefined, 'not from another instance');
+  assert.equal(await store.messages.removeWaiting(instanceId, flying.zaap_id), undefined, 'not once sending started');
+  assert.equal(await store.messages.removeWaiting(instanceId, 'unknown'), undefined);
+  assert.deepEqual((await store.messages.removeWaiting(instanceId, queued.zaap_id))?.message_id, queued.message_id);
+  assert.equal(await store.messages.removeWaiting(instanceId, queued.zaap_id), undefined);
   assert.equal(await store.messages.findByZaapId(instanceId, queued.zaap_id), undefined);
   assert.equal((await store.messages.findByZaapId(instanceId, flying.zaap_id))?.state, 'in_flight');
 });

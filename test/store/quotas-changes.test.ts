@@ -56,7 +56,7 @@ storeTest('messages: waiting media payloads and payload sizes, per account', asy
   assert.deepEqual(await store.messages.waitingMediaPayloads(a.id), [withMedia.payload]);
   assert.equal((await store.messages.waitingMediaPayloads()).length, 2, 'every account');
   assert.equal(await store.messages.waitingPayloadChars(a.id), withMedia.payload.length + text.payload.length);
-  assert.equal(await store.messages.clearWaiting(ia.id), 2);
+  assert.equal((await store.messages.clearWaiting(ia.id)).length, 2);
   assert.deepEqual(await store.messages.waitingMediaPayloads(a.id), []);
   assert.equal(await store.messages.waitingPayloadChars(a.id), 0);
 });
