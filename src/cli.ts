@@ -2,10 +2,11 @@
 // needs when it runs (dynamic imports), so `zapgate --help` or `zapgate accounts list` never load
 // Baileys, sharp or Fastify. Mistakes in how a command is called are one line and that command's
 // usage on stderr, exit 2; failures at start are one line that names the setting to change, exit 1.
-import { parseArgs } from 'node:util';
 import { createServer } from 'node:net';
 import type { Config } from './config.js';
-import { explainStartError, type StartSettings } from './start-errors.js';
+import { explainStartError } from './start-errors.js';
+import { config, help, knownSettings, parse, portOption, UsageError } from './cli/args.js';
+import { accounts, audit, keys } from './cli/admin.js';
 
 const USAGE = `Usage: zapgate <command> [options]
 
@@ -41,34 +42,6 @@ Runs the gateway: the HTTP API, the WhatsApp sessions and the webhook dispatcher
 on an empty database creates an account and prints its Client-Token once (or set ZAPGATE_CLIENT_TOKEN).
 ${SETTINGS}`;
 
-const ACCOUNTS_USAGE = `Usage: zapgate accounts <create <name> | list | rotate <id> | delete <id>>
-
-  accounts create <name>        create an account and print {"id","name","clientToken"} (the token only now)
-  accounts list                 one JSON line per account, never their tokens
-  accounts rotate <id>          replace the account's Client-Token and print the new one once
-  accounts delete <id>          delete the account and all its instances
-
-Works on the database the gateway uses (ZAPGATE_DATABASE_URL or ZAPGATE_DATA_DIR), also while it runs.`;
-
-const KEYS_USAGE = `Usage: zapgate keys <create | list | rotate | revoke> …
-
-  keys create <account-id> <name> --scope S [--scope S …] [--instance ID …] [--cidr RANGE …]
-              [--rate-limit N] [--expires-in SECONDS]
-                                create an API key; prints {"id",…,"key"} (the key only now).
-                                Scopes: read, send, manage, admin
-  keys list [<account-id>]      one JSON line per key, never its secret
-  keys rotate <key-id> [--overlap SECONDS]
-                                a new key with the same settings (printed once); the old one keeps
-                                working for SECONDS (default 0)
-  keys revoke <key-id>          the key stops working at once, on every node
-
-Works on the database the gateway uses (ZAPGATE_DATABASE_URL or ZAPGATE_DATA_DIR), also while it runs.`;
-
-const AUDIT_USAGE = `Usage: zapgate audit verify
-
-Re-computes the audit trail's hash chain from the database the gateway uses and prints what it
-found: exit 0 when intact, 1 naming each entry that was edited, inserted or deleted.`;
-
 const MIGRATE_USAGE = `Usage: zapgate migrate
 
 Applies pending database migrations and exits (serve applies them too when it starts).
@@ -93,66 +66,6 @@ to pair, and prints the curl commands that pair a virtual phone and send a first
                     account
 
 Honours the same settings as serve (ZAPGATE_HOST defaults to 127.0.0.1 here).`;
-
-/** A mistake in how a command was called: one line, then that command's usage, exit 2. */
-class UsageError extends Error {
-  constructor(message: string, readonly usage: string = USAGE) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
-
-/** node:util parseArgs' messages, shortened to one line a person reads. */
-function parseArgsMessage(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const unknown = /^Unknown option '([^']+)'/i.exec(message);
-  if (unknown) return `unknown option ${unknown[1]}`;
-  const missing = /^Option '(-\w, )?(--[\w-]+)[^']*' argument missing/i.exec(message);
-  if (missing) return `option ${missing[2]} needs a value`;
-  const unexpected = /^Unexpected argument '([^']+)'/i.exec(message);
-  if (unexpected) return `unexpected argument ${unexpected[1]}`;
-  // `--port -3`: parseArgs will not take a value that starts with a dash.
-  const ambiguous = /^Option '(-\w, )?(--[\w-]+)' argument is ambiguous/i.exec(message);
-  if (ambiguous) return `option ${ambiguous[2]} needs a value (for one starting with a dash write ${ambiguous[2]}=…)`;
-  const notBoolean = /^Option '(--[\w-]+)' does not take an argument/i.exec(message);
-  if (notBoolean) return `option ${notBoolean[1]} takes no value`;
-  return message.split('\n')[0] ?? message;
-}
-
-type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
-
-/** parseArgs with `--help`, strict; its errors become UsageErrors carrying `usage`. */
-function parse<O extends Options>(args: string[], options: O, usage: string, positionals = false) {
-  try {
-    return parseArgs({ args, strict: true, allowPositionals: positionals, options: { ...options, help: { type: 'boolean', short: 'h' } } });
-  } catch (err) {
-    throw new UsageError(parseArgsMessage(err), usage);
-  }
-}
-
-/** A port given on the command line: 0-65535, or a usage error. */
-function portOption(name: string, value: string, usage: string): number {
-  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`${name} must be a port number (0-65535), got ${JSON.stringify(value)}`, usage);
-  return Number(value);
-}
-
-/** The settings a start failure is explained against, once the configuration is known. */
-let settings: StartSettings | undefined;
-
-async function config(env: NodeJS.ProcessEnv = process.env): Promise<Config> {
-  const { ConfigError, loadConfig } = await import('./config.js');
-  try {
-    const c = loadConfig(env);
-    settings = c;
-    return c;
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`zapgate: invalid configuration: ${err.message}`);
-      process.exit(2);
-    }
-    throw err;
-  }
-}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -195,13 +108,8 @@ async function main(argv: string[]): Promise<number> {
     case '-h':
       return help(USAGE);
     default:
-      throw new UsageError(command.startsWith('-') ? `unknown option ${command}` : `unknown command: ${command}`);
+      throw new UsageError(command.startsWith('-') ? `unknown option ${command}` : `unknown command: ${command}`, USAGE);
   }
-}
-
-function help(usage: string): number {
-  console.log(usage);
-  return 0;
 }
 
 /** Fails early, before anything is created, when the port is taken (the listen error would come after the first account's token was printed). */
@@ -240,209 +148,6 @@ export async function serve(c: Config): Promise<number> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   gateway.log.info({ address }, 'zapgate listening');
   return new Promise<number>(() => {});
-}
-
-/** The accounts subcommand and its one argument, checked before anything is opened. */
-function parseAccounts(args: string[]): { sub: 'create' | 'list' | 'rotate' | 'delete'; arg: string | undefined } | 'help' {
-  let parsed;
-  try {
-    parsed = parse(args, {}, ACCOUNTS_USAGE, true);
-  } catch (err) {
-    if (/unknown option --name\b/.test((err as Error).message)) {
-      throw new UsageError('unknown option --name (the name is positional: accounts create <name>)', ACCOUNTS_USAGE);
-    }
-    throw err;
-  }
-  if (parsed.values.help) return 'help';
-  const [sub, arg, ...extra] = parsed.positionals;
-  if (sub !== 'create' && sub !== 'list' && sub !== 'rotate' && sub !== 'delete') {
-    throw new UsageError(sub === undefined ? 'accounts needs a subcommand' : `unknown accounts subcommand: ${sub}`, ACCOUNTS_USAGE);
-  }
-  if (extra.length > 0 || (sub === 'list' && arg !== undefined)) throw new UsageError(`too many arguments for accounts ${sub}`, ACCOUNTS_USAGE);
-  if (sub !== 'list' && (arg === undefined || arg.trim() === '')) {
-    throw new UsageError(`accounts ${sub} needs ${sub === 'create' ? 'a name' : 'an account id'}`, ACCOUNTS_USAGE);
-  }
-  return { sub, arg };
-}
-
-/** Who the audit trail names for a change made with the command line. */
-const CLI_ACTOR = { actor: 'cli', address: null, requestId: null } as const;
-
-async function accounts(args: string[]): Promise<number> {
-  const parsed = parseAccounts(args);
-  if (parsed === 'help') return help(ACCOUNTS_USAGE);
-  const { sub, arg } = parsed;
-  await import('dotenv/config');
-  const c = await config();
-  // The store, the accounts service and the audit trail only: no engine, no HTTP server.
-  const [{ openDatabase }, { createStore }, { AccountsService }, { AuditService }, { systemClock }, { privateDir }] = await Promise.all([
-    import('./store/database.js'),
-    import('./store/index.js'),
-    import('./services/accounts-service.js'),
-    import('./services/audit-service.js'),
-    import('./clock.js'),
-    import('./store/private-files.js'),
-  ]);
-  if (!c.databaseUrl) privateDir(c.dataDir);
-  const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
-  const store = createStore(database);
-  const clock = systemClock();
-  const service = new AccountsService(store, clock);
-  // Every account change is an entry of the trail, actor `cli` (docs/api-keys.md).
-  const audit = new AuditService(store, clock, c.auditRetentionDays);
-  try {
-    switch (sub) {
-      case 'create': {
-        const a = await service.create(arg!);
-        await audit.record({ accountId: a.id, ...CLI_ACTOR }, 'accounts_create', a.id, null, { name: a.name });
-        console.log(JSON.stringify({ id: a.id, name: a.name, clientToken: a.clientToken }));
-        return 0;
-      }
-      case 'list':
-        for (const a of await service.list()) console.log(JSON.stringify(a));
-        return 0;
-      case 'rotate': {
-        const a = await service.rotate(arg!);
-        await audit.record({ accountId: a.id, ...CLI_ACTOR }, 'accounts_rotate', a.id, null, { clientToken: a.clientToken });
-        console.log(JSON.stringify({ id: a.id, clientToken: a.clientToken }));
-        return 0;
-      }
-      case 'delete': {
-        const before = await store.accounts.find(arg!);
-        await service.delete(arg!);
-        await audit.record({ accountId: arg!, ...CLI_ACTOR }, 'accounts_delete', arg!, before ? { name: before.name } : null, null);
-        console.log(JSON.stringify({ id: arg, deleted: true }));
-        return 0;
-      }
-    }
-  } catch (err) {
-    console.error(`zapgate: ${err instanceof Error ? err.message : String(err)}`);
-    return 1;
-  } finally {
-    await database.close();
-  }
-}
-
-/** The store and the key and audit services over the gateway's database: no engine, no HTTP server. */
-async function openKeyServices() {
-  await import('dotenv/config');
-  const c = await config();
-  const [{ openDatabase }, { createStore }, { ApiKeysService }, { AuditService }, { systemClock }, { privateDir }] = await Promise.all([
-    import('./store/database.js'),
-    import('./store/index.js'),
-    import('./services/api-keys-service.js'),
-    import('./services/audit-service.js'),
-    import('./clock.js'),
-    import('./store/private-files.js'),
-  ]);
-  if (!c.databaseUrl) privateDir(c.dataDir);
-  const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
-  const store = createStore(database);
-  const clock = systemClock();
-  return { database, store, keys: new ApiKeysService(store, clock), audit: new AuditService(store, clock, c.auditRetentionDays) };
-}
-
-async function keys(args: string[]): Promise<number> {
-  const { values, positionals } = parse(
-    args,
-    {
-      scope: { type: 'string', multiple: true },
-      instance: { type: 'string', multiple: true },
-      cidr: { type: 'string', multiple: true },
-      'rate-limit': { type: 'string' },
-      'expires-in': { type: 'string' },
-      overlap: { type: 'string' },
-    },
-    KEYS_USAGE,
-    true,
-  );
-  if (values.help) return help(KEYS_USAGE);
-  const [sub, ...rest] = positionals;
-  const count = (n: number, what: string) => {
-    if (rest.length !== n) throw new UsageError(`keys ${sub} needs ${what}`, KEYS_USAGE);
-  };
-  const whole = (name: string, v: string | undefined): number | undefined => {
-    if (v === undefined) return undefined;
-    if (!/^[0-9]+$/.test(v)) throw new UsageError(`${name} must be a whole number, got ${JSON.stringify(v)}`, KEYS_USAGE);
-    return Number(v);
-  };
-  if (sub === 'create') {
-    count(2, '<account-id> <name>');
-    if (!values.scope?.length) throw new UsageError('keys create needs at least one --scope (read, send, manage, admin)', KEYS_USAGE);
-  } else if (sub === 'list') {
-    if (rest.length > 1) throw new UsageError('too many arguments for keys list', KEYS_USAGE);
-  } else if (sub === 'rotate' || sub === 'revoke') {
-    count(1, 'a key id');
-  } else {
-    throw new UsageError(sub === undefined ? 'keys needs a subcommand' : `unknown keys subcommand: ${sub}`, KEYS_USAGE);
-  }
-  const rateLimit = whole('--rate-limit', values['rate-limit']);
-  const expiresIn = whole('--expires-in', values['expires-in']);
-  const overlap = whole('--overlap', values.overlap) ?? 0;
-  const s = await openKeyServices();
-  try {
-    switch (sub) {
-      case 'create': {
-        const [accountId = '', name = ''] = rest;
-        if (!(await s.store.accounts.find(accountId))) throw new Error(`no account ${accountId}`);
-        const k = await s.keys.create(accountId, {
-          name,
-          scopes: values.scope ?? [],
-          instanceIds: values.instance ?? null,
-          cidrs: values.cidr ?? null,
-          rateLimit: rateLimit ?? null,
-          expiresAt: expiresIn === undefined ? null : Date.now() + expiresIn * 1000,
-        });
-        await s.audit.record({ accountId, ...CLI_ACTOR }, 'keys_create', k.id, null, { name: k.name, scopes: k.scopes, instanceIds: k.instanceIds, cidrs: k.cidrs, rateLimit: k.rateLimit, expiresAt: k.expiresAt });
-        console.log(JSON.stringify(k));
-        return 0;
-      }
-      case 'list':
-        for (const k of await s.keys.list(rest[0] ?? null)) console.log(JSON.stringify(k));
-        return 0;
-      case 'rotate': {
-        const r = await s.keys.rotate(null, rest[0] ?? '', overlap);
-        const old = await s.keys.get(null, r.old.id);
-        await s.audit.record({ accountId: old.accountId, ...CLI_ACTOR }, 'keys_rotate', r.old.id, null, { overlapSeconds: overlap, newKeyId: r.created.id });
-        console.log(JSON.stringify(r.created));
-        return 0;
-      }
-      case 'revoke': {
-        const k = await s.keys.revoke(null, rest[0] ?? '');
-        const full = await s.keys.get(null, k.id);
-        await s.audit.record({ accountId: full.accountId, ...CLI_ACTOR }, 'keys_revoke', k.id, null, { revokedAt: k.revokedAt });
-        console.log(JSON.stringify({ id: k.id, revoked: true }));
-        return 0;
-      }
-    }
-    return 2;
-  } catch (err) {
-    console.error(`zapgate: ${err instanceof Error ? (err as { detail?: string }).detail ?? err.message : String(err)}`);
-    return 1;
-  } finally {
-    await s.database.close();
-  }
-}
-
-async function audit(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, {}, AUDIT_USAGE, true);
-  if (values.help) return help(AUDIT_USAGE);
-  if (positionals[0] !== 'verify' || positionals.length > 1) {
-    throw new UsageError(positionals[0] === undefined ? 'audit needs a subcommand' : positionals[0] !== 'verify' ? `unknown audit subcommand: ${positionals[0]}` : 'too many arguments for audit verify', AUDIT_USAGE);
-  }
-  const s = await openKeyServices();
-  try {
-    const { entries, breaks } = await s.audit.verify();
-    if (breaks.length === 0) {
-      console.log(`audit trail intact: ${entries} entries`);
-      return 0;
-    }
-    console.log(`audit trail BROKEN: ${breaks.length} problem(s) in ${entries} entries`);
-    for (const b of breaks) console.log(`  entry ${b.seq}: ${b.reason}`);
-    return 1;
-  } finally {
-    await s.database.close();
-  }
 }
 
 async function cluster(args: string[]): Promise<number> {
@@ -514,7 +219,7 @@ main(process.argv.slice(2)).then(
       process.exit(2);
     }
     // Anything else (a port in use, a database that cannot be opened, …): one line, no stack trace.
-    console.error(`zapgate: ${explainStartError(err, settings)}`);
+    console.error(`zapgate: ${explainStartError(err, knownSettings())}`);
     if (process.env.ZAPGATE_DEBUG_ERRORS === '1') console.error(err);
     process.exit(1);
   },

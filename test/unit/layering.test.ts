@@ -22,6 +22,7 @@ const SRC = resolve(import.meta.dirname, '../../src');
 const RANK: Record<string, number> = {
   'main.ts': 9,
   'cli.ts': 9,
+  cli: 9,
   'demo.ts': 9,
   http: 7,
   services: 6,
