@@ -64,7 +64,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
   return {
     // No token: operators' probes (/livez, /readyz, /metrics), signed media links, the dashboard's files.
     public: [
-      opsRoutes({ metrics, ready }),
+      opsRoutes({ metrics, ready, sinkHealth: () => s.sinks.health() }),
       mediaRoutes(s.media),
       dashboardRoutes(),
     ],
