@@ -78,21 +78,29 @@ describe('pull API', () => {
     await h.gateway.events.emit(other.id, [message('not yours')]);
     await h.gateway.events.emit(inst.id, sent.slice(6));
 
+    // Consumers A and B take turns: poll, acknowledge, hand over. On turn 3 A "crashes" after the
+    // poll, before its ack: B's next poll gets that same event, and B acknowledges it.
+    const seenBy: Record<'A' | 'B', string[]> = { A: [], B: [] };
     const seen: string[] = [];
     for (let turn = 0; ; turn++) {
-      const got = await next(inst, 1);
+      let consumer: 'A' | 'B' = turn % 2 === 0 ? 'A' : 'B';
+      let got = await next(inst, 1);
       if (got === null) break;
       assert.equal(got.body.instanceId, inst.id);
       assert.equal(got.type, 'ReceivedCallback');
       if (turn === 3) {
-        // This consumer crashes before acknowledging: the other gets the same event next.
         const again = await next(inst);
         assert.equal(again?.id, got.id, 'the unacknowledged event comes again');
+        consumer = consumer === 'A' ? 'B' : 'A';
+        got = again!;
       }
+      seenBy[consumer].push(got.body.messageId);
       seen.push(got.body.messageId);
       assert.equal(await ack(inst, got.id), 200);
     }
     assert.deepEqual(seen, sent.map((m) => m.messageId), 'each once, in commit order');
+    assert.ok(seenBy.A.length >= 5 && seenBy.B.length >= 5, 'both consumers took part');
+    assert.equal(new Set([...seenBy.A, ...seenBy.B]).size, sent.length, 'no event seen by both');
     assert.equal((await next(other))?.body.text?.message, 'not yours', 'queues are per instance');
   });
 
