@@ -7,6 +7,7 @@
 // stored, those with no delivery only for the stream's retention window.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { passesFilter, WEBHOOKS_TARGET } from '../domain/event-filter.js';
 import { sinkTarget, type SinkKind } from '../domain/event-sink.js';
 import { WEBHOOK_KIND_OF, type EventSink, type GatewayEvent } from '../events/types.js';
 import type { DeliveriesRepo, DueDelivery, InstanceDeliveryContext, NewDelivery, NewOutboxEvent, OnceKey } from '../store/deliveries-repo.js';
@@ -124,10 +125,12 @@ export class OutboxSink implements EventSink {
       if (ctx === undefined) continue;
       const brokers = sinks.get(instanceId) ?? [];
       for (const [i, event] of emitted.entries()) {
-        const route = routeOf(event, ctx);
+        // A target whose filter leaves the event out gets no delivery; the others are unaffected (docs/contract.md §5b).
+        const routed = routeOf(event, ctx);
+        const route = routed !== null && passesFilter(ctx.filters?.get(WEBHOOKS_TARGET), event) ? routed : null;
         const onceKey = onceKeys?.[i] ?? null;
-        // Every event the instance reports goes to each of its broker sinks (docs/contract.md §5b).
-        const toBrokers = brokers.length > 0 && reported(event, ctx) ? brokers : [];
+        // Every event the instance reports goes to each of its broker sinks its filter lets through (docs/contract.md §5b).
+        const toBrokers = brokers.length > 0 && reported(event, ctx) ? brokers.filter((kind) => passesFilter(ctx.filters?.get(sinkTarget(kind)), event)) : [];
         // Kept for the stream alone when no webhook URL takes it, unless the instance does not report it at all.
         const kept = route !== null || toBrokers.length > 0 || (this.stream?.keepAll === true && reported(event, ctx));
         // Recorded even when the event goes nowhere now: a webhook set later must not get a replay.

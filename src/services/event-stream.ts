@@ -107,6 +107,8 @@ export class EventStreamHub implements LiveStream {
   private readonly streams = new Set<Stream>();
   private readonly perAccount = new Map<string, number>();
   private readonly closers = new Map<Stream, () => void>();
+  /** Long polls of the pull API (services/event-pull.ts) waiting for an instance's next commit. */
+  private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly reads: Reads,
@@ -115,6 +117,7 @@ export class EventStreamHub implements LiveStream {
 
   /** The outbox committed events of these instances. Cheap when no stream is open (the send path). */
   notify(instanceIds: ReadonlySet<string>): void {
+    if (this.waiters.size > 0) for (const id of instanceIds) for (const wake of this.waiters.get(id) ?? []) wake();
     if (this.streams.size === 0) return;
     for (const s of this.streams) if (s.scope.instanceId === null || instanceIds.has(s.scope.instanceId)) s.wake();
   }
@@ -156,6 +159,30 @@ export class EventStreamHub implements LiveStream {
       throw err;
     }
     return stream;
+  }
+
+  /**
+   * Resolves at this node's next commit of events of the instance, after `ms`, or when `signal`
+   * aborts, whichever comes first. A commit on another node does not wake it: callers re-read on a
+   * short period as well.
+   */
+  waitFor(instanceId: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const set = this.waiters.get(instanceId) ?? new Set<() => void>();
+      this.waiters.set(instanceId, set);
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        set.delete(done);
+        if (set.size === 0 && this.waiters.get(instanceId) === set) this.waiters.delete(instanceId);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      timer.unref();
+      set.add(done);
+      if (signal?.aborted === true) done();
+      else signal?.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** Ends every stream (shutdown): consumers reconnect elsewhere or later with Last-Event-ID. */

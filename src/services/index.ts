@@ -80,6 +80,8 @@ interface ServicesDeps {
 }
 
 import { SinksService, type SinkRuntime } from './sinks-service.js';
+import { EventFiltersService } from './event-filters-service.js';
+import { EventPullService } from './event-pull.js';
 import type { SinkKind, SinkSettings } from '../domain/event-sink.js';
 
 export function createServices(deps: ServicesDeps) {
@@ -130,6 +132,8 @@ export function createServices(deps: ServicesDeps) {
     deliveries: deps.deliveries,
     sinks: new SinksService(store.sinks, guard, clock, deps.sinks.defaults, deps.sinks.runtime),
     eventStreams: deps.eventStreams,
+    eventFilters: new EventFiltersService(store.eventFilters, clock),
+    eventPull: new EventPullService(store.eventPull, deps.eventStreams, clock),
     media: mediaService,
     partner: new PartnerService(store, instances, webhooks, account, guard),
     privacy: new PrivacyService(ports.account),

@@ -66,6 +66,13 @@ export class SinksService {
     this.runtime.forget();
   }
 
+  /** The kinds of sink this gateway has published to since it started, and how the last publish went. */
+  health(): { kind: SinkKind; state: 'up' | 'down'; lastError: string | null }[] {
+    const out: { kind: SinkKind; state: 'up' | 'down'; lastError: string | null }[] = [];
+    for (const [kind, h] of this.runtime.health()) if (h.state !== 'unused') out.push({ kind, state: h.state, lastError: h.lastError });
+    return out;
+  }
+
   /** The row to store, or null to forget it; refused input changes nothing. */
   private async settings(kind: SinkKind, input: SinkInput): Promise<SinkSettings | null> {
     const enabled = input.enabled ?? true;

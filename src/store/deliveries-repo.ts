@@ -3,6 +3,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, DeliveryStatus } from './schema.js';
 import type { WebhookKind } from '../events/vocabulary.js';
+import type { EventFilter } from '../domain/event-filter.js';
+import { EventFiltersRepo } from './event-filters-repo.js';
 
 /** What the outbox needs to know about an instance to route and sign its events. */
 export interface InstanceDeliveryContext {
@@ -13,6 +15,8 @@ export interface InstanceDeliveryContext {
   secrets: string[];
   /** Enabled webhook URLs by kind (disabled and unset kinds are absent). */
   urls: ReadonlyMap<WebhookKind, string>;
+  /** Filters by target (`webhooks`, `sink:<kind>`; 027); a target without one takes every event. */
+  filters?: ReadonlyMap<string, EventFilter> | undefined;
 }
 
 export interface NewOutboxEvent {
@@ -124,6 +128,7 @@ export class DeliveriesRepo {
       .where('instance_id', 'in', ids)
       .where('disabled_reason', 'is', null)
       .execute();
+    const filters = await new EventFiltersRepo(this.db).forInstances(ids);
     for (const r of rows) {
       out.set(r.id, {
         instanceId: r.id,
@@ -131,6 +136,7 @@ export class DeliveriesRepo {
         notifySentByMe: r.notify_sent_by_me === 1,
         secrets: secretsOf(r.webhook_secret, r.webhook_secret_previous),
         urls: new Map(hooks.filter((h) => h.instance_id === r.id).map((h) => [h.kind, h.url])),
+        filters: filters.get(r.id),
       });
     }
     return out;

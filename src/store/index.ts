@@ -16,6 +16,8 @@ import { MessagesRepo } from './messages-repo.js';
 import { PhoneChecksRepo } from './phone-checks-repo.js';
 import { PhoneCheckJobsRepo } from './phone-check-jobs-repo.js';
 import { SinksRepo } from './sinks-repo.js';
+import { EventFiltersRepo } from './event-filters-repo.js';
+import { EventPullRepo } from './event-pull-repo.js';
 import { WaMessagesRepo } from './wa-messages-repo.js';
 import { WebhooksRepo } from './webhooks-repo.js';
 
@@ -49,6 +51,9 @@ export interface Store {
   readonly campaigns: CampaignsRepo;
   /** Broker sinks' settings per instance and account (023). */
   readonly sinks: SinksRepo;
+  /** Event filters per instance and target; the pull API's ack positions (027). */
+  readonly eventFilters: EventFiltersRepo;
+  readonly eventPull: EventPullRepo;
   /** An account's API keys (024). */
   readonly apiKeys: ApiKeysRepo;
   /** The hash-chained audit trail (024). */
@@ -73,6 +78,8 @@ export function createStore(database: Database): Store {
     phoneCheckJobs: new PhoneCheckJobsRepo(db),
     deliveries: new DeliveriesRepo(db),
     sinks: new SinksRepo(db),
+    eventFilters: new EventFiltersRepo(db),
+    eventPull: new EventPullRepo(db),
     media: new MediaRepo(db),
     secrets: new GatewaySecretsRepo(db),
     chats: new ChatsRepo(db),

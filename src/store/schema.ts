@@ -456,6 +456,23 @@ interface EventSinksTable {
   updated_at: number;
 }
 
+/** An instance's event filter for one target: `webhooks` or `sink:<kind>` (027-event-filters-pull). */
+interface EventFiltersTable {
+  instance_id: string;
+  target: string;
+  /** JSON of domain/event-filter.ts's EventFilter. */
+  filter: string;
+  updated_at: number;
+}
+
+/** The pull API's ack position of an instance: the seq of the last acknowledged event (027). */
+interface EventPullCursorsTable {
+  instance_id: string;
+  acked_seq: number;
+  acked_id: string;
+  updated_at: number;
+}
+
 /** An account's API key (024-api-keys-audit); JSON arrays as text, NULL for no limit. */
 interface ApiKeysTable {
   id: string;
@@ -536,6 +553,8 @@ export interface DB {
   media_blobs: MediaBlobsTable;
   media_blob_chunks: MediaBlobChunksTable;
   send_idempotency_keys: SendIdempotencyKeysTable;
+  event_filters: EventFiltersTable;
+  event_pull_cursors: EventPullCursorsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -34,6 +34,8 @@ import { businessRouteTree } from './business.js';
 import { optOutRoutes } from './opt-outs.js';
 import { campaignRoutes } from './campaigns.js';
 import { accountSinkRoutes, instanceSinkRoutes } from './sinks.js';
+import { eventFilterRoutes } from './event-filters.js';
+import { eventPullRoutes } from './event-pull.js';
 import { keyRoutes } from './keys.js';
 import { auditRoutes } from './audit.js';
 
@@ -62,7 +64,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
   return {
     // No token: operators' probes (/livez, /readyz, /metrics), signed media links, the dashboard's files.
     public: [
-      opsRoutes({ metrics, ready }),
+      opsRoutes({ metrics, ready, sinkHealth: () => s.sinks.health() }),
       mediaRoutes(s.media),
       dashboardRoutes(),
     ],
@@ -87,6 +89,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
       webhookRoutes(s.webhooks, s.instances),
       webhookDeliveryRoutes(s.deliveries),
       instanceSinkRoutes(s.sinks),
+      eventFilterRoutes(s.eventFilters),
       accountRouteTree(s.account, s.privacy, mediaBodyLimit),
       chatRouteTree(s.chats),
       proxyRouteTree(s.proxies),
@@ -97,6 +100,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
       catalogRouteTree(s.catalog, mediaBodyLimit),
       historySyncRouteTree(s.historySync),
       instanceEventStreamRoutes(s.eventStreams),
+      eventPullRoutes(s.eventPull),
       statusHistoryRoutes(s.statusHistory),
     ],
   };

@@ -8,12 +8,35 @@ const tags = ['operations'];
 const security: [] = [];
 const Health = named('Health', 'The check passed.', Type.Object({ status: Type.String() }, { examples: [{ status: 'ok' }] }));
 
+const SinkHealthList = Type.Array(
+  Type.Object({
+    kind: Type.String({ description: 'rabbitmq or nats' }),
+    state: Type.Union([Type.Literal('up'), Type.Literal('down')], { description: "This gateway's last publish to that kind of sink: confirmed (up) or failed (down)." }),
+    lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last publish failed (no credentials in it).' }),
+  }),
+  { description: 'With `?details=1`: the broker sinks this gateway has published to since it started (none yet: empty). A sink that is down does not make the gateway unready: its events are kept and retried in order.' },
+);
+const Readiness = named(
+  'Readiness',
+  'Ready. Without `details` the body is exactly `{"status":"ok"}`.',
+  Type.Object({ status: Type.String(), sinks: Type.Optional(SinkHealthList) }, { examples: [{ status: 'ok' }, { status: 'ok', sinks: [{ kind: 'rabbitmq', state: 'down', lastError: 'connect ECONNREFUSED 10.0.0.5:5672' }] }] }),
+);
+
+/** A broker sink's health as /readyz?details=1 reports it (services/sinks-service.ts). */
+export interface SinkHealthView {
+  kind: string;
+  state: 'up' | 'down';
+  lastError: string | null;
+}
+
 interface OpsOptions {
   metrics: Metrics;
   ready(): Promise<{ ok: boolean; reason?: string }>;
+  /** The broker sinks used since start; reported on /readyz?details=1, never a readiness condition. */
+  sinkHealth?: () => SinkHealthView[];
 }
 
-export function opsRoutes({ metrics, ready }: OpsOptions): FastifyPluginAsyncTypebox {
+export function opsRoutes({ metrics, ready, sinkHealth }: OpsOptions): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/livez',
@@ -40,16 +63,19 @@ export function opsRoutes({ metrics, ready }: OpsOptions): FastifyPluginAsyncTyp
           operationId: 'ops_readyz',
           summary: 'The database is reachable and writable, this gateway holds it, and it is not draining (503 with a reason otherwise)',
           description:
-            'For a readiness probe or a load balancer. 503 `{status: "unavailable", reason}` while the disk is full (`disk full`), the database owner lock is lost, the database does not answer, or the gateway is shutting down.',
+            'For a readiness probe or a load balancer. 503 `{status: "unavailable", reason}` while the disk is full (`disk full`), the database owner lock is lost, the database does not answer, or the gateway is shutting down. ' +
+            '`?details=1` adds `sinks`: the health of the broker sinks (RabbitMQ, NATS) this gateway has published to. A broker outage is reported there but never makes the gateway unready: events are committed first and published in order once the broker is back (docs/contract.md §5b).',
+          querystring: Type.Object({ details: Type.Optional(Type.String({ pattern: '^(1|true)$', description: '1: add the broker sinks\' health.' })) }),
           response: {
-            200: Health,
-            503: Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) }, { description: 'Not ready, and why.' }),
+            200: Readiness,
+            503: Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()), sinks: Type.Optional(SinkHealthList) }, { description: 'Not ready, and why.' }),
           },
         },
       },
-      async (_request, reply) => {
+      async (request, reply) => {
         const r = await ready();
-        return r.ok ? { status: 'ok' } : reply.code(503).send({ status: 'unavailable', reason: r.reason });
+        const details = request.query.details !== undefined ? { sinks: sinkHealth?.() ?? [] } : {};
+        return r.ok ? { status: 'ok', ...details } : reply.code(503).send({ status: 'unavailable', reason: r.reason, ...details });
       },
     );
     app.get(
