@@ -22,6 +22,7 @@ import { migration023EventSinks } from './023-event-sinks.js';
 import { migration024ApiKeysAudit } from './024-api-keys-audit.js';
 import { migration025SharedMedia } from './025-shared-media.js';
 import { migration026SendIdempotency } from './026-send-idempotency.js';
+import { migration028NumberHealth } from './028-number-health.js';
 import type { Migration } from './migration.js';
 
 /** Append new migrations at the end; never reorder or edit a released one. */
@@ -49,4 +50,5 @@ export const migrations: readonly Migration[] = [
   migration024ApiKeysAudit,
   migration025SharedMedia,
   migration026SendIdempotency,
+  migration028NumberHealth,
 ];
