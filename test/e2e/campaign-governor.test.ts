@@ -1,9 +1,11 @@
 // The warm-up and the governor against simnet's spam detector (docs/contract.md §12), through the
 // real engine: a newly paired number runs a campaign of 120 first contacts on a network that
-// refuses (nack 463) a number's sixth new chat in an hour and bans it at the fourth refusal.
+// refuses (nack 463) a number's sixth new chat in an hour, then refuses all its new chats for two
+// hours (each attempt another refusal), and bans it at the fourth refusal.
 // - Anti-ban strategy on (warm-up + governor): the first refusal pauses the number (ANTIBAN_PAUSED)
-//   and its campaign (CAMPAIGN_AUTO_PAUSED, with the reason); the number is never banned, and
-//   GET …/health shows the pause, the refusal and the warm-up's cap.
+//   and its campaign (CAMPAIGN_AUTO_PAUSED, with the reason); GET …/health shows the pause, the
+//   refusal and the warm-up's cap. Resumed by the user while still restricted, the next refusal
+//   pauses both again, for twice as long: the number is never banned.
 // - Off: the same campaign keeps going through the refusals and the number is banned.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +13,7 @@ import { startHarness, until, sleep, type Harness, type Instance } from './engin
 
 const N = 120;
 const BAN_AFTER = 4;
-const SPAM = { enabled: true, maxNewChatsPerWindow: 5, maxIdenticalRecipients: 10_000, windowMs: 3_600_000, banAfterViolations: BAN_AFTER };
+const SPAM = { enabled: true, maxNewChatsPerWindow: 5, maxIdenticalRecipients: 10_000, windowMs: 3_600_000, banAfterViolations: BAN_AFTER, restrictNewChatsMs: 7_200_000 };
 // The warm-up lets a day-0 number make 0.2 × 40 = 8 first contacts an hour: more than this network
 // takes, so it is the governor that must act. Gaps are short to keep the test fast.
 const ENV = {
@@ -20,6 +22,8 @@ const ENV = {
   ZAPGATE_ANTIBAN_MIN_GAP_MS: '200',
   ZAPGATE_ANTIBAN_MAX_GAP_MS: '400',
   ZAPGATE_ANTIBAN_MAX_TYPING_MS: '1000',
+  // 5 protocol minutes: 15 s here.
+  ZAPGATE_ANTIBAN_PAUSE_MS: '300000',
 };
 const contact = (i: number): string => `55119420${String(i).padStart(5, '0')}`;
 
@@ -73,6 +77,20 @@ test('with warm-up and governor on, the number pauses at the first refusal and i
     assert.equal(hj.strangers.lastDay, SPAM.maxNewChatsPerWindow, 'first contacts that left');
     assert.equal(hj.strangers.warmup.capPerHour, 8, 'the warm-up cap of a day-0 number');
     assert.equal(hj.messages.sent, SPAM.maxNewChatsPerWindow);
+
+    // The user resumes while the network still restricts the number's new chats: the next first
+    // contact is refused, and the governor pauses the number and the campaign again, twice as long.
+    assert.equal((await h.call('POST', `/campaigns/${id}/resume`)).status, 200);
+    const autoAgain = await h.webhooks.waitFor((x) => x.body.notification === 'CAMPAIGN_AUTO_PAUSED' && x !== auto, 60_000, 'second CAMPAIGN_AUTO_PAUSED');
+    const pauses = h.webhooks.hits.filter((x) => x.body.notification === 'ANTIBAN_PAUSED');
+    assert.equal(pauses.length, 2);
+    const length = (x: (typeof pauses)[number]): number => Number((x.body.notificationParameters as string[])[1]) - Number(x.body.momment);
+    assert.ok(Math.abs(length(pauses[1]!) / length(pauses[0]!) - 2) < 0.05, `second pause twice the first: ${length(pauses[0]!)} then ${length(pauses[1]!)} ms`);
+    assert.equal((autoAgain.body.notificationParameters as string[])[0], id);
+    assert.equal(await counter(h, 'spam.restricted'), 2);
+    assert.equal(await counter(h, 'spam.banned'), 0, 'still never banned');
+    assert.equal((await h.call('GET', `${inst.prefix}/status`)).json.status, 'connected');
+    assert.equal((await h.call('GET', `/campaigns/${id}`)).json.state, 'paused');
   } finally {
     await h.close();
   }
