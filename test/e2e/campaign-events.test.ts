@@ -1,8 +1,10 @@
 // Campaign events through the real engine: each change of a campaign's state (started, paused,
 // resumed, finished, cancelled) reaches the "received" webhook of its number as a Z-API-style
-// notification with the campaign's id and name (docs/contract.md §12), in the order it happened.
+// notification with the campaign's id and name (docs/contract.md §12), in the order it happened,
+// and the live event stream (GET /events) carries the same notifications.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request } from 'undici';
 import { startHarness, until } from './engine-harness.js';
 
 const OWNER = '5511940000031';
@@ -12,6 +14,13 @@ test('a campaign reports started, paused, resumed, finished and cancelled on the
   const h = await startHarness();
   try {
     const inst = await h.pairNew(OWNER);
+    // The account's event stream, read as any SSE consumer would.
+    const stream = new AbortController();
+    let streamed = '';
+    const sse = await request(`${h.url}/events`, { headers: { 'client-token': h.clientToken }, signal: stream.signal, bodyTimeout: 0 });
+    assert.equal(sse.statusCode, 200);
+    sse.body.on('data', (chunk: Buffer) => (streamed += chunk.toString('utf8')));
+    sse.body.on('error', () => undefined);
     const notes = (): { notification: string; params: string[]; path: string }[] =>
       h.webhooks.hits
         .filter((x) => typeof x.body.notification === 'string' && String(x.body.notification).startsWith('CAMPAIGN_'))
@@ -52,6 +61,10 @@ test('a campaign reports started, paused, resumed, finished and cancelled on the
         ['CAMPAIGN_CANCELLED', otherId, 'later'],
       ],
     );
+    const fromStream = (): string[] => [...streamed.matchAll(/"notification":"(CAMPAIGN_[A-Z_]+)"/g)].map((m) => m[1]!);
+    await until('the stream carries them', async () => fromStream(), (n) => n.length >= 5);
+    stream.abort();
+    assert.deepEqual(fromStream(), ['CAMPAIGN_STARTED', 'CAMPAIGN_PAUSED', 'CAMPAIGN_RESUMED', 'CAMPAIGN_FINISHED', 'CAMPAIGN_CANCELLED']);
   } finally {
     await h.close();
   }
