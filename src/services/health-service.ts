@@ -16,6 +16,13 @@ import type { NumberFigures } from '../metrics.js';
 /** Days of first-contact counts shown (the warm-up's ramp is read day by day). */
 const STRANGER_DAYS = 7;
 
+/**
+ * Real ms the per-instance gauges reuse one reading for: a scrape costs a few indexed reads per
+ * instance, so several scrapers (or a short scrape interval) over many instances must not multiply
+ * them. The figures are a day's, so a minute's staleness changes nothing a dashboard shows.
+ */
+const FIGURES_TTL_MS = 60_000;
+
 export interface NumberHealth {
   instanceId: string;
   phone: string | null;
@@ -88,8 +95,23 @@ export class HealthService {
     };
   }
 
-  /** Every instance's figures as the per-instance metrics show them (read at each scrape). */
-  async figures(): Promise<NumberFigures[]> {
+  private cached: { at: number; figures: Promise<NumberFigures[]> } | null = null;
+
+  /** Every instance's figures as the per-instance metrics show them (read at most once a minute). */
+  figures(): Promise<NumberFigures[]> {
+    const at = Date.now();
+    if (!this.cached || at - this.cached.at >= FIGURES_TTL_MS) {
+      const figures = this.readFigures();
+      // A failed read is not kept: the next scrape tries again.
+      figures.catch(() => {
+        if (this.cached?.figures === figures) this.cached = null;
+      });
+      this.cached = { at, figures };
+    }
+    return this.cached.figures;
+  }
+
+  private async readFigures(): Promise<NumberFigures[]> {
     const out: NumberFigures[] = [];
     for (const id of await this.store.health.instanceIds()) {
       const h = await this.of(id).catch(() => null); // deleted between the listing and the read: not reported
