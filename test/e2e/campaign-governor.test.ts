@@ -7,6 +7,8 @@
 //   refusal and the warm-up's cap. Resumed by the user while still restricted, the next refusal
 //   pauses both again, for twice as long: the number is never banned.
 // - Off: the same campaign keeps going through the refusals and the number is banned.
+// - The warm-up alone, at its default ramp: a day-0 number's first contacts stay under what the
+//   network takes, hour after hour, so the campaign goes on with no refusal at all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, until, sleep, type Harness, type Instance } from './engine-harness.js';
@@ -107,6 +109,36 @@ test('with them off, the same campaign runs into the refusals and the number is 
     assert.ok(!h.webhooks.hits.some((x) => x.body.notification === 'ANTIBAN_PAUSED' || x.body.notification === 'CAMPAIGN_AUTO_PAUSED'), 'nothing paused it');
     const campaign = await until('the refusals are recorded', async () => (await h.call('GET', `/campaigns/${id}`)).json, (c) => ((c.progress as Record<string, number>).failed ?? 0) >= BAN_AFTER - 1);
     assert.equal(campaign.state, 'running');
+  } finally {
+    await h.close();
+  }
+});
+
+test('the warm-up keeps a new number under the network\'s limit hour after hour: no refusal, the campaign goes on', async () => {
+  // An hour is 36 s here. Day 0 of the warm-up allows 0.2 × 20 = 4 first contacts an hour; the
+  // network takes 5 (and would restrict at the sixth).
+  const scale = 0.01;
+  const h = await startHarness({
+    simnet: { spam: SPAM, timeScale: scale },
+    env: { ...ENV, ZAPGATE_TIME_SCALE: String(scale), ZAPGATE_ANTIBAN_STRANGERS_PER_HOUR: '20', ZAPGATE_ANTIBAN_STRANGER_GAP_MS: '10000', ZAPGATE_ANTIBAN_MAX_GAP_MS: '200', ZAPGATE_ANTIBAN_MIN_GAP_MS: '100' },
+  });
+  try {
+    const { inst, id } = await runCampaign(h, '5511942100003', true);
+    const progress = async (): Promise<Record<string, number>> => (await h.call('GET', `/campaigns/${id}`)).json.progress as Record<string, number>;
+    const first = await until('the first hour\'s sends', progress, (p) => (p.sent ?? 0) >= 4, 30_000);
+    // The hour's cap is reached: nothing more for now.
+    await sleep(5_000);
+    assert.equal((await progress()).sent, first.sent, 'held by the warm-up cap');
+    const health = (await h.call('GET', `${inst.prefix}/health`)).json as { strangers: { lastDay: number; warmup: { capPerHour: number } } };
+    assert.equal(health.strangers.warmup.capPerHour, 4);
+    assert.equal(health.strangers.lastDay, first.sent, 'each was a first contact');
+    // The next hour brings the next ones, still without a refusal.
+    await until('the second hour\'s sends', progress, (p) => (p.sent ?? 0) >= 6, 60_000);
+    assert.equal(await counter(h, 'spam.restricted'), 0, 'never refused');
+    assert.equal(await counter(h, 'spam.banned'), 0);
+    assert.ok(!h.webhooks.hits.some((x) => x.body.notification === 'ANTIBAN_PAUSED'), 'nothing to pause');
+    assert.equal((await h.call('GET', `/campaigns/${id}`)).json.state, 'running');
+    assert.equal((await h.call('GET', `${inst.prefix}/status`)).json.status, 'connected');
   } finally {
     await h.close();
   }
