@@ -65,6 +65,8 @@ const EnvSchema = Type.Object({
   ZAPGATE_ANTIBAN_WARMUP_START: Type.String({ default: '0.2', pattern: '^(0?\\.[0-9]+|1|1\\.0+|0)$' }),
   ZAPGATE_ANTIBAN_PAUSE_MS: Type.String({ default: '1800000', pattern: '^[0-9]+$' }),
   ZAPGATE_ANTIBAN_MAX_PAUSE_MS: Type.String({ default: '86400000', pattern: '^[0-9]+$' }),
+  ZAPGATE_ANTIBAN_MAX_FAILURE_RATIO: Type.String({ default: '0.3', pattern: '^(0?\\.[0-9]+|1|1\\.0+|0)$' }),
+  ZAPGATE_ANTIBAN_FAILURE_WINDOW: Type.String({ default: '20', pattern: '^[0-9]+$' }),
   // Outgoing media (src/convert/limits.ts says what each bounds).
   ZAPGATE_MEDIA_MAX_BYTES: Type.String({ default: '16777216', pattern: '^[0-9]+$' }),
   ZAPGATE_MEDIA_MAX_PIXELS: Type.String({ default: '50000000', pattern: '^[0-9]+$' }),
@@ -252,6 +254,12 @@ export interface AntibanSettings {
   /** Pause after a restriction signal; doubles for each further one within a day, up to maxPauseMs. */
   readonly pauseMs: number;
   readonly maxPauseMs: number;
+  /**
+   * The governor: when at least this fraction of the last `failureWindow` sends were refused by the
+   * network (not on WhatsApp, refused), sending pauses as after a restriction signal. 0 = off.
+   */
+  readonly maxFailureRatio: number;
+  readonly failureWindow: number;
 }
 
 /** Variables whose values are secrets (or may embed one): an error names them but never echoes them. */
@@ -349,6 +357,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       warmupStart: Number(e.ZAPGATE_ANTIBAN_WARMUP_START),
       pauseMs: Number(e.ZAPGATE_ANTIBAN_PAUSE_MS),
       maxPauseMs: Math.max(Number(e.ZAPGATE_ANTIBAN_PAUSE_MS), Number(e.ZAPGATE_ANTIBAN_MAX_PAUSE_MS)),
+      maxFailureRatio: Number(e.ZAPGATE_ANTIBAN_MAX_FAILURE_RATIO),
+      failureWindow: Number(e.ZAPGATE_ANTIBAN_FAILURE_WINDOW),
     }),
     media: Object.freeze({
       maxBytes: Number(e.ZAPGATE_MEDIA_MAX_BYTES),

@@ -200,6 +200,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   });
   const { accounts, instances, messages, groups, phoneCheckJobs, optOuts, campaignRunner } = services;
   received.listen(optOuts.onReceived);
+  metrics.measureNumbersWith(() => services.health.figures());
   const mediaSweeper = new MediaSweeper(store, mediaFiles, clock, log.child({ component: 'media' }), metrics);
 
   let draining = false;

@@ -23,6 +23,22 @@ interface WebhookBacklog {
   oldestCreatedAt: number | null;
 }
 
+/** One instance's number health (services/health-service.ts), as the per-instance gauges show it. */
+export interface NumberFigures {
+  instanceId: string;
+  sent: number;
+  delivered: number;
+  read: number;
+  failed: number;
+  firstContacts: number;
+  /** First contacts the warm-up allows per day today; 0 = no cap (or the strategy is off). */
+  firstContactCap: number;
+  disconnections: number;
+  paused: boolean;
+}
+
+const NUMBER_OUTCOMES = ['sent', 'delivered', 'read', 'failed'] as const;
+
 export interface Metrics {
   readonly registry: Registry;
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
@@ -48,6 +64,8 @@ export interface Metrics {
   readonly sinkLag: Histogram<'sink'>;
   /** Each sink's state (1 up: the last publish was confirmed) and its deliveries still to publish; read at each scrape. */
   measureSinksWith(up: () => ReadonlyMap<string, boolean>, pending: () => Promise<ReadonlyMap<string, number>>): void;
+  /** Each instance's number health (docs/contract.md §12); read at each scrape. */
+  measureNumbersWith(read: () => Promise<readonly NumberFigures[]>): void;
 }
 
 export function createMetrics(collectProcessMetrics = true): Metrics {
@@ -60,6 +78,14 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
   let clockNow = Date.now;
   let sinksUp: (() => ReadonlyMap<string, boolean>) | null = null;
   let sinksPending: (() => Promise<ReadonlyMap<string, number>>) | null = null;
+  let readNumbers: (() => Promise<readonly NumberFigures[]>) | null = null;
+  // One read serves every number gauge of a scrape.
+  let numbersRead: Promise<readonly NumberFigures[]> | null = null;
+  const numbers = (): Promise<readonly NumberFigures[]> => {
+    if (!readNumbers) return Promise.resolve([]);
+    numbersRead ??= readNumbers().finally(() => setImmediate(() => (numbersRead = null)));
+    return numbersRead;
+  };
   // One backlog read serves both webhook gauges of a scrape.
   let backlog: Promise<WebhookBacklog> | null = null;
   const webhookBacklog = (): Promise<WebhookBacklog> => {
@@ -81,6 +107,9 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
     measureSinksWith(up, pending) {
       sinksUp = up;
       sinksPending = pending;
+    },
+    measureNumbersWith(read) {
+      readNumbers = read;
     },
     sinkPublishes: new Counter({
       name: 'zapgate_sink_publishes_total',
@@ -208,6 +237,33 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
       for (const sink of SINKS) this.set({ sink }, pending.get(sink) ?? 0);
     },
   });
+  // Labelled `instance_id`: Prometheus's own `instance` label names the scrape target (the gateway).
+  const perNumber = (name: string, help: string, value: (n: NumberFigures) => number): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['instance_id'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const n of await numbers()) this.set({ instance_id: n.instanceId }, value(n));
+      },
+    });
+  };
+  new Gauge({
+    name: 'zapgate_number_messages',
+    help: 'Per instance, messages accepted in the last (rolling) day by how far they got: sent, delivered (read included), read, failed (docs/contract.md §12)',
+    labelNames: ['instance_id', 'outcome'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const n of await numbers()) for (const outcome of NUMBER_OUTCOMES) this.set({ instance_id: n.instanceId, outcome }, n[outcome]);
+    },
+  });
+  perNumber('zapgate_number_first_contacts', 'Per instance, first messages to strangers in the last (rolling) day', (n) => n.firstContacts);
+  perNumber('zapgate_number_first_contact_cap', 'Per instance, first contacts the warm-up allows per day today (0: no cap, or the anti-ban strategy is off)', (n) => n.firstContactCap);
+  perNumber('zapgate_number_disconnections', 'Per instance, times the number lost its connection in the last (rolling) day', (n) => n.disconnections);
+  perNumber('zapgate_number_paused', 'Per instance, 1 while the anti-ban governor has paused sending (a restriction signal or a failure ratio over the threshold)', (n) => (n.paused ? 1 : 0));
   for (const sink of SINKS) {
     for (const result of PUBLISH_RESULTS) metrics.sinkPublishes.inc({ sink, result }, 0);
     metrics.sinkLag.zero({ sink });

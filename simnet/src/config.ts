@@ -17,6 +17,12 @@ export interface SpamPolicy {
   windowMs: number;
   /** After this many restriction nacks the account is banned (failure 403 on the live and every later login). */
   banAfterViolations: number;
+  /**
+   * After a violation the account may not start new chats for this long (protocol ms, scaled by
+   * timeScale): WhatsApp's temporary restriction before a ban. Each attempt meanwhile is refused
+   * with 463 and counts as a further violation; known peers are unaffected. 0 = no such period.
+   */
+  restrictNewChatsMs: number;
 }
 
 export interface SimnetOptions {
@@ -73,6 +79,7 @@ export function resolveConfig(o: SimnetOptions = {}): ResolvedConfig {
       maxIdenticalRecipients: 10,
       windowMs: 60 * 60 * 1000,
       banAfterViolations: 5,
+      restrictNewChatsMs: 0,
       ...o.spam,
     },
     qrRefs: o.qrRefs ?? 6,

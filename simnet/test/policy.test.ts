@@ -1,4 +1,5 @@
-// Network policy and schedule: QR refs (6, then 408), expired refs, spam restriction nacks (463) then ban (403), duplicate counters.
+// Network policy and schedule: QR refs (6, then 408), expired refs, spam restriction nacks (463), the
+// temporary restriction of new chats, then ban (403), duplicate counters.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, endSock, memoryAuth, pairByQr, sleep, startEnv, until, waitForClose, type Sock } from './helpers.js';
@@ -99,6 +100,37 @@ test('spam detector: identical content to more than maxIdenticalRecipients → 4
     const c = (await env.admin.counters()).counters;
     assert.equal(c['spam.restricted'], 2);
     assert.equal(c['spam.banned'], 1);
+  } finally {
+    await endSock(sock);
+    await env.close();
+  }
+});
+
+test('spam detector: after a violation new chats stay restricted beyond the window; known peers still get through; attempts meanwhile lead to the ban', async () => {
+  // Window of 1 protocol minute (3 s here), restriction of an hour: a new window does not lift it.
+  const env = await startEnv({ spam: { enabled: true, maxNewChatsPerWindow: 1, banAfterViolations: 3, windowMs: 60_000, restrictNewChatsMs: HOUR } });
+  const SENDER = '5511900000057';
+  let sock: Sock | undefined;
+  try {
+    ({ sock } = await pairByQr(env, SENDER));
+    const errors = trackErrors(sock);
+    const first = await sock.sendMessage('5511900000081@s.whatsapp.net', { text: 'hello one' });
+    await env.admin.waitForReceived('5511900000081', (m) => m.id === first!.key.id);
+    const second = await sock.sendMessage('5511900000082@s.whatsapp.net', { text: 'hello two' });
+    assert.equal(await until(() => errors.get(second!.key.id!), 5000, '463'), '463');
+    // The window rolls over: without the restriction a new chat would be allowed again.
+    await sleep(3_500);
+    const third = await sock.sendMessage('5511900000083@s.whatsapp.net', { text: 'hello three' });
+    assert.equal(await until(() => errors.get(third!.key.id!), 5000, '463'), '463', 'new chats still restricted');
+    const known = await sock.sendMessage('5511900000081@s.whatsapp.net', { text: 'a reply to a known peer' });
+    await env.admin.waitForReceived('5511900000081', (m) => m.id === known!.key.id);
+    assert.equal((await env.admin.user(SENDER)).banned, false);
+    // A third attempt at a new chat while restricted: banned.
+    const closed = waitForClose(sock);
+    await sock.sendMessage('5511900000084@s.whatsapp.net', { text: 'hello four' });
+    assert.equal((await closed).code, 403);
+    assert.equal((await env.admin.user(SENDER)).banned, true);
+    assert.equal((await env.admin.counters()).counters['spam.restricted'], 3);
   } finally {
     await endSock(sock);
     await env.close();

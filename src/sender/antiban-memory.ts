@@ -26,6 +26,8 @@ export class AntibanMemory {
   private readonly identical = new Map<string, { phone: string; at: number }[]>();
   /** Numbers already written to: saves a read and a write per message. */
   private readonly known = new Set<string>();
+  /** The governor's window: the latest settled sends, true for one the network refused. */
+  private outcomes: boolean[] = [];
 
   constructor(
     private readonly instanceId: string,
@@ -89,6 +91,23 @@ export class AntibanMemory {
         for (const [key, list] of this.identical) if ((list[list.length - 1]?.at ?? 0) < cutoff) this.identical.delete(key);
       }
     }
+  }
+
+  /**
+   * The governor (docs/contract.md §12): records a settled send and answers the failure ratio when
+   * the last `failureWindow` sends cross `maxFailureRatio` (the window then starts afresh, so one
+   * bad stretch pauses once), else null.
+   */
+  settled(refused: boolean): { ratio: number; window: number } | null {
+    const { failureWindow: window, maxFailureRatio: max } = this.settings;
+    if (window <= 0 || max <= 0) return null;
+    this.outcomes.push(refused);
+    if (this.outcomes.length > window) this.outcomes.shift();
+    if (this.outcomes.length < window) return null;
+    const ratio = this.outcomes.filter(Boolean).length / window;
+    if (ratio < max) return null;
+    this.outcomes = [];
+    return { ratio, window };
   }
 
   /**

@@ -81,6 +81,9 @@ const MAX_SCHEDULE_WAIT_MS = 3_600_000;
 
 const OPTED_OUT = 'Skipped: the recipient opted out of this account\'s messages';
 
+/** Failure codes that are the network refusing a message (the governor's failure ratio). */
+const NETWORK_REFUSALS = new Set(['NOT_ON_WHATSAPP', 'REFUSED']);
+
 const UNREADABLE = 'Unable to process request: the queued message is unreadable';
 
 export class InstanceLane {
@@ -362,6 +365,7 @@ export class InstanceLane {
     await store.messages.markSent(head.seq, at);
     if (head.media_bytes > 0) this.deps.mediaReleased?.();
     metrics?.messagesSent.inc({ result: 'sent' });
+    await this.governor(false);
   }
 
   private async settleFailure(head: QueueHead, err: unknown, restrictionsBefore: number): Promise<void> {
@@ -411,6 +415,8 @@ export class InstanceLane {
     await this.deps.store.messages.markFailed(head.seq, reason, at, code);
     if (head.media_bytes > 0) this.deps.mediaReleased?.();
     this.deps.metrics?.messagesSent.inc({ result: 'failed' });
+    // Only the network's answers count: an opt-out skip or an unreadable payload says nothing of the number.
+    if (NETWORK_REFUSALS.has(code)) await this.governor(true);
   }
 
   /**
@@ -421,11 +427,29 @@ export class InstanceLane {
     this.restrictionsSeen++;
     if (this.needsLoad && !(await this.load())) return;
     if (signal.fatal || !this.antiban) return;
-    const paused = await this.memory.restrict(signal.reason);
+    await this.pauseFor(signal.reason);
+  }
+
+  /**
+   * The governor's other trigger (docs/contract.md §12): too many of the latest sends refused by
+   * the network (numbers not on WhatsApp, refusals) is what a bought list or a reported number
+   * looks like before a ban, so sending pauses as after a restriction signal.
+   */
+  private async governor(refused: boolean): Promise<void> {
+    if (!this.antiban) return;
+    const crossed = this.memory.settled(refused);
+    if (!crossed) return;
+    const max = this.deps.options.antiban.maxFailureRatio;
+    await this.pauseFor(`failure ratio ${crossed.ratio.toFixed(2)} over the last ${crossed.window} sends (max ${max})`);
+  }
+
+  /** Pauses sending (escalating), records why, reports ANTIBAN_PAUSED; nothing when already paused. */
+  private async pauseFor(reason: string): Promise<void> {
+    const paused = await this.memory.restrict(reason);
     if (!paused) return;
     const now = this.deps.clock.now();
-    this.deps.log.warn({ instanceId: this.instanceId, reason: signal.reason, ...paused }, 'anti-ban: paused after a restriction signal');
-    await this.deps.events.emit(this.instanceId, [antibanPausedEvent(this.ownPhone, signal.reason, paused.until, now)]);
+    this.deps.log.warn({ instanceId: this.instanceId, reason, ...paused }, 'anti-ban: paused');
+    await this.deps.events.emit(this.instanceId, [antibanPausedEvent(this.ownPhone, reason, paused.until, now)]);
     this.wake();
   }
 

@@ -10,17 +10,20 @@ import { newWaMessageId, newZaapId } from '../ids.js';
 import { fillTemplate, inQuietHours, msOfLocalDay, type CampaignSettings } from '../domain/campaign.js';
 import type { CampaignsRepo } from '../store/campaigns-repo.js';
 import type { OptOutsRepo } from '../store/opt-outs-repo.js';
+import type { AntibanRepo } from '../store/antiban-repo.js';
+import type { InstancesRepo } from '../store/instances-repo.js';
 import type { CampaignRow } from '../store/schema.js';
 import type { SendQueue } from './messages-service.js';
+import type { CampaignEvents } from './campaign-events.js';
 
 interface RunnerDeps {
-  store: { campaigns: CampaignsRepo; optOuts: Pick<OptOutsRepo, 'has'> };
+  store: { campaigns: CampaignsRepo; optOuts: Pick<OptOutsRepo, 'has'>; antiban: Pick<AntibanRepo, 'pause'>; instances: Pick<InstancesRepo, 'find'> };
   clock: Clock;
   log: Logger;
   metrics?: Pick<Metrics, 'loggedFailures'>;
   queue: SendQueue | null;
-  /** A campaign started, ran out of recipients, … (the campaign events). */
-  onFinished?: (campaign: CampaignRow) => void;
+  /** Where a campaign that finished (or that the governor paused) is reported. */
+  events?: Pick<CampaignEvents, 'report'>;
   /** Real ms between steps. */
   stepMs?: number;
 }
@@ -65,13 +68,14 @@ export class CampaignRunner {
     const started = Number(c.started_at ?? now);
     if (s.startAt !== null && now < s.startAt) return;
     if (s.endAt !== null && now > s.endAt) {
-      if (await store.campaigns.move(c.id, ['running'], 'done', now)) this.deps.onFinished?.(c);
+      if (await store.campaigns.move(c.id, ['running'], 'done', now)) await this.deps.events?.report(c, 'finished', 'endAt passed');
       return;
     }
     const scale = clock.timeScale;
     // The campaign's own clock: protocol time, so a scaled test sees days and quiet hours pass.
     const t = started + (now - started) / scale;
     if (inQuietHours(t, s)) return;
+    if (await this.governorPaused(c, now)) return;
     const dayStart = started + (t - msOfLocalDay(t, s.timeZone) - started) * scale;
     let busy = false;
     for (const instanceId of JSON.parse(c.instance_ids) as string[]) {
@@ -124,7 +128,29 @@ export class CampaignRunner {
       }
     }
     if (!busy && (await store.campaigns.pendingCount(c.id)) === 0) {
-      if (await store.campaigns.move(c.id, ['running'], 'done', now)) this.deps.onFinished?.(c);
+      if (await store.campaigns.move(c.id, ['running'], 'done', now)) await this.deps.events?.report(c, 'finished', 'every recipient served');
     }
+  }
+
+  /**
+   * The governor (docs/contract.md §12): when the anti-ban strategy has paused one of the
+   * campaign's numbers since the campaign last changed state (a restriction signal, a failure ratio
+   * over the threshold), the whole campaign pauses and says why; the user decides when to resume
+   * (a resume is a change of state, so the same pause does not pause it again).
+   */
+  private async governorPaused(c: CampaignRow, now: number): Promise<boolean> {
+    const { store } = this.deps;
+    for (const instanceId of JSON.parse(c.instance_ids) as string[]) {
+      const pause = await store.antiban.pause(instanceId);
+      if (!pause || pause.pausedUntil === null || pause.pausedUntil <= now) continue;
+      if ((pause.lastRestrictionAt ?? 0) < Number(c.updated_at)) continue;
+      const inst = await store.instances.find(instanceId);
+      if (!inst?.antiban) continue;
+      if (!(await store.campaigns.move(c.id, ['running'], 'paused', now))) return true;
+      this.deps.log.warn({ campaignId: c.id, instanceId, reason: pause.reason }, 'campaign paused by the anti-ban governor');
+      await this.deps.events?.report(c, 'autoPaused', `${inst.phone ?? instanceId}: ${pause.reason ?? 'restricted'}`);
+      return true;
+    }
+    return false;
   }
 }

@@ -10,6 +10,7 @@ import type { CampaignsRepo } from '../store/campaigns-repo.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { CampaignRecipientRow, CampaignRow, CampaignState } from '../store/schema.js';
 import { parseScheduledAt } from '../domain/schedule.js';
+import type { CampaignChange, CampaignEvents } from './campaign-events.js';
 
 export interface NewCampaign {
   name: string;
@@ -44,6 +45,8 @@ export class CampaignsService {
   constructor(
     private readonly store: { campaigns: CampaignsRepo; instances: Pick<InstancesRepo, 'find'> },
     private readonly clock: Clock,
+    /** Where each change of state is reported (the campaign events); none in unit tests. */
+    private readonly events?: CampaignEvents,
   ) {}
 
   async create(accountId: string, req: NewCampaign): Promise<CampaignView> {
@@ -120,20 +123,21 @@ export class CampaignsService {
     const c = await this.own(accountId, id);
     const now = this.clock.now();
     if (!(await this.store.campaigns.move(id, ['draft'], 'running', now, now))) throw errors.conflict('Campaign already started', `state: ${c.state}`);
+    await this.events?.report(c, 'started');
     return this.get(accountId, id);
   }
 
   async pause(accountId: string, id: string): Promise<CampaignView> {
-    return this.transition(accountId, id, ['running'], 'paused');
+    return this.transition(accountId, id, ['running'], 'paused', 'paused');
   }
 
   async resume(accountId: string, id: string): Promise<CampaignView> {
-    return this.transition(accountId, id, ['paused'], 'running');
+    return this.transition(accountId, id, ['paused'], 'running', 'resumed');
   }
 
   /** Cancelled: nothing more is queued, and its messages not yet being sent leave the queue. */
   async cancel(accountId: string, id: string): Promise<CampaignView> {
-    const view = await this.transition(accountId, id, ['draft', 'running', 'paused'], 'cancelled');
+    const view = await this.transition(accountId, id, ['draft', 'running', 'paused'], 'cancelled', 'cancelled');
     await this.store.campaigns.dropWaiting(id);
     return this.get(accountId, view.id);
   }
@@ -158,9 +162,10 @@ export class CampaignsService {
     };
   }
 
-  private async transition(accountId: string, id: string, from: CampaignState[], to: CampaignState): Promise<CampaignView> {
+  private async transition(accountId: string, id: string, from: CampaignState[], to: CampaignState, change: CampaignChange): Promise<CampaignView> {
     const c = await this.own(accountId, id);
     if (!(await this.store.campaigns.move(id, from, to, this.clock.now()))) throw errors.conflict(`Campaign is ${c.state}`, `state: ${c.state}; this needs ${from.join(' or ')}`);
+    await this.events?.report(c, change);
     return this.get(accountId, id);
   }
 

@@ -49,6 +49,8 @@ import { WebhooksService } from './webhooks-service.js';
 import { OptOutsService } from './opt-outs-service.js';
 import { CampaignsService } from './campaigns-service.js';
 import { CampaignRunner } from './campaign-runner.js';
+import { CampaignEvents } from './campaign-events.js';
+import { HealthService } from './health-service.js';
 /** The engine's feature ports (offline null objects without an engine), built by sessions/engines.ts. */
 type FeaturePorts = Omit<EngineFamilies, 'close'>;
 
@@ -97,8 +99,9 @@ export function createServices(deps: ServicesDeps) {
   const messages = new MessagesService({ store, sessions, clock, queue: deps.sender, events: deps.events, metrics, queueMaxDisconnected: config.queueMaxDisconnected, media: config.media, outgoingMedia: media.outgoing, quota, mediaReleased: media.released, optOuts });
   // An opt-out keyword is answered with the account's confirmation, queued like any message.
   optOuts.attachSender(messages);
-  const campaigns = new CampaignsService(store, clock);
-  const campaignRunner = new CampaignRunner({ store, clock, log: log.child({ component: 'campaigns' }), metrics, queue: deps.sender });
+  const campaignEvents = new CampaignEvents({ events: deps.events, store, now: () => clock.now(), log: log.child({ component: 'campaigns' }) });
+  const campaigns = new CampaignsService(store, clock, campaignEvents);
+  const campaignRunner = new CampaignRunner({ store, clock, log: log.child({ component: 'campaigns' }), metrics, queue: deps.sender, events: campaignEvents });
   const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...deps.phoneCheckJobs }) : undefined;
   const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);
   const webhooks = new WebhooksService(store, guard, clock);
@@ -146,6 +149,8 @@ export function createServices(deps: ServicesDeps) {
     business: new BusinessService(ports.business, sessions, store.labels),
     catalog: new CatalogService(ports.catalog, messages),
     statusHistory: new StatusHistoryService(store.instances),
+    /** Number health: GET …/health and the per-instance metrics (main.ts). */
+    health: new HealthService(store, clock, config.antiban),
   };
 }
 

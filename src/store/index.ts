@@ -23,6 +23,7 @@ import { WebhooksRepo } from './webhooks-repo.js';
 
 import { OptOutsRepo } from './opt-outs-repo.js';
 import { CampaignsRepo } from './campaigns-repo.js';
+import { HealthRepo } from './health-repo.js';
 export interface Store {
   readonly database: Database;
   readonly accounts: AccountsRepo;
@@ -58,6 +59,8 @@ export interface Store {
   readonly apiKeys: ApiKeysRepo;
   /** The hash-chained audit trail (024). */
   readonly audit: AuditRepo;
+  /** Number health: recent sends by outcome and disconnections (028). */
+  readonly health: HealthRepo;
 }
 
 export function createStore(database: Database): Store {
@@ -85,6 +88,7 @@ export function createStore(database: Database): Store {
     chats: new ChatsRepo(db),
     labels: new LabelsRepo(db),
     optOuts: new OptOutsRepo(db),
+    health: new HealthRepo(db),
     campaigns: new CampaignsRepo(db),
     apiKeys: new ApiKeysRepo(db),
     audit: new AuditRepo(db),

@@ -241,6 +241,39 @@ describe('the sender with the strategy on', () => {
     }
   });
 
+  test('the governor pauses when too many of the latest sends are refused, and says why', async () => {
+    const vc = clock();
+    const f = await senderFixture({ clock: vc, antiban: { ...quick, pauseMs: 10 * 60_000, strangersPerHour: 0, strangersPerDay: 0, failureWindow: 4, maxFailureRatio: 0.5 } });
+    try {
+      await f.sender.start();
+      const inst = await f.createInstance({ antiban: true });
+      let release = (): void => {};
+      f.transport.script = (m) => {
+        const text = m.message.content.type === 'text' ? m.message.content.message : '';
+        if (text === 'm1' || text === 'm2') return { error: errors.networkRefused('the network refused the message (404): not on WhatsApp') };
+        // Time stands still from the send that crosses the ratio, so the test can look at the pause.
+        if (text === 'm3') release = vc.hold();
+        return undefined;
+      };
+      for (let i = 0; i < 6; i++) await f.sendText(inst, `55119876500${String(i).padStart(2, '0')}`, `m${i}`);
+      await f.transport.until(() => f.transport.calls.length === 4, 5_000, 'four calls');
+      await f.sender.idle();
+      const status = await f.instances.status(inst.id);
+      assert.equal(status.antiban.paused, true, 'paused after 2 refusals in the last 4 sends');
+      assert.match(String(status.antiban.reason), /^failure ratio 0\.50 over the last 4 sends \(max 0\.5\)$/);
+      assert.equal(await f.store.messages.countWaiting(inst.id), 2, 'the rest waits out the pause');
+      release();
+      await f.transport.until(() => f.transport.sent.length === 4, 10_000, 'the sends after the pause');
+      assert.deepEqual(f.transport.sent.map((s) => s.text), ['m0', 'm3', 'm4', 'm5']);
+      const events = (await f.store.events.listForInstance(inst.id)).map((e) => JSON.parse(e.payload) as { notification?: string; notificationParameters?: string[] });
+      const pauses = events.filter((e) => e.notification === 'ANTIBAN_PAUSED');
+      assert.equal(pauses.length, 1, 'one pause: the window starts afresh');
+      assert.equal(pauses[0]?.notificationParameters?.[0], status.antiban.reason);
+    } finally {
+      await f.close();
+    }
+  });
+
   test('with the strategy off a restriction changes nothing: the refused message fails and the queue goes on', async () => {
     const f = await senderFixture({ clock: clock() });
     try {

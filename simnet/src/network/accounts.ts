@@ -133,6 +133,8 @@ export class Account {
    */
   addressing = { lid: false, hideNumber: false };
   violations = 0;
+  /** Wall-clock ms until which the spam detector refuses this account's new chats (0 = not restricted). */
+  newChatsRestrictedUntil = 0;
   /** Recipients this account has written to (for the spam detector's "new chat" rule). */
   readonly knownPeers = new Set<string>();
   /** The phone's own presence as its contacts' subscribed devices see it. */

@@ -1,4 +1,5 @@
-// Network policy: a spam detector (first messages to strangers per window; identical content to many recipients) → 463 nacks, then a ban.
+// Network policy: a spam detector (first messages to strangers per window; identical content to many
+// recipients) → 463 nacks, optionally a temporary restriction of new chats, then a ban.
 import { createHash } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
 import type { Counters } from './counters.js';
@@ -36,7 +37,8 @@ export class SpamDetector {
       this.windows.set(sender.phone, w);
     }
     const isNew = !sender.knownPeers.has(recipientPhone);
-    let violation = isNew && w.newChats >= cfg.maxNewChatsPerWindow;
+    // While restricted, every new chat attempted is refused and held against the account.
+    let violation = isNew && (w.newChats >= cfg.maxNewChatsPerWindow || now < sender.newChatsRestrictedUntil);
     let hash: string | null = null;
     if (contentKey && contentKey.length) {
       hash = createHash('sha256').update(contentKey).digest('base64');
@@ -46,6 +48,7 @@ export class SpamDetector {
     if (violation) {
       sender.violations++;
       this.counters.inc('spam.restricted');
+      if (cfg.restrictNewChatsMs > 0) sender.newChatsRestrictedUntil = now + cfg.restrictNewChatsMs * this.config.timeScale;
       if (sender.violations >= cfg.banAfterViolations) {
         sender.banned = true;
         this.counters.inc('spam.banned');

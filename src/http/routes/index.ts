@@ -21,6 +21,7 @@ import { mediaRoutes } from './media.js';
 import { webhookDeliveryRoutes } from './webhook-deliveries.js';
 import { accountEventStreamRoutes, instanceEventStreamRoutes } from './event-stream.js';
 import { statusHistoryRoutes } from './status-history.js';
+import { numberHealthRoutes } from './number-health.js';
 import { dashboardRoutes } from '../dashboard/routes.js';
 import { accountRouteTree } from './account-tree.js';
 import { chatRouteTree } from './chats.js';
@@ -102,6 +103,7 @@ export function routeLists(s: HttpServices, { mediaBodyLimit, metrics, ready }: 
       instanceEventStreamRoutes(s.eventStreams),
       eventPullRoutes(s.eventPull),
       statusHistoryRoutes(s.statusHistory),
+      numberHealthRoutes(s.health),
     ],
   };
 }

@@ -23,6 +23,7 @@ import { migration024ApiKeysAudit } from './024-api-keys-audit.js';
 import { migration025SharedMedia } from './025-shared-media.js';
 import { migration026SendIdempotency } from './026-send-idempotency.js';
 import { migration027EventFiltersPull } from './027-event-filters-pull.js';
+import { migration028NumberHealth } from './028-number-health.js';
 import type { Migration } from './migration.js';
 
 /** Append new migrations at the end; never reorder or edit a released one. */
@@ -51,4 +52,5 @@ export const migrations: readonly Migration[] = [
   migration025SharedMedia,
   migration026SendIdempotency,
   migration027EventFiltersPull,
+  migration028NumberHealth,
 ];
