@@ -4,8 +4,13 @@ import type { InstanceStatus, ListMode } from '../domain/instance.js';
 import type { OutgoingKind } from '../domain/outgoing.js';
 import type { MessageStatus, WebhookKind } from '../events/vocabulary.js';
 
-/** Booleans are stored as 0/1 in every dialect so one set of queries serves SQLite and PostgreSQL. */
-type Flag = number;
+import type { Flag } from './schema-types.js';
+import type { ChatMessagesTable, ChatsTable, ContactsTable, LabelChatsTable, LabelsTable } from './schema-copy.js';
+import type { CampaignRecipientsTable, CampaignsTable, OptOutSettingsTable, OptOutsTable } from './schema-reach.js';
+import type { EventFiltersTable, EventPullCursorsTable, EventSinksTable } from './schema-events.js';
+import type { ApiKeysTable, AuditHeadTable, AuditLogTable } from './schema-access.js';
+
+export type { CampaignRecipientState, CampaignState } from './schema-reach.js';
 
 // The states and kinds columns hold, one union each: the code that writes a column can only write
 // one of these, and readers need no cast. (No CHECK constraints: the types are the guard.)
@@ -81,7 +86,6 @@ interface InstancesTable {
 
 export type ClusterNodeState = 'up' | 'leaving';
 
-/** 019 (PostgreSQL only): outgoing media shared by the nodes of a cluster. */
 /** `Idempotency-Key` of sends (migration 026): the message a key names, for 24 hours. */
 interface SendIdempotencyKeysTable {
   instance_id: string;
@@ -106,6 +110,7 @@ interface MediaBlobChunksTable {
   bytes: Buffer;
 }
 
+/** 019 (PostgreSQL only): outgoing media shared by the nodes of a cluster. */
 interface OutgoingMediaBlobsTable {
   sha256: string;
   bytes: Buffer;
@@ -321,198 +326,6 @@ interface GatewaySecretsTable {
   name: string;
   value: string;
   created_at: number;
-}
-
-/** A conversation as the account sees it (010-chats). */
-interface ChatsTable {
-  instance_id: string;
-  /** `<digits>`, `<digits>-group` or `<digits>@lid`. */
-  chat_id: string;
-  jid: string;
-  is_group: Flag;
-  name: string | null;
-  /** ms; 0 while no message is known. */
-  last_message_at: number;
-  last_message_id: string | null;
-  last_message_from_me: Flag;
-  /** Received since last read; -1 = marked unread. */
-  unread: number;
-  archived: Flag;
-  /** ms when pinned; 0 = not pinned. */
-  pinned_at: number;
-  /** ms until which the chat is muted; -1 = for ever; null = not muted. */
-  muted_until: number | null;
-  ephemeral: number | null;
-  updated_at: number;
-}
-
-/** A person the instance has seen (010-chats). */
-interface ContactsTable {
-  instance_id: string;
-  phone: string;
-  lid: string | null;
-  name: string | null;
-  short: string | null;
-  notify: string | null;
-  vname: string | null;
-  img_url: string | null;
-  img_fetched_at: number | null;
-  blocked: Flag;
-  updated_at: number;
-}
-
-/** A recent message of a chat, bounded (010-chats). */
-interface ChatMessagesTable {
-  instance_id: string;
-  chat_id: string;
-  message_id: string;
-  from_me: Flag;
-  sender: string | null;
-  at: number;
-  type: string;
-  body: string | null;
-  media_id: string | null;
-  status: string;
-}
-
-/** A WhatsApp Business label (Z-API's tag), as the account's app-state carries it (014). */
-interface LabelsTable {
-  instance_id: string;
-  /** WhatsApp's id: "1", "2", … */
-  label_id: string;
-  name: string;
-  /** Colour index 0–19. */
-  color: number;
-  predefined_id: string | null;
-  updated_at: number;
-}
-
-/** A label on a chat (014); chat_id is the Z-API phone, jid the network's. */
-interface LabelChatsTable {
-  instance_id: string;
-  label_id: string;
-  chat_id: string;
-  jid: string;
-  updated_at: number;
-}
-
-/** 021: a number that asked an account to send it nothing more. */
-interface OptOutsTable {
-  account_id: string;
-  phone: string;
-  source: 'keyword' | 'api';
-  instance_id: string | null;
-  keyword: string | null;
-  created_at: number;
-}
-
-/** 021: an account's opt-out settings (no row: the defaults). */
-interface OptOutSettingsTable {
-  account_id: string;
-  keywords: string | null;
-  confirmation: string | null;
-  strict: Flag;
-  updated_at: number;
-}
-
-export type CampaignState = 'draft' | 'running' | 'paused' | 'done' | 'cancelled';
-export type CampaignRecipientState = 'pending' | 'queued' | 'skipped';
-
-/** 022: a campaign of an account. */
-interface CampaignsTable {
-  id: string;
-  account_id: string;
-  name: string;
-  template: string;
-  instance_ids: string;
-  state: CampaignState;
-  settings: string;
-  started_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** 022: one recipient of a campaign. */
-interface CampaignRecipientsTable {
-  campaign_id: string;
-  position: number;
-  phone: string;
-  vars: string;
-  instance_id: string;
-  state: CampaignRecipientState;
-  message_id: string | null;
-  zaap_id: string | null;
-  queued_at: number | null;
-}
-
-/** A broker sink's settings at one scope: an instance id or `account:<id>` (023-event-sinks). */
-interface EventSinksTable {
-  scope: string;
-  kind: string;
-  enabled: number;
-  url: string;
-  exchange: string;
-  prefix: string;
-  updated_at: number;
-}
-
-/** An instance's event filter for one target: `webhooks` or `sink:<kind>` (027-event-filters-pull). */
-interface EventFiltersTable {
-  instance_id: string;
-  target: string;
-  /** JSON of domain/event-filter.ts's EventFilter. */
-  filter: string;
-  updated_at: number;
-}
-
-/** The pull API's ack position of an instance: the seq of the last acknowledged event (027). */
-interface EventPullCursorsTable {
-  instance_id: string;
-  acked_seq: number;
-  acked_id: string;
-  updated_at: number;
-}
-
-/** An account's API key (024-api-keys-audit); JSON arrays as text, NULL for no limit. */
-interface ApiKeysTable {
-  id: string;
-  account_id: string;
-  name: string;
-  key_hash: string;
-  prefix: string;
-  scopes: string;
-  instance_ids: string | null;
-  cidrs: string | null;
-  rate_limit: number | null;
-  expires_at: ColumnType<number | null, number | null | undefined, number | null>;
-  revoked_at: ColumnType<number | null, number | null | undefined, number | null>;
-  created_at: number;
-  last_used_at: ColumnType<number | null, number | null | undefined, number | null>;
-}
-
-/** One change an actor made, hash-chained (024-api-keys-audit). */
-interface AuditLogTable {
-  seq: number;
-  at: number;
-  account_id: string | null;
-  actor: string;
-  address: string | null;
-  request_id: string | null;
-  action: string;
-  target: string | null;
-  before: string | null;
-  after: string | null;
-  prev_hash: string;
-  hash: string;
-}
-
-/** The chain's newest seq and hash, and retention's anchor (one row, id 1). */
-interface AuditHeadTable {
-  id: number;
-  seq: number;
-  hash: string;
-  anchor_seq: number;
-  anchor_hash: string;
 }
 
 export interface DB {
