@@ -229,7 +229,7 @@ describe('cluster mode: three nodes on one PostgreSQL (gateway processes + Baile
     const seenAfter = Date.now() - killedAt;
     assert.ok(seenAfter < 2_000, `every dead socket seen closed within 2 s of the kill (${seenAfter} ms), long before the lease runs out`);
     for (const inst of victims) assert.equal(await h.connected('n3', inst, 60_000, 'n4'), 'n3', 'taken over by n3');
-    console.log(`# quiet kill -9: the network saw the dead node's sockets closed after ${seenAfter} ms; ${victims.length} instances connected again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
+    console.log(`# quiet kill -9 (owners before: ${JSON.stringify(count(before))}): the network saw the dead node's sockets closed after ${seenAfter} ms; ${victims.length} instances connected again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
     await everyDeviceOneSocket('after the quiet kill -9');
   });
 });
