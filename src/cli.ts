@@ -139,6 +139,13 @@ export async function serve(c: Config): Promise<number> {
     if (stopping) return;
     stopping = true;
     gateway.log.info({ signal }, 'shutting down');
+    // Bounded: whatever is not handed over by then is closed by the exit, and in cluster mode
+    // taken over by another node once this node's lease has run out (docs/cluster.md).
+    const bound = setTimeout(() => {
+      gateway.log.error({ timeoutMs: c.shutdownTimeoutMs }, 'shutdown took longer than ZAPGATE_SHUTDOWN_TIMEOUT_MS: exiting now');
+      process.exit(1);
+    }, c.shutdownTimeoutMs);
+    bound.unref();
     await gateway.close();
     process.exit(0);
   };

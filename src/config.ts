@@ -27,6 +27,8 @@ const EnvSchema = Type.Object({
     enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
   }),
   ZAPGATE_COMMAND_TIMEOUT_MS: Type.String({ default: '30000', pattern: '^[0-9]+$' }),
+  // The most a SIGTERM/SIGINT shutdown may take before the process exits anyway (docs/cluster.md, "Rolling deploys").
+  ZAPGATE_SHUTDOWN_TIMEOUT_MS: Type.String({ default: '25000', pattern: '^[1-9][0-9]*$' }),
   ZAPGATE_BODY_LIMIT: Type.String({ default: '1048576', pattern: '^[0-9]+$' }),
   ZAPGATE_MEDIA_BODY_LIMIT: Type.String({ default: '16777216', pattern: '^[0-9]+$' }),
   ZAPGATE_PACING: Type.String({ default: 'on', enum: ['on', 'off'] }),
@@ -131,6 +133,8 @@ export interface Config {
   readonly auditRetentionDays: number;
   readonly logLevel: string;
   readonly commandTimeoutMs: number;
+  /** Real ms a shutdown may take before the process exits anyway (ZAPGATE_SHUTDOWN_TIMEOUT_MS). */
+  readonly shutdownTimeoutMs: number;
   readonly bodyLimit: number;
   readonly mediaBodyLimit: number;
   /** Benchmark-only: `off` removes every pacing gap in the sender. */
@@ -327,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditRetentionDays: Number(e.ZAPGATE_AUDIT_RETENTION_DAYS),
     logLevel: e.ZAPGATE_LOG_LEVEL,
     commandTimeoutMs: Number(e.ZAPGATE_COMMAND_TIMEOUT_MS),
+    shutdownTimeoutMs: Number(e.ZAPGATE_SHUTDOWN_TIMEOUT_MS),
     bodyLimit: Number(e.ZAPGATE_BODY_LIMIT),
     mediaBodyLimit: Number(e.ZAPGATE_MEDIA_BODY_LIMIT),
     pacing: e.ZAPGATE_PACING === 'on',

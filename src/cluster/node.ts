@@ -27,6 +27,8 @@ interface ClusterNodeDeps {
 const CLAIM_BATCH = 200;
 /** Instances handed over per reconcile at most when the cluster rebalances (a node joined). */
 const MOVES_PER_TICK = 2;
+/** Instances handed over at once by a node that leaves (SIGTERM). */
+const LEAVE_PARALLEL = 8;
 /** How long a remote owner looked up for a request is trusted. */
 const OWNER_CACHE_MS = 1_000;
 
@@ -67,13 +69,19 @@ export class ClusterNode {
   /** Registers this node with a fresh lease (before anything else touches an instance). */
   async join(): Promise<void> {
     const { repo, settings, log } = this.deps;
-    const started = performance.now();
-    const { replacedLive } = await repo.register(settings.nodeId, this.incarnation, settings.nodeUrl, settings.leaseMs);
-    this.lastRenewAt = started;
-    this.state = 'up';
-    if (replacedLive) {
-      log.warn({ nodeId: settings.nodeId }, 'a node with this ZAPGATE_NODE_ID held a live lease: it is taken over (if that node still runs, give each node its own id)');
+    // A lease another incarnation of this node id still holds is waited out, never taken over: that
+    // process (killed a moment ago, or still running under the same id) may hold sockets.
+    for (let waited = false; ; waited = true) {
+      const started = performance.now();
+      const { heldBy } = await repo.register(settings.nodeId, this.incarnation, settings.nodeUrl, settings.leaseMs);
+      if (!heldBy) {
+        this.lastRenewAt = started;
+        break;
+      }
+      if (!waited) log.warn({ nodeId: settings.nodeId, heldBy }, 'another process holds a live lease under this ZAPGATE_NODE_ID: waiting for it to leave or run out (if that node still runs, give each node its own id)');
+      await new Promise((r) => setTimeout(r, settings.heartbeatMs));
     }
+    this.state = 'up';
     log.info({ nodeId: settings.nodeId, incarnation: this.incarnation, url: settings.nodeUrl }, 'joined the cluster');
     // The lease is renewed from now on, while the rest of the gateway starts (which may take longer than a lease).
     this.timer = setInterval(() => void this.tick(), settings.heartbeatMs);
@@ -160,7 +168,17 @@ export class ClusterNode {
     // Renewed meanwhile: a handover of many instances may take longer than one lease.
     const keepAlive = setInterval(() => void this.renew(), this.deps.settings.heartbeatMs);
     try {
-      for (const id of [...this.owned.keys()]) await this.handOver(id);
+      // A few at a time: each one's socket is closed and its writes committed before it is released.
+      const queue = [...this.owned.keys()];
+      const worker = async (): Promise<void> => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) await this.handOver(id);
+      };
+      await Promise.all(Array.from({ length: LEAVE_PARALLEL }, worker));
+      if (this.owned.size > 0) {
+        // Not given away (stopping failed): the row stays, so they are taken over only when this lease runs out.
+        log.error({ left: this.owned.size }, 'cluster: some instances could not be stopped; they are taken over when this lease runs out');
+        return;
+      }
       await repo.deregister(this.incarnation);
       log.info({ nodeId: this.nodeId }, 'left the cluster: every instance handed over');
     } catch (err) {
@@ -243,7 +261,11 @@ export class ClusterNode {
     const { repo, settings, log } = this.deps;
     try {
       const started = performance.now();
-      await repo.register(settings.nodeId, this.incarnation, settings.nodeUrl, settings.leaseMs);
+      const { heldBy } = await repo.register(settings.nodeId, this.incarnation, settings.nodeUrl, settings.leaseMs);
+      if (heldBy) {
+        log.warn({ nodeId: settings.nodeId, heldBy }, 'cluster: the lease lapsed and another process holds this node id now; trying again at the next heartbeat');
+        return;
+      }
       this.lastRenewAt = started;
       log.warn({ nodeId: settings.nodeId, reason }, 'cluster: the lease lapsed while this node ran no instance; it took a new lease');
     } catch (err) {
@@ -310,6 +332,12 @@ export class ClusterNode {
       await this.work?.release(instanceId);
     } catch (err) {
       this.deps.log.error({ err, instanceId }, 'cluster: stopping an instance failed');
+      if (why === 'released') {
+        // Its socket may still be open: it is not given away (tried again at a later rebalance;
+        // when leaving, another node takes it once this lease has run out, after the exit).
+        this.moving.delete(instanceId);
+        return;
+      }
     }
     try {
       // Only once its session is closed and its writes are drained may another node claim it.

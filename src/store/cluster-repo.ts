@@ -41,10 +41,13 @@ export class ClusterRepo {
 
   /**
    * Registers this incarnation under `nodeId` with a fresh lease. A row left by an earlier
-   * incarnation of the same node (a crash) is replaced: its instances become orphans at once.
-   * Answers the incarnation replaced while its lease still ran, if any (worth a warning).
+   * incarnation of the same node is replaced only once its lease has run out (by the database's
+   * clock) or it deregistered: its instances become orphans then. While another incarnation's
+   * lease still runs, nothing changes and its incarnation is answered: that process may still hold
+   * WhatsApp sockets (killed a moment ago, or a second process given the same node id), and taking
+   * its instances now could log a device in twice (docs/cluster.md, "One socket per device").
    */
-  async register(nodeId: string, incarnation: string, url: string, leaseMs: number): Promise<{ replacedLive: string | null }> {
+  async register(nodeId: string, incarnation: string, url: string, leaseMs: number): Promise<{ heldBy: string | null }> {
     return this.db.transaction().execute(async (trx) => {
       const old = await trx
         .selectFrom('cluster_nodes')
@@ -52,6 +55,7 @@ export class ClusterRepo {
         .where('node_id', '=', nodeId)
         .forUpdate()
         .executeTakeFirst();
+      if (old?.live && old.incarnation !== incarnation) return { heldBy: old.incarnation };
       await trx.deleteFrom('cluster_nodes').where('node_id', '=', nodeId).execute();
       await trx
         .insertInto('cluster_nodes')
@@ -65,7 +69,7 @@ export class ClusterRepo {
           state: 'up',
         })
         .execute();
-      return { replacedLive: old?.live ? old.incarnation : null };
+      return { heldBy: null };
     });
   }
 

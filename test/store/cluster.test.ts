@@ -75,10 +75,30 @@ test('postgres: a lease lives on the database clock; renewing after another proc
     assert.equal((await repo.nodes())[0]?.live, false, 'dead once the lease ran out');
     assert.equal(await repo.renew('n1', a, 300), false, 'a lapsed lease is never revived (its instances may be another node\'s now)');
     const b = randomUUID();
-    const { replacedLive } = await repo.register('n1', b, 'http://127.0.0.1:2', 10_000);
-    assert.equal(replacedLive, null, 'the old incarnation was no longer live');
+    const { heldBy } = await repo.register('n1', b, 'http://127.0.0.1:2', 10_000);
+    assert.equal(heldBy, null, 'the old incarnation was no longer live: replaced');
     assert.equal(await repo.renew('n1', a, 10_000), false, 'the old incarnation cannot renew the row now');
     assert.deepEqual((await repo.nodes()).map((n) => [n.nodeId, n.incarnation, n.url]), [['n1', b, 'http://127.0.0.1:2']]);
+  });
+});
+
+test('postgres: a process registering a node id whose lease still runs waits: the live incarnation keeps the id and its instances', async () => {
+  await withCluster(async ({ repo, seed }) => {
+    // The earlier process was killed a moment ago, or still runs under the same id: it may hold
+    // sockets, so its instances are nobody else's until its lease runs out.
+    const a = randomUUID();
+    await repo.register('n1', a, 'http://127.0.0.1:1', 10_000);
+    const [owned] = await seed(1);
+    assert.equal((await repo.claimOrphans('n1', a, 1)).length, 1);
+    const early = randomUUID();
+    assert.deepEqual(await repo.register('n1', early, 'http://127.0.0.1:3', 10_000), { heldBy: a }, 'a live lease is not taken over');
+    assert.equal((await repo.ownerOf(owned!))?.incarnation, a, 'its instance is still its own');
+    assert.deepEqual(await repo.claimOrphans('n2', randomUUID(), 10), [], 'and no orphan for anyone while the lease runs');
+    assert.equal(await repo.renew('n1', a, 10_000), true, 'the live incarnation renews as before');
+    // Left (SIGTERM): the id is free at once.
+    await repo.release(a, owned!);
+    await repo.deregister(a);
+    assert.deepEqual(await repo.register('n1', early, 'http://127.0.0.1:3', 10_000), { heldBy: null });
   });
 });
 

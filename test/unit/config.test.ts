@@ -17,6 +17,7 @@ describe('loadConfig', () => {
     assert.equal(c.webhookAllowHttp, false);
     assert.deepEqual(c.allowHosts, []);
     assert.equal(c.timeScale, 1);
+    assert.equal(c.shutdownTimeoutMs, 25000, 'a SIGTERM drain is bounded (docs/cluster.md, Rolling deploys)');
     assert.equal(c.queueMaxDisconnected, 1000);
     assert.equal(c.rateLimitPerSecond, 100);
     assert.equal(c.logLevel, 'info');
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
       ZAPGATE_RATE_LIMIT: '0',
       ZAPGATE_LOG_LEVEL: 'trace',
       ZAPGATE_COMMAND_TIMEOUT_MS: '5000',
+      ZAPGATE_SHUTDOWN_TIMEOUT_MS: '40000',
       ZAPGATE_BODY_LIMIT: '2048',
       ZAPGATE_MEDIA_BODY_LIMIT: '4096',
       ZAPGATE_PACING: 'off',
@@ -68,6 +70,7 @@ describe('loadConfig', () => {
     assert.equal(c.rateLimitPerSecond, 0);
     assert.equal(c.logLevel, 'trace');
     assert.equal(c.commandTimeoutMs, 5000);
+    assert.equal(c.shutdownTimeoutMs, 40000);
     assert.equal(c.bodyLimit, 2048);
     assert.equal(c.mediaBodyLimit, 4096);
     assert.equal(c.pacing, false);
@@ -116,6 +119,7 @@ describe('loadConfig', () => {
       ['ZAPGATE_RATE_LIMIT', '1.5'],
       ['ZAPGATE_LOG_LEVEL', 'loud'],
       ['ZAPGATE_COMMAND_TIMEOUT_MS', '30s'],
+      ['ZAPGATE_SHUTDOWN_TIMEOUT_MS', '0'],
       ['ZAPGATE_BODY_LIMIT', '1MB'],
       ['ZAPGATE_MEDIA_BODY_LIMIT', 'big'],
       ['ZAPGATE_PACING', 'maybe'],

@@ -43,6 +43,16 @@ class Conn implements WsConnection {
 
   constructor(private readonly socket: Duplex) {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    // The peer ended its side of the TCP connection (FIN) without a close frame: its process died
+    // (the kernel closes its sockets) or it dropped the link. The server treats that as the end of
+    // the session, as WhatsApp's does. The HTTP server leaves upgraded sockets half-open, so without
+    // this a dead client's connection would count as logged in until two writes to it had failed,
+    // and the next login of the device would be counted as a second concurrent socket.
+    socket.on('end', () => {
+      this.open = false;
+      socket.end();
+      this.finish();
+    });
     socket.on('close', () => this.finish());
     socket.on('error', () => this.finish());
   }

@@ -1,0 +1,146 @@
+// A rolling deploy of a cluster, end to end: two real gateway processes on one PostgreSQL, real
+// Baileys, simnet. Under steady two-way traffic (sends through either node, messages from a contact
+// to every number), each node in turn is stopped with SIGTERM (it drains: hands its instances over,
+// then exits) and started again, the way a new version is shipped. Nothing accepted is lost, every
+// incoming message reaches the webhook, no device is ever logged in twice, and each instance's
+// offline time — as the network sees it — is measured and reported (docs/cluster.md, "Rolling
+// deploys"). Two nodes, not three: this runs on a 2-core machine beside simnet and PostgreSQL.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
+
+const OWNERS = ['5511977720001', '5511977720002', '5511977720003', '5511977720004'];
+const CONTACT = '5511966620001';
+const NODES = ['n1', 'n2'];
+
+describe('cluster mode: a rolling restart of every node under two-way traffic', () => {
+  let h: ClusterHarness;
+  const instances: ClusterInstance[] = [];
+
+  before(async () => {
+    h = await startCluster({ owners: OWNERS, contacts: [CONTACT] });
+    for (const n of NODES) await h.startNode(n);
+    for (const phone of OWNERS) instances.push(await h.pair(NODES[Math.floor(Math.random() * NODES.length)] ?? 'n1', phone));
+  });
+
+  after(async () => {
+    await h?.close();
+  });
+
+  async function owners(): Promise<Record<string, number>> {
+    const via = [...h.nodes.keys()][0] ?? 'n1';
+    const c: Record<string, number> = {};
+    for (const inst of instances) {
+      const s = await h.api(via, 'GET', `${inst.prefix}/status`).catch(() => null);
+      const owner = s?.json.connected === true && typeof s.json.ownerNode === 'string' ? s.json.ownerNode : 'none';
+      c[owner] = (c[owner] ?? 0) + 1;
+    }
+    return c;
+  }
+
+  test('each node stopped (SIGTERM) and started again in turn: 0 lost either way, one socket per device, offline time per instance measured', async () => {
+    // The network's view of each number: offline spells, measured every 100 ms.
+    const offline = new Map<string, number[]>(OWNERS.map((p) => [p, []]));
+    const offlineSince = new Map<string, number>();
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        for (const phone of OWNERS) {
+          const online = (await h.admin.user(phone)).devices.some((d) => d.online);
+          const since = offlineSince.get(phone);
+          if (!online && since === undefined) offlineSince.set(phone, Date.now());
+          if (online && since !== undefined) {
+            offline.get(phone)?.push(Date.now() - since);
+            offlineSince.delete(phone);
+          }
+        }
+        await sleep(100);
+      }
+    })();
+
+    // Steady traffic: a send per instance through a node picked at random among those running
+    // (the one draining included: it answers or refuses, and what it accepted must arrive), and a
+    // message from the contact to every number.
+    const accepted = new Map<string, string>();
+    const incoming = new Map<string, string>();
+    const failures: string[] = [];
+    let refused = 0;
+    let stop = false;
+    let round = 0;
+    const traffic = (async () => {
+      while (!stop) {
+        round++;
+        for (const inst of instances) {
+          const running = [...h.nodes.keys()];
+          const via = running[Math.floor(Math.random() * running.length)] ?? 'n1';
+          const r = await h.api(via, 'POST', `${inst.prefix}/send-text`, { phone: CONTACT, message: `rolling ${round} from ${inst.phone}` }).catch(() => null);
+          if (r?.status === 200 && typeof r.json.messageId === 'string') accepted.set(r.json.messageId, inst.phone);
+          else if (r === null || r.status === 503) refused++; // not accepted: a client retries it
+          else failures.push(`send via ${via}: ${r.status} ${JSON.stringify(r.json)}`);
+          const sent = await h.admin.sendAsContact({ from: CONTACT, to: inst.phone, type: 'text', text: `to ${inst.phone} round ${round}` });
+          incoming.set(sent.messageId, inst.phone);
+        }
+        await sleep(250);
+      }
+    })();
+
+    await sleep(2_000);
+    const drains: string[] = [];
+    for (const name of NODES) {
+      const proc = h.nodes.get(name);
+      assert.ok(proc, `${name} runs`);
+      const t0 = Date.now();
+      await proc.stop(60_000);
+      const drainedMs = Date.now() - t0;
+      assert.equal(await proc.exited, 0, `${name} drained and exited cleanly after SIGTERM (${drainedMs} ms)`);
+      h.nodes.delete(name);
+      drains.push(`${name} ${(drainedMs / 1000).toFixed(1)} s`);
+      assert.ok(drainedMs < 20_000, `${name} drained within 20 s (${drainedMs} ms)`);
+      await h.startNode(name);
+      // Ready, then the instances spread over both nodes again before the next node goes.
+      const deadline = Date.now() + 60_000;
+      let c: Record<string, number> = {};
+      while (Date.now() < deadline) {
+        c = await owners();
+        if (c.n1 === 2 && c.n2 === 2) break;
+        await sleep(250);
+      }
+      assert.deepEqual(c, { n1: 2, n2: 2 }, `after ${name} came back, every instance is connected and shared evenly`);
+    }
+    await sleep(2_000);
+    stop = true;
+    await traffic;
+    watching = false;
+    await watcher;
+    assert.deepEqual(failures, [], 'every send was accepted, or refused with 503 / a closed connection');
+    assert.deepEqual([...offlineSince.keys()], [], 'every number is online at the end');
+
+    // Every accepted send reaches the contact.
+    const deadline = Date.now() + 90_000;
+    let got = new Set<string>();
+    while (Date.now() < deadline) {
+      got = new Set((await h.admin.received(CONTACT)).map((m) => m.id));
+      if ([...accepted.keys()].every((id) => got.has(id))) break;
+      await sleep(500);
+    }
+    const lost = [...accepted.keys()].filter((id) => !got.has(id));
+    assert.deepEqual(lost, [], `${lost.length} of ${accepted.size} accepted sends never reached the contact`);
+    // Every message the contact sent reaches the received webhook.
+    const reported = (): Set<string> => new Set(h.posts.filter((p) => p.body.type === 'ReceivedCallback').map((p) => String(p.body.messageId)));
+    while (Date.now() < deadline && ![...incoming.keys()].every((id) => reported().has(id))) await sleep(500);
+    const missing = [...incoming.keys()].filter((id) => !reported().has(id));
+    assert.deepEqual(missing, [], `${missing.length} of ${incoming.size} incoming messages never reached the webhook`);
+
+    for (const phone of OWNERS) {
+      for (const d of (await h.admin.user(phone)).devices) assert.equal(d.maxSockets, 1, `${phone} device ${d.id} was logged in ${d.maxSockets} times at once`);
+    }
+
+    const spells = [...offline.values()].flat().sort((a, b) => a - b);
+    const worst = new Map([...offline].map(([phone, list]) => [phone, Math.max(0, ...list)]));
+    const fmt = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+    console.log(`# rolling restart (2 nodes, heartbeat 1 s): drained in ${drains.join(', ')}; ${accepted.size} sends accepted and delivered (${refused} refused while a node stopped), ${incoming.size} incoming messages reported`);
+    console.log(`# offline per instance, worst: ${[...worst].map(([p, ms]) => `${p.slice(-4)} ${fmt(ms)}`).join(', ')}; all ${spells.length} spells: ${spells.map(fmt).join(', ')}`);
+    const maxOffline = Math.max(0, ...worst.values());
+    assert.ok(maxOffline < 10_000, `no instance offline 10 s or more at once (worst ${fmt(maxOffline)})`);
+  });
+});
