@@ -4,7 +4,7 @@ import type { ClientConnection } from '../server/connection.js';
 import type { SimnetContext } from '../server/context.js';
 import { bytesOf, child, childNodes, iqError, iqResult } from '../server/stanza.js';
 import { memberAttrs } from '../network/addressing.js';
-import { isGroupJid, lidJid, parseJid, pnJid } from '../network/jid.js';
+import { isGroupJid, lidJid, parseJid } from '../network/jid.js';
 import type { Account } from '../network/accounts.js';
 import { handleJoinRequestIq } from './group-actions.js';
 import { handleCommunityIq } from './communities.js';
