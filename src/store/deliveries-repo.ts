@@ -227,31 +227,8 @@ export class DeliveriesRepo {
 
   /** A lane's due deliveries in the order they should go: earliest due first, then event order. */
   async due(instanceId: string, url: string, now: number, limit: number): Promise<DueDelivery[]> {
-    const rows = await this.db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('events as e', 'e.id', 'd.event_id')
-      .innerJoin('instances as i', 'i.id', 'd.instance_id')
-      .select(['d.id', 'd.event_id', 'd.kind', 'd.attempts', 'd.created_at', 'e.kind as type', 'e.payload', 'i.webhook_secret', 'i.webhook_secret_previous'])
-      .where('d.instance_id', '=', instanceId)
-      .where('d.url', '=', url)
-      .where('d.next_attempt_at', 'is not', null)
-      .where('d.next_attempt_at', '<=', now)
-      .orderBy('d.next_attempt_at')
-      .orderBy('d.seq')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({
-      id: r.id,
-      eventId: r.event_id,
-      instanceId,
-      kind: r.kind,
-      type: r.type,
-      url,
-      attempts: r.attempts,
-      body: r.payload,
-      secrets: secretsOf(r.webhook_secret, r.webhook_secret_previous),
-      createdAt: Number(r.created_at),
-    }));
+    const rows = await this.laneRows(instanceId, url).where('d.next_attempt_at', '<=', now).orderBy('d.next_attempt_at').orderBy('d.seq').limit(limit).execute();
+    return rows.map((r) => dueDelivery(r, instanceId, url));
   }
 
   /**
@@ -260,35 +237,26 @@ export class DeliveriesRepo {
    * Also returns when the head is due when it is not yet.
    */
   async dueInOrder(instanceId: string, url: string, now: number, limit: number): Promise<{ due: DueDelivery[]; headAt: number | null }> {
-    const rows = await this.db
+    const rows = await this.laneRows(instanceId, url).orderBy('d.seq').limit(limit).execute();
+    const due: DueDelivery[] = [];
+    for (const r of rows) {
+      const at = Number(r.next_attempt_at);
+      if (at > now) return { due, headAt: due.length === 0 ? at : null };
+      due.push(dueDelivery(r, instanceId, url));
+    }
+    return { due, headAt: null };
+  }
+
+  /** The deliveries of one lane that still have an attempt to make, with their events and secrets. */
+  private laneRows(instanceId: string, url: string) {
+    return this.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('events as e', 'e.id', 'd.event_id')
       .innerJoin('instances as i', 'i.id', 'd.instance_id')
       .select(['d.id', 'd.event_id', 'd.kind', 'd.attempts', 'd.created_at', 'd.next_attempt_at', 'e.kind as type', 'e.payload', 'i.webhook_secret', 'i.webhook_secret_previous'])
       .where('d.instance_id', '=', instanceId)
       .where('d.url', '=', url)
-      .where('d.next_attempt_at', 'is not', null)
-      .orderBy('d.seq')
-      .limit(limit)
-      .execute();
-    const due: DueDelivery[] = [];
-    for (const r of rows) {
-      const at = Number(r.next_attempt_at);
-      if (at > now) return { due, headAt: due.length === 0 ? at : null };
-      due.push({
-        id: r.id,
-        eventId: r.event_id,
-        instanceId,
-        kind: r.kind,
-        type: r.type,
-        url,
-        attempts: r.attempts,
-        body: r.payload,
-        secrets: secretsOf(r.webhook_secret, r.webhook_secret_previous),
-        createdAt: Number(r.created_at),
-      });
-    }
-    return { due, headAt: null };
+      .where('d.next_attempt_at', 'is not', null);
   }
 
   /** For /metrics: how many deliveries wait and since when (reads the partial lane index's rows only). */
@@ -491,4 +459,31 @@ export class DeliveriesRepo {
     });
     return old.length;
   }
+}
+
+interface LaneRow {
+  id: string;
+  event_id: string;
+  kind: DueDelivery['kind'];
+  attempts: number;
+  created_at: number | string;
+  type: DueDelivery['type'];
+  payload: string;
+  webhook_secret: string;
+  webhook_secret_previous: string | null;
+}
+
+function dueDelivery(r: LaneRow, instanceId: string, url: string): DueDelivery {
+  return {
+    id: r.id,
+    eventId: r.event_id,
+    instanceId,
+    kind: r.kind,
+    type: r.type,
+    url,
+    attempts: r.attempts,
+    body: r.payload,
+    secrets: secretsOf(r.webhook_secret, r.webhook_secret_previous),
+    createdAt: Number(r.created_at),
+  };
 }
