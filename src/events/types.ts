@@ -1,5 +1,5 @@
 // The closed set of events the gateway reports, in the Z-API shapes of docs/contract.md §5.
-// The engine emits them (phones, never @lid; statuses monotonic); the outbox stores and delivers them.
+// The engine emits them (phones with their LIDs beside them; statuses monotonic); the outbox stores and delivers them.
 // Each type is derived from its payload schema (events/schemas.ts), the one definition of the
 // payload; `instanceId` and `connectedPhone` are filled in by the outbox, so emitters leave them out.
 import type { Static, TSchema } from '@sinclair/typebox';
