@@ -1,5 +1,5 @@
-// Incoming network messages → ReceivedCallback (docs/contract.md §5, Z-API's shapes): phones instead of
-// LIDs, Z-API's common fields, one content key per message (media with signed links to the files),
+// Incoming network messages → ReceivedCallback (docs/contract.md §5, Z-API's shapes): phones with their
+// LIDs beside them, Z-API's common fields, one content key per message (media with signed links to the files),
 // edits, deletions and pins as Z-API reports them, and answers to our lists (poll votes, numbered
 // replies, native selections) mapped back to the option ids the client chose.
 import { createHash } from 'node:crypto';
