@@ -25,7 +25,7 @@ import type { Metrics } from '../metrics.js';
 import type { DeliveriesRepo, DeliveryOutcome, DueDelivery } from '../store/deliveries-repo.js';
 import { attemptDelivery } from './attempt.js';
 import { OutcomeLog } from './outcome-log.js';
-import { nextDelayMs, RETRY_DELAYS_MS } from './schedule.js';
+import { nextDelayMs, nextSinkDelayMs, RETRY_DELAYS_MS } from './schedule.js';
 import type { SinkAttemptResult } from './sinks/index.js';
 
 type DeliveryStore = Pick<DeliveriesRepo, 'lanes' | 'due' | 'dueInOrder' | 'nextAttemptAt' | 'record' | 'failLane'>;
@@ -328,7 +328,10 @@ export class DeliveryDispatcher {
       if (skipped.length > 0) void Promise.all(skipped).then(() => this.wake(lane.instanceId, lane.url));
       lane.buffer.push(...fresh);
       this.buffered += fresh.length;
-      lane.synced = !cut && rows.length < limit && !lane.missed;
+      // Cut at a retry whose outcome is not committed yet: the lane is read again when it is (the
+      // skipped writes' wake above), not at once — reading it again before that finds the same row
+      // and, on SQLite, whose reads never yield, would spin without letting the write commit.
+      lane.synced = cut || (rows.length < limit && !lane.missed);
       if (next !== null) this.setWake(lane, next);
     } catch (err) {
       // A full disk is logged once per episode by the store's watcher (store/disk-watch.ts), not per retry.
@@ -410,7 +413,7 @@ export class DeliveryDispatcher {
         this.write(lane, { id: job.id, result: 'delivered', httpStatus: null, at });
         return;
       case 'failed': {
-        const delay = result.final ? null : nextDelayMs(job.attempts + 1, null);
+        const delay = result.final ? null : nextSinkDelayMs(job.attempts + 1);
         log.debug({ instanceId: job.instanceId, sink, deliveryId: job.id, attempt: job.attempts + 1, error: result.error }, 'broker publish failed');
         if (delay === null || at - job.createdAt > clock.scale(SINK_BUDGET_MS)) {
           metrics.sinkPublishes.inc({ sink, result: 'failed' });

@@ -12,6 +12,18 @@ export const RETRY_DELAYS_MS: readonly number[] = [0, 5 * SECOND, 5 * MINUTE, 30
 
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length;
 
+/**
+ * A broker sink's waits between publishes of the event holding its lane: short, then every 30 s
+ * (±20 %) until the budget runs out. A sink lane holds everything behind a failed event (strict
+ * order), so the webhook schedule's hours would keep a whole instance's stream back for hours after
+ * a broker outage of seconds; the broker is the operator's own service, cheap to ask again.
+ */
+const SINK_RETRY_DELAYS_MS: readonly number[] = [SECOND, 2 * SECOND, 5 * SECOND, 10 * SECOND, 30 * SECOND];
+
+export function nextSinkDelayMs(attemptsMade: number, random: () => number = Math.random): number {
+  return jitter(SINK_RETRY_DELAYS_MS[Math.min(Math.max(attemptsMade - 1, 0), SINK_RETRY_DELAYS_MS.length - 1)]!, random);
+}
+
 /** The longest wait a receiver's Retry-After can impose (the schedule's own longest step). */
 const MAX_RETRY_AFTER_MS = 10 * HOUR;
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { GatewayEvent, ReceivedCallback } from '../../src/events/types.js';
 import { bodyOf, routeOf } from '../../src/outbox/payload.js';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS, jitter, nextDelayMs, parseRetryAfter } from '../../src/outbox/schedule.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS, jitter, nextDelayMs, nextSinkDelayMs, parseRetryAfter } from '../../src/outbox/schedule.js';
 import type { InstanceDeliveryContext } from '../../src/store/deliveries-repo.js';
 
 const S = 1000;
@@ -16,6 +16,13 @@ test('the schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then 
   const mid = () => 0.5; // jitter factor exactly 1
   assert.deepEqual([1, 2, 3, 4, 5, 6, 7].map((made) => nextDelayMs(made, null, mid)), RETRY_DELAYS_MS.slice(1));
   assert.equal(nextDelayMs(8, null, mid), null, 'after the eighth attempt the delivery has failed');
+});
+
+test('a broker sink retries quickly: 1 s, 2 s, 5 s, 10 s, then every 30 s, never stopping on its own', () => {
+  const mid = () => 0.5; // no jitter
+  assert.deepEqual([1, 2, 3, 4, 5, 6, 50].map((n) => nextSinkDelayMs(n, mid)), [1_000, 2_000, 5_000, 10_000, 30_000, 30_000, 30_000]);
+  assert.equal(nextSinkDelayMs(5, () => 0), 24_000, '−20 %');
+  assert.equal(nextSinkDelayMs(5, () => 1), 36_000, '+20 %');
 });
 
 test('jitter stays within ±20 %', () => {
