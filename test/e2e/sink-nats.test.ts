@@ -6,7 +6,7 @@
 // kill -9 mid-publish it holds each event once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CuttableProxy, NATS, natsStream, natsUnavailable, signatureValid, uniqueName, type Consumed } from '../helpers/brokers.js';
+import { CuttableProxy, NATS, natsStream, natsUnavailable, signatureValid, uniqueName, type Consumed, textsFromContact } from '../helpers/brokers.js';
 import { sleep, startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
 
 const OWNER = '5511999996201';
@@ -49,15 +49,7 @@ describe('NATS JetStream sink (gateway process + Baileys + simnet + NATS)', { sk
     }
   }
 
-  async function fromContact(label: string, n: number, during?: (i: number) => Promise<void>): Promise<string[]> {
-    const sent: string[] = [];
-    for (let i = 1; i <= n; i++) {
-      await h.admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'text', text: `${label} ${i}` });
-      sent.push(`${label} ${i}`);
-      await during?.(i);
-    }
-    return sent;
-  }
+  const fromContact = (label: string, n: number, during?: (i: number) => Promise<void>): Promise<string[]> => textsFromContact(h.admin, CONTACT, OWNER, label, n, during);
 
   test('events land in the stream once each, in order, on the instance subject, signed', async () => {
     const sent = await fromContact('plain', 150);

@@ -5,7 +5,7 @@
 // across a broker outage under traffic and a kill -9 mid-publish nothing is lost and order is kept.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CuttableProxy, RABBIT, deduplicated, rabbitConsumer, rabbitUnavailable, signatureValid, uniqueName, type Consumed } from '../helpers/brokers.js';
+import { CuttableProxy, RABBIT, deduplicated, rabbitConsumer, rabbitUnavailable, signatureValid, uniqueName, type Consumed, textsFromContact } from '../helpers/brokers.js';
 import { sleep, startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
 
 const OWNER = '5511999996101';
@@ -51,15 +51,7 @@ describe('RabbitMQ sink (gateway process + Baileys + simnet + RabbitMQ)', { skip
     }
   }
 
-  async function fromContact(label: string, n: number, during?: (i: number) => Promise<void>): Promise<string[]> {
-    const sent: string[] = [];
-    for (let i = 1; i <= n; i++) {
-      await h.admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'text', text: `${label} ${i}` });
-      sent.push(`${label} ${i}`);
-      await during?.(i);
-    }
-    return sent;
-  }
+  const fromContact = (label: string, n: number, during?: (i: number) => Promise<void>): Promise<string[]> => textsFromContact(h.admin, CONTACT, OWNER, label, n, during);
 
   /** The instance's sink deliveries in commit order (the replay API lists them by seq). */
   async function committedOrder(): Promise<string[]> {

@@ -114,6 +114,27 @@ export function signatureValid(secret: string, id: string, timestamp: string, bo
 }
 
 /** First occurrence of each id, in arrival order (what a consumer that de-duplicates by id keeps). */
+/**
+ * A contact writes `n` numbered texts (`<label> 1` …) to the instance's number, one after the other,
+ * running `during(i)` after each (a cut, a kill); returns the texts in the order sent.
+ */
+export async function textsFromContact(
+  admin: { sendAsContact(req: { from: string; to: string; type: 'text'; text: string }): Promise<unknown> },
+  from: string,
+  to: string,
+  label: string,
+  n: number,
+  during?: (i: number) => Promise<void>,
+): Promise<string[]> {
+  const sent: string[] = [];
+  for (let i = 1; i <= n; i++) {
+    await admin.sendAsContact({ from, to, type: 'text', text: `${label} ${i}` });
+    sent.push(`${label} ${i}`);
+    await during?.(i);
+  }
+  return sent;
+}
+
 export function deduplicated(got: readonly Consumed[]): Consumed[] {
   const seen = new Set<string>();
   return got.filter((m) => (seen.has(m.id) ? false : (seen.add(m.id), true)));
