@@ -112,6 +112,12 @@ try {
 
   // Warm-up: every contact writes once to every instance (Signal sessions set up).
   await run('warm-up', contacts.length * owners.length, contacts.length * owners.length, 0, false);
+  // What the gateway spends with its instances connected and nothing arriving (timers, keep-alives,
+  // polls): at a low rate this is a share of each message's figure below.
+  const idle = cpuMark(bench.gateway().child.pid);
+  await sleep(5_000);
+  const idleCpu = cpuSince(idle);
+  console.log(`idle (${INSTANCES} instances connected, nothing arriving): gateway ${((idleCpu.targetMs / idleCpu.wallMs) * 1000).toFixed(1)} ms CPU per second`);
   await run('text', RATE, RATE * SECONDS, 0, true);
   await run(`text + ${Math.round(MEDIA_SHARE * 100)} % images (20 KB)`, RATE, RATE * SECONDS, MEDIA_SHARE, true);
 

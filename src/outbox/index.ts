@@ -1,7 +1,7 @@
 // The outbox: the event sink, the webhook dispatcher, the replay API and retention, wired together.
 import { rootCertificates } from 'node:tls';
 import type { Clock } from '../clock.js';
-import type { EventSink } from '../events/types.js';
+import type { EventSinkWithCopies } from '../store/message-copies.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { createGuardedAgent, type AddressGuard } from '../net/address-guard.js';
@@ -62,7 +62,7 @@ export interface OutboxDeps {
 
 export interface Outbox {
   /** Where the engine and the sender hand events. */
-  readonly sink: EventSink;
+  readonly sink: EventSinkWithCopies;
   readonly deliveries: WebhookDeliveriesService;
   /** The broker sinks: their health, and `forget` after their settings change. */
   readonly brokers: BrokerSinks;

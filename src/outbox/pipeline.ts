@@ -10,6 +10,7 @@
 // The sender's own events (sent, failed) enter at step 3: they concern numbers it wrote to.
 import type { AntibanRepo } from '../store/antiban-repo.js';
 import type { EventSink } from '../events/types.js';
+import type { EventSinkWithCopies } from '../store/message-copies.js';
 import { recordingInboundContacts } from './inbound-contacts.js';
 import { createOutbox, type Outbox, type OutboxDeps } from './index.js';
 
@@ -20,7 +21,7 @@ interface EventPipelineDeps extends OutboxDeps {
 
 export interface EventPipeline {
   /** Step 1's entry: where the engine emits. */
-  readonly fromEngine: EventSink;
+  readonly fromEngine: EventSinkWithCopies;
   /** Step 3's entry: where the sender emits its outcomes. */
   readonly fromSender: EventSink;
   /** Steps 3 and 4: the sink, the dispatcher, the replay API and retention. */

@@ -9,15 +9,17 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { passesFilter, WEBHOOKS_TARGET } from '../domain/event-filter.js';
 import { sinkTarget, type SinkKind } from '../domain/event-sink.js';
-import { WEBHOOK_KIND_OF, type EventSink, type GatewayEvent } from '../events/types.js';
+import { WEBHOOK_KIND_OF, type GatewayEvent } from '../events/types.js';
 import type { DeliveriesRepo, DueDelivery, InstanceDeliveryContext, NewDelivery, NewOutboxEvent, OnceKey } from '../store/deliveries-repo.js';
 import { WriteBatcher } from '../store/write-batcher.js';
+import { joinCopies, type EventSinkWithCopies, type MessageCopies } from '../store/message-copies.js';
 import { bodyOf, reported, routeOf } from './payload.js';
 
 interface Emitted {
   instanceId: string;
   events: readonly GatewayEvent[];
   onceKeys: readonly (string | null)[] | undefined;
+  copies: MessageCopies | undefined;
 }
 
 interface Batch {
@@ -25,6 +27,7 @@ interface Batch {
   deliveries: NewDelivery[];
   once: OnceKey[];
   jobs: DueDelivery[];
+  copies: MessageCopies[];
 }
 
 export type OutboxStore = Pick<DeliveriesRepo, 'contexts' | 'commit'>;
@@ -60,7 +63,7 @@ export type SinksOf = (instanceIds: readonly string[]) => Promise<ReadonlyMap<st
 
 const NO_SINKS: ReadonlyMap<string, readonly SinkKind[]> = new Map();
 
-export class OutboxSink implements EventSink {
+export class OutboxSink implements EventSinkWithCopies {
   private readonly batcher: WriteBatcher<Emitted, void>;
   private closed = false;
 
@@ -76,10 +79,10 @@ export class OutboxSink implements EventSink {
     this.batcher = new WriteBatcher((items) => this.flush(items));
   }
 
-  emit(instanceId: string, events: readonly GatewayEvent[], onceKeys?: readonly (string | null)[]): Promise<void> {
+  emit(instanceId: string, events: readonly GatewayEvent[], onceKeys?: readonly (string | null)[], copies?: MessageCopies): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the outbox is closed; the event was not recorded'));
     if (events.length === 0) return Promise.resolve();
-    return this.batcher.submit({ instanceId, events, onceKeys });
+    return this.batcher.submit({ instanceId, events, onceKeys, copies });
   }
 
   /** Waits for every emit accepted so far to be committed (a handover of an instance). */
@@ -100,7 +103,7 @@ export class OutboxSink implements EventSink {
     let batch = this.build(items, contexts, sinks);
     let repeated: ReadonlySet<string>;
     try {
-      repeated = await this.store.commit(batch.events, batch.deliveries, batch.once);
+      repeated = await this.store.commit(batch.events, batch.deliveries, batch.once, joinCopies(batch.copies));
     } catch (err) {
       // An instance deleted between reading its context and the commit fails the whole batch on
       // its foreign key: without it, everyone else's events still go in. Anything else is rethrown.
@@ -108,7 +111,7 @@ export class OutboxSink implements EventSink {
       if (fresh.size === contexts.size) throw err;
       contexts = fresh;
       batch = this.build(items, contexts, sinks);
-      repeated = await this.store.commit(batch.events, batch.deliveries, batch.once);
+      repeated = await this.store.commit(batch.events, batch.deliveries, batch.once, joinCopies(batch.copies));
     }
     this.onCommitted(repeated.size === 0 ? batch.jobs : batch.jobs.filter((j) => !repeated.has(j.eventId)));
     if (this.stream !== null && batch.events.length > 0) this.stream.readers?.notify(new Set(batch.events.map((e) => e.instanceId)));
@@ -118,11 +121,12 @@ export class OutboxSink implements EventSink {
   /** The rows to commit and the jobs to hand over, for the events that have somewhere to go. */
   private build(items: readonly Emitted[], contexts: ReadonlyMap<string, InstanceDeliveryContext>, sinks: ReadonlyMap<string, readonly SinkKind[]>): Batch {
     const now = this.clock.now();
-    const batch: Batch = { events: [], deliveries: [], once: [], jobs: [] };
-    for (const { instanceId, events: emitted, onceKeys } of items) {
-      // An unknown instance (deleted meanwhile) has nowhere to deliver to.
+    const batch: Batch = { events: [], deliveries: [], once: [], jobs: [], copies: [] };
+    for (const { instanceId, events: emitted, onceKeys, copies } of items) {
+      // An unknown instance (deleted meanwhile) has nowhere to deliver to, and no copy to keep.
       const ctx = contexts.get(instanceId);
       if (ctx === undefined) continue;
+      if (copies !== undefined) batch.copies.push(copies);
       const brokers = sinks.get(instanceId) ?? [];
       for (const [i, event] of emitted.entries()) {
         // A target whose filter leaves the event out gets no delivery; the others are unaffected (docs/contract.md §5b).

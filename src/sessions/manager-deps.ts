@@ -3,7 +3,7 @@
 import type { Agent } from 'node:https';
 import type { Clock } from '../clock.js';
 import type { MediaLimits } from '../convert/limits.js';
-import type { EventSink } from '../events/types.js';
+import type { EventSinkWithCopies } from '../store/message-copies.js';
 import type { Logger } from '../logger.js';
 import type { MediaUrlSigner } from '../media/signed-urls.js';
 import type { MediaStore } from '../media/store.js';
@@ -35,7 +35,7 @@ export interface SessionManagerDeps {
   clock: Clock;
   log: Logger;
   metrics: Metrics;
-  events: EventSink;
+  events: EventSinkWithCopies;
   guard: AddressGuard;
   settings: EngineSettings;
   /** Trusts a test network's media CA for uploads (else NODE_EXTRA_CA_CERTS). */

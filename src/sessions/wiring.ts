@@ -3,7 +3,7 @@
 // engine (tests that replace it with a scripted port) only the reactions and the offline ports exist.
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { EventSink } from '../events/types.js';
+import type { EventSinkWithCopies } from '../store/message-copies.js';
 import type { Logger } from '../logger.js';
 import type { MediaStore } from '../media/store.js';
 import type { MediaUrlSigner } from '../media/signed-urls.js';
@@ -34,7 +34,7 @@ export interface EngineWiring {
   engineStore: Store;
   ownership?: SessionManagerDeps['ownership'] | undefined;
   /** Where the engine's events go (outbox/pipeline.ts). */
-  events: EventSink;
+  events: EventSinkWithCopies;
   guard: AddressGuard;
   media: { files: MediaStore; signer: MediaUrlSigner; outgoing: OutgoingMediaStore };
 }

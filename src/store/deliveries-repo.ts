@@ -5,6 +5,7 @@ import type { DB, DeliveryStatus } from './schema.js';
 import type { WebhookKind } from '../events/vocabulary.js';
 import type { EventFilter } from '../domain/event-filter.js';
 import { EventFiltersRepo } from './event-filters-repo.js';
+import { applyCopies, noCopies, type MessageCopies } from './message-copies.js';
 
 /** What the outbox needs to know about an instance to route and sign its events. */
 export interface InstanceDeliveryContext {
@@ -145,12 +146,14 @@ export class DeliveriesRepo {
   /**
    * Commits events and their deliveries in one transaction (one fsync for the whole batch). Events
    * whose once-key an earlier commit (or an earlier row of this one) recorded are left out with
-   * their deliveries; their ids are returned.
+   * their deliveries; their ids are returned. `copies`, the received messages' chat copy and
+   * remembered messages, go in the same transaction (message-copies.ts).
    */
-  async commit(events: readonly NewOutboxEvent[], deliveries: readonly NewDelivery[], once: readonly OnceKey[] = []): Promise<ReadonlySet<string>> {
+  async commit(events: readonly NewOutboxEvent[], deliveries: readonly NewDelivery[], once: readonly OnceKey[] = [], copies?: MessageCopies): Promise<ReadonlySet<string>> {
     const repeated = new Set<string>();
-    if (events.length === 0 && once.length === 0) return repeated;
+    if (events.length === 0 && once.length === 0 && noCopies(copies)) return repeated;
     await this.db.transaction().execute(async (trx) => {
+      if (copies !== undefined) await applyCopies(trx, copies);
       if (once.length > 0) {
         const fresh = new Set<string>();
         for (const part of chunks(once)) {

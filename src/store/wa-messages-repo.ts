@@ -1,8 +1,17 @@
 // Recent messages the engine may need again (quoting, retries, poll decryption, deletion keys),
 // written in same-tick batches because incoming traffic arrives from many instances at once.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB, WaMessageRow } from './schema.js';
 import { WriteBatcher } from './write-batcher.js';
+
+/** Stores (or replaces) one remembered message inside the caller's transaction. */
+export async function putWaMessage(trx: Transaction<DB>, row: WaMessageRow): Promise<void> {
+  await trx
+    .insertInto('wa_messages')
+    .values(row)
+    .onConflict((oc) => oc.columns(['instance_id', 'message_id']).doUpdateSet({ message: row.message, meta: row.meta, remote_jid: row.remote_jid }))
+    .execute();
+}
 
 export class WaMessagesRepo {
   private readonly batcher: WriteBatcher<WaMessageRow, void>;
@@ -13,14 +22,7 @@ export class WaMessagesRepo {
         const ids = [...new Set(rows.map((r) => r.instance_id))];
         const alive = new Set((await trx.selectFrom('instances').select('id').where('id', 'in', ids).execute()).map((r) => r.id));
         for (const row of rows) {
-          if (!alive.has(row.instance_id)) continue;
-          await trx
-            .insertInto('wa_messages')
-            .values(row)
-            .onConflict((oc) =>
-              oc.columns(['instance_id', 'message_id']).doUpdateSet({ message: row.message, meta: row.meta, remote_jid: row.remote_jid }),
-            )
-            .execute();
+          if (alive.has(row.instance_id)) await putWaMessage(trx, row);
         }
       });
       return rows.map((): void => undefined);

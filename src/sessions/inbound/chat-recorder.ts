@@ -1,8 +1,8 @@
 // Feeds the stored copy of the account (store/chats-repo.ts) from one session: messages received
-// and sent (from the events onUpsert built, after their commit), Baileys' chat and contact events
-// (chats.upsert/update/delete — app-state patches made on the phone arrive as chats.update —,
-// contacts.upsert/update), and delivery statuses. Writes are handed to the store's batcher and never
-// awaited here: the copy must never slow the receive path or hold a receipt.
+// and sent (writesFor(): the writes of the events onUpsert built, committed with those events),
+// Baileys' chat and contact events (chats.upsert/update/delete — app-state patches made on the phone
+// arrive as chats.update —, contacts.upsert/update), and delivery statuses. Those are handed to the
+// store's batcher and never awaited here: the copy must never slow the receive path or hold a receipt.
 import type { BaileysEventMap, Chat, Contact, WAMessage } from 'baileys';
 import type { ReceivedCallback } from '../../events/types.js';
 import type { ChatActivitySink, ChatPatch, ChatSeen, ChatWrite, ContactPatch } from '../../store/chats-repo.js';
@@ -37,8 +37,12 @@ interface ChatRecorderDeps {
 /** People whose LID and number this process has already merged in the copy (bounded; a repeat is harmless). */
 const LEARNED_MAX = 10_000;
 
+/** Contacts whose last written fields this process remembers (bounded; forgetting only costs a write). */
+const CONTACTS_MAX = 10_000;
+
 export class ChatRecorder {
   private readonly learned = new Set<string>();
+  private readonly contacts = new Map<string, ContactPatch>();
 
   constructor(private readonly deps: ChatRecorderDeps) {}
 
@@ -47,21 +51,33 @@ export class ChatRecorder {
    * LID (written while the number was hidden) move under the number, once per process and person.
    */
   personLearned(phone: string | null | undefined, lid: string | null | undefined): void {
-    if (!phone || !lid || !/^\d+$/.test(phone) || !/^\d+@lid$/.test(lid)) return;
-    const key = `${phone}/${lid}`;
-    if (this.learned.has(key)) return;
-    if (this.learned.size >= LEARNED_MAX) this.learned.clear();
-    this.learned.add(key);
-    this.write({ kind: 'person', instanceId: this.deps.instanceId, phone, lid, at: this.deps.now() });
+    const w = this.personWrite(phone, lid);
+    if (w) this.write(w);
   }
 
-  /** Messages whose events were committed. */
-  messages(items: readonly RecordedMessage[]): void {
+  private personWrite(phone: string | null | undefined, lid: string | null | undefined): ChatWrite | null {
+    if (!phone || !lid || !/^\d+$/.test(phone) || !/^\d+@lid$/.test(lid)) return null;
+    const key = `${phone}/${lid}`;
+    if (this.learned.has(key)) return null;
+    if (this.learned.size >= LEARNED_MAX) this.learned.clear();
+    this.learned.add(key);
+    return { kind: 'person', instanceId: this.deps.instanceId, phone, lid, at: this.deps.now() };
+  }
+
+  /**
+   * The copy's writes for messages about to be committed: the caller commits them with the
+   * messages' events (store/message-copies.ts), so the copy is never behind the webhook.
+   */
+  writesFor(items: readonly RecordedMessage[]): ChatWrite[] {
+    const out: ChatWrite[] = [];
+    const push = (w: ChatWrite | null): void => {
+      if (w) out.push(w);
+    };
     for (const { event, msg, network } of items) {
-      if (event.isGroup) this.personLearned(event.participantPhone, event.participantLid);
-      else this.personLearned(event.phone, event.chatLid);
+      if (event.isGroup) push(this.personWrite(event.participantPhone, event.participantLid));
+      else push(this.personWrite(event.phone, event.chatLid));
       if (event.notification === 'REVOKE') {
-        this.write({ kind: 'revoke', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId });
+        out.push({ kind: 'revoke', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId });
         continue;
       }
       if (event.isEdit === true && !event.notification) {
@@ -69,19 +85,20 @@ export class ChatRecorder {
         if (!kind) continue;
         // An edit carries the message's new content under the edited message's id.
         const body = bodyOf(kind, event[kind] as Record<string, unknown>);
-        this.write({ kind: 'edit', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId, body: body === null ? null : body.slice(0, BODY_MAX_CHARS) });
+        out.push({ kind: 'edit', instanceId: this.deps.instanceId, chatId: event.phone, messageId: event.messageId, body: body === null ? null : body.slice(0, BODY_MAX_CHARS) });
         continue;
       }
       const entry = chatMessageOf(this.deps.instanceId, event, msg, network);
       if (!entry) continue;
-      this.write({ kind: 'message', message: entry.message, chat: entry.chat, countsUnread: network && !event.fromMe });
+      out.push({ kind: 'message', message: entry.message, chat: entry.chat, countsUnread: network && !event.fromMe });
       // Push names: what the contact calls itself travels with each of its messages.
       const sender = entry.message.sender;
       if (!event.fromMe && sender && event.senderName) {
         const lid = lidOf(event.isGroup ? [msg.key.participant, msg.key.participantAlt] : [msg.key.remoteJid, msg.key.remoteJidAlt]);
-        this.write({ kind: 'contact', instanceId: this.deps.instanceId, phone: sender, patch: { notify: bounded(event.senderName), ...(lid ? { lid } : {}) }, at: this.deps.now() });
+        push(this.contactWrite(sender, { notify: bounded(event.senderName), ...(lid ? { lid } : {}) }));
       }
     }
+    return out;
   }
 
   /** The account's own phone read received messages of a chat (READ_BY_ME). */
@@ -132,7 +149,23 @@ export class ChatRecorder {
     if (c.verifiedName) patch.vname = bounded(c.verifiedName);
     if (c.imgUrl !== undefined && c.imgUrl !== 'changed') patch.imgUrl = c.imgUrl ?? null;
     if (Object.keys(patch).length === 0) return;
-    this.write({ kind: 'contact', instanceId: this.deps.instanceId, phone, patch, at: this.deps.now() });
+    const w = this.contactWrite(phone, patch);
+    if (w) this.write(w);
+  }
+
+  /**
+   * A contact's write, or null when it would only repeat what this recorder last wrote of that
+   * contact: the push name travels with every message and Baileys reports it again as a contact
+   * update, so without this each received message rewrote the contact twice. Only the network
+   * writes these fields, so what was written last is what the row holds.
+   */
+  private contactWrite(phone: string, patch: ContactPatch): ChatWrite | null {
+    const known = this.contacts.get(phone);
+    const fields = Object.entries(patch) as [keyof ContactPatch, unknown][];
+    if (known && fields.every(([k, v]) => known[k] === v)) return null;
+    if (!known && this.contacts.size >= CONTACTS_MAX) this.contacts.clear();
+    this.contacts.set(phone, { ...known, ...patch });
+    return { kind: 'contact', instanceId: this.deps.instanceId, phone, patch, at: this.deps.now() };
   }
 
   private write(w: ChatWrite): void {

@@ -4,7 +4,7 @@
 // a network message holds go only once its event is committed (receipt-gate.ts).
 import type { WAMessage } from 'baileys';
 import type { Clock } from '../../clock.js';
-import type { EventSink, GatewayEvent } from '../../events/types.js';
+import type { GatewayEvent } from '../../events/types.js';
 import type { ChatRecorder, RecordedMessage } from './chat-recorder.js';
 import type { Identity } from '../link/identity.js';
 import { mediaFileId, type InboundMedia, type MediaPart } from './inbound-media.js';
@@ -15,10 +15,12 @@ import { callNotificationOf, notificationOf, type CallInfo } from './notificatio
 import type { ReceiptGate } from '../link/receipt-gate.js';
 import type { SessionReactions } from '../session-hooks.js';
 import type { WASocket } from '../link/socket-config.js';
+import type { EventSinkWithCopies, MessageCopies } from '../../store/message-copies.js';
+import type { WaMessageRow } from '../../store/schema.js';
 
 export interface SessionIntakeDeps {
   session: LiveSession;
-  events: EventSink;
+  events: EventSinkWithCopies;
   clock: Clock;
   identity: Identity;
   chats: ChatRecorder;
@@ -67,6 +69,7 @@ export class SessionIntake {
     const settle: string[] = [];
     const media: string[] = [];
     const recorded: RecordedMessage[] = [];
+    const remembered: WaMessageRow[] = [];
     try {
       for (const [i, msg] of messages.entries()) {
         const id = msg.key.id;
@@ -85,7 +88,8 @@ export class SessionIntake {
         }
         if (!msg.message || !id) continue;
         // Our own API sends are remembered by the send path (with list metadata); remember the rest.
-        if (network) void session.memory.remember(msg).catch((err: unknown) => session.failed(err, 'remember message'));
+        const row = network ? session.memory.rowOf(msg) : null;
+        if (row) remembered.push(row);
         const event = await toReceivedCallback(msg, network ? { ...ctx, media: this.mediaFor(media) } : ctx, { fromApi: !network });
         if (!event) continue;
         events.push(event);
@@ -95,18 +99,24 @@ export class SessionIntake {
     } catch (err) {
       return this.notRecorded(err, gate, sock);
     }
-    const committed = events.length > 0 ? this.deps.events.emit(session.id, events, keys) : Promise.resolve();
+    // The stored copy and the remembered messages commit with the events (one commit per batch).
+    const copies: MessageCopies = { chats: this.deps.chats.writesFor(recorded), remembered };
+    const committed = events.length > 0 ? this.deps.events.emit(session.id, events, keys, copies) : this.rememberAlone(remembered);
     this.commits = committed.then(
       () => {
         for (const id of settle) gate.settle(id);
         if (media.length > 0) this.deps.media.prefetch(media);
-        // The stored copy is written after the commit, in its own batches: never ahead of a receipt.
-        this.deps.chats.messages(recorded);
         // Read receipts (auto-read) only for what is recorded: a lost event is never marked read.
         this.deps.reactions?.received(session, messages.filter((m, i) => fromNetwork[i] && !m.key.fromMe));
       },
       (err: unknown) => this.notRecorded(err, gate, sock),
     );
+  }
+
+  /** Messages that make no event (nothing else to commit with): remembered in the memory's own batches. */
+  private rememberAlone(rows: readonly WaMessageRow[]): Promise<void> {
+    for (const row of rows) void this.deps.session.memory.put(row).catch((err: unknown) => this.deps.session.failed(err, 'remember message'));
+    return Promise.resolve();
   }
 
   /** Not recorded: the receipts must not go. Dropping the link makes the network deliver again. */

@@ -17,9 +17,20 @@ export class MessageMemory {
   ) {}
 
   async remember(msg: WAMessage, meta?: ListMeta): Promise<void> {
+    const row = this.rowOf(msg, meta);
+    if (row) await this.repo.put(row);
+  }
+
+  /** Stores a row made by rowOf(); resolves after the commit. */
+  put(row: WaMessageRow): Promise<void> {
+    return this.repo.put(row);
+  }
+
+  /** The row remember() would store (null for what has nothing to remember), for a caller's own commit. */
+  rowOf(msg: WAMessage, meta?: ListMeta): WaMessageRow | null {
     const { key, message } = msg;
-    if (!key.id || !key.remoteJid || !message) return;
-    await this.repo.put({
+    if (!key.id || !key.remoteJid || !message) return null;
+    return {
       instance_id: this.instanceId,
       message_id: key.id,
       remote_jid: key.remoteJid,
@@ -28,7 +39,7 @@ export class MessageMemory {
       message: Buffer.from(proto.Message.encode(message).finish()).toString('base64'),
       meta: meta ? JSON.stringify(meta) : null,
       created_at: this.now(),
-    });
+    };
   }
 
   row(messageId: string): Promise<WaMessageRow | undefined> {

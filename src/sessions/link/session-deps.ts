@@ -1,7 +1,7 @@
 // What a session is given by the manager: its stores, clock, logs, the outbox, network settings
 // and shared caches, the reconnect policy, and the hooks it reports to.
 import type { Clock } from '../../clock.js';
-import type { EventSink } from '../../events/types.js';
+import type { EventSinkWithCopies } from '../../store/message-copies.js';
 import type { Logger } from '../../logger.js';
 import type { Metrics } from '../../metrics.js';
 import type { Store } from '../../store/index.js';
@@ -21,7 +21,7 @@ export interface SessionDeps {
   /** The root logger (no `component` binding) the engine's own logger is made from. */
   engineLog: Logger;
   metrics: Metrics;
-  events: EventSink;
+  events: EventSinkWithCopies;
   net: NetworkSettings;
   caches: SharedCaches;
   backoff: BackoffPolicy;
