@@ -38,7 +38,7 @@ button:disabled { opacity: .6; cursor: default; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; background: var(--warn-bg); color: var(--warn); white-space: nowrap; }
 .badge.connected { background: var(--ok-bg); color: var(--ok); }
 .badge.logged_out, .badge.banned, .badge.replaced, .badge.failed, .badge.cancelled { background: var(--bad-bg); color: var(--bad); }
-.badge.running, .badge.done, .badge.delivered, .badge.READ, .badge.RECEIVED, .badge.SENT, .badge.PLAYED { background: var(--ok-bg); color: var(--ok); }
+.badge.running, .badge.done, .badge.sent, .badge.read, .badge.delivered, .badge.READ, .badge.RECEIVED, .badge.SENT, .badge.PLAYED { background: var(--ok-bg); color: var(--ok); }
 .facts { display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 4px 12px; margin: 0; } .facts dt { color: var(--muted); } .facts dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
 .detail-head { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 .detail-head h2 { margin: 0; flex: 1 1 auto; }
@@ -51,6 +51,8 @@ table { width: 100%; border-collapse: collapse; font-size: 13px; }
 caption { text-align: left; color: var(--muted); padding-bottom: 4px; }
 th, td { text-align: left; padding: 5px 6px; border-bottom: 1px solid var(--line); vertical-align: top; word-break: break-word; }
 th { font-weight: 600; }
+.counts th { word-break: normal; white-space: nowrap; } .counts td[data-count] { text-align: right; }
+.actions-cell button { margin: 0 4px 4px 0; }
 .scroll { overflow-x: auto; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 10px 0; display: flex; flex-wrap: wrap; gap: 6px 16px; }
 textarea { resize: vertical; }

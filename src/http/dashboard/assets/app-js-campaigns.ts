@@ -30,8 +30,8 @@ export const DASHBOARD_JS_CAMPAIGNS = String.raw`  // ---- account views ----
     d.appendChild(h('section', { class: 'card', 'aria-labelledby': 'campaigns-title' },
       h('div', { class: 'detail-head' }, h('h2', { id: 'campaigns-title', text: 'Campaigns' }),
         h('button', { type: 'button', class: 'secondary', text: 'Refresh', 'aria-label': 'Refresh campaigns', on: { click: refreshCampaigns } })),
-      h('div', { class: 'scroll' }, h('table', null, h('caption', { text: 'Recipients by outcome (sent counts delivered and read ones; delivered counts read ones)' }),
-        h('thead', null, h('tr', null, ['Campaign', 'State', 'Progress'].concat(COUNTS, ['']).map(function (t) { return h('th', { scope: 'col', text: t }); }))),
+      h('div', { class: 'scroll' }, h('table', { class: 'counts' }, h('caption', { text: 'Recipients by outcome (sent counts delivered and read ones; delivered counts read ones)' }),
+        h('thead', null, h('tr', null, ['Campaign', 'State', 'Progress'].concat(COUNTS, ['']).map(function (t) { return h('th', { scope: 'col', text: t.charAt(0).toUpperCase() + t.slice(1) }); }))),
         h('tbody', { id: 'campaign-body' })))));
     if (accountWide('send')) { d.appendChild(campaignForm()); fillInstances(); }
     refreshCampaigns();
@@ -40,7 +40,7 @@ export const DASHBOARD_JS_CAMPAIGNS = String.raw`  // ---- account views ----
     if (S.view !== 'campaigns' || !$('campaign-body')) return Promise.resolve();
     return api('GET', '/campaigns').then(function (list) {
       if (S.view !== 'campaigns' || !$('campaign-body')) return;
-      S.campaigns = list; renderCampaigns();
+      S.campaigns = list; renderCampaigns(); refreshRecipients();
       var moving = list.some(function (c) { return c.state === 'running' || c.state === 'paused' && c.progress.queued > 0; });
       later('campaigns', moving ? 2000 : 10000, refreshCampaigns);
     }, fail);
@@ -50,6 +50,8 @@ export const DASHBOARD_JS_CAMPAIGNS = String.raw`  // ---- account views ----
     api('POST', '/campaigns/' + encodeURIComponent(c.id) + '/' + verb).then(function (r) { toast(c.name + ': ' + r.state); refreshCampaigns(); }, fail);
   }
   function renderCampaigns() {
+    // Redrawn every few seconds: the focused button keeps the focus (found again by its label).
+    var focused = document.activeElement && $('campaign-body').contains(document.activeElement) ? document.activeElement.getAttribute('aria-label') : null;
     var tb = clear($('campaign-body'));
     if (S.campaigns.length === 0) tb.appendChild(h('tr', null, h('td', { colspan: 12, class: 'muted', text: 'No campaigns yet.' })));
     S.campaigns.slice().reverse().forEach(function (c) {
@@ -60,11 +62,37 @@ export const DASHBOARD_JS_CAMPAIGNS = String.raw`  // ---- account views ----
         h('td', null, badge(c.state)),
         h('td', null, h('progress', { max: c.recipients, value: done, 'aria-label': c.name + ': ' + done + ' of ' + c.recipients + ' done' }), ' ' + done + '/' + c.recipients),
         COUNTS.map(function (k) { return h('td', { 'data-count': k, text: String(p[k]) }); }),
-        h('td', null, verbs.map(function (v) {
+        h('td', { class: 'actions-cell' }, h('button', { type: 'button', class: 'secondary', 'aria-expanded': S.cmpOpen === c.id ? 'true' : 'false', 'aria-label': 'Recipients of campaign ' + c.name,
+          text: 'Recipients', on: { click: function () { toggleRecipients(c.id); } } }),
+        verbs.map(function (v) {
           return h('button', { type: 'button', class: v === 'cancel' ? 'danger' : 'secondary', 'aria-label': v + ' campaign ' + c.name, text: v.charAt(0).toUpperCase() + v.slice(1),
             on: { click: function () { campaignAction(c, v); } } });
         }))));
+      if (S.cmpOpen === c.id) tb.appendChild(h('tr', null, h('td', { colspan: 12 }, recipientsTable())));
     });
+    if (focused) tb.querySelectorAll('button').forEach(function (b) { if (b.getAttribute('aria-label') === focused) b.focus(); });
+  }
+  /** One campaign's first 100 recipients and their outcomes, below its row; read again with the list. */
+  function toggleRecipients(id) {
+    S.cmpOpen = S.cmpOpen === id ? null : id; S.cmpRecipients = null;
+    renderCampaigns(); if (S.cmpOpen) refreshRecipients();
+  }
+  function refreshRecipients() {
+    var id = S.cmpOpen; if (!id) return;
+    api('GET', '/campaigns/' + encodeURIComponent(id) + '/recipients?pageSize=100').then(function (r) {
+      if (S.cmpOpen !== id || S.view !== 'campaigns') return;
+      S.cmpRecipients = r; renderCampaigns();
+    }, fail);
+  }
+  function recipientsTable() {
+    var r = S.cmpRecipients;
+    if (!r) return h('p', { class: 'muted', text: 'Loading\u2026' });
+    return h('table', { id: 'recipient-table' }, h('caption', { text: r.next ? 'The first ' + r.recipients.length + ' recipients' : 'Every recipient' }),
+      h('thead', null, h('tr', null, ['#', 'Phone', 'Instance', 'Outcome', 'Sent', 'Error'].map(function (t) { return h('th', { scope: 'col', text: t }); }))),
+      h('tbody', null, r.recipients.map(function (x) {
+        return h('tr', { 'data-recipient': x.phone }, h('td', { text: String(x.position) }), h('td', { text: '+' + x.phone }), h('td', { text: instanceName(x.instanceId) }),
+          h('td', null, badge(x.outcome)), h('td', { text: time(x.sentAt) }), h('td', { text: (x.errorCode ? x.errorCode + ' ' : '') + (x.error || '') }));
+      })));
   }
 
   // ---- a new campaign ----
