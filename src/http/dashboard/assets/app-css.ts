@@ -52,7 +52,9 @@ caption { text-align: left; color: var(--muted); padding-bottom: 4px; }
 th, td { text-align: left; padding: 5px 6px; border-bottom: 1px solid var(--line); vertical-align: top; word-break: break-word; }
 th { font-weight: 600; }
 .counts th { word-break: normal; white-space: nowrap; } .counts td[data-count] { text-align: right; }
-.actions-cell button { margin: 0 4px 4px 0; }
+.counts td:first-child { min-width: 140px; word-break: normal; overflow-wrap: anywhere; }
+.counts th, .counts td { padding: 5px 4px; }
+.actions-cell button { margin: 0 4px 4px 0; min-height: 30px; padding: 3px 8px; }
 .scroll { overflow-x: auto; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 10px 0; display: flex; flex-wrap: wrap; gap: 6px 16px; }
 textarea { resize: vertical; }

@@ -1,4 +1,4 @@
-// The dashboard's script, part 1 of 8 (served as one file, the parts concatenated in order by
+// The dashboard's script, part 1 of 9 (served as one file, the parts concatenated in order by
 // `../routes.ts`): plain browser JavaScript, no build step and no dependency. This part opens the
 // script's one closure and holds its state, the DOM helpers, the API client (the Client-Token or API
 // key as the Client-Token header, from session storage; instance tokens in the path), signing in and

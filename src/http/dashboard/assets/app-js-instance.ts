@@ -1,5 +1,5 @@
-// The dashboard's script, part 2 of 8 (see `app-js-base.ts`): the selected instance's screen —
-// its detail, status, pairing (QR and code), number health (part 7), history, webhooks, test send, queue and deliveries.
+// The dashboard's script, part 2 of 9 (see `app-js-base.ts`): the selected instance's screen —
+// its detail, status, pairing (QR and code), number health (part 8), history, webhooks, test send, queue and deliveries.
 // Each control is built only when the signed-in credential holds its route's scope (may(), part 1):
 // a read-only key sees no button it could not use.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.

@@ -1,4 +1,4 @@
-// The dashboard's script, part 8 of 8 (see `app-js-base.ts`): what arrives live — received media
+// The dashboard's script, part 9 of 9 (see `app-js-base.ts`): what arrives live — received media
 // and events, the account's event stream (GET /events, read with fetch for the Client-Token header),
 // the side panel's health — and the boot on DOMContentLoaded, which closes the script's closure.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.

@@ -1,4 +1,4 @@
-// The dashboard's script, part 7 of 8 (see `app-js-base.ts`): the selected instance's number
+// The dashboard's script, part 8 of 9 (see `app-js-base.ts`): the selected instance's number
 // health, as `GET …/health` gives it (docs/contract.md §12) — the last day's messages sent,
 // delivered, read and failed with their ratios and the failures by code, first-contact sends per
 // day against the warm-up's cap, disconnections and their reasons, and whether the anti-ban

@@ -1,4 +1,4 @@
-// The dashboard's script, part 6 of 8 (see `app-js-base.ts`): the account's opt-out (suppression)
+// The dashboard's script, part 7 of 9 (see `app-js-base.ts`): the account's opt-out (suppression)
 // list, an account view (part 5) — the numbers, 100 a page with "More" (`GET /opt-outs`), added by
 // hand (`POST /opt-outs`) or taken off (`DELETE /opt-outs/{phone}`) with the manage scope, and the
 // CSV export (`GET /opt-outs/export`). The export needs the Client-Token header, which a plain link
