@@ -4,8 +4,9 @@
 // reload, paused (nothing more leaves), resumed, finished — the opted-out number skipped, the others
 // receiving their own text; the list exported as CSV (through the page, no secret in a URL) and the
 // number taken off again; the sending instance's health panel showing what GET …/health says.
-// Values from the account (a campaign's name) are shown as text, never read as HTML. No console
-// error (a CSP violation included). Screenshots go to ZAPGATE_SCREENSHOT_DIR (docs/screenshots when
+// A read-only key sees the account views without their controls; values from the account (a
+// campaign's name) are shown as text, never read as HTML. No console error (a CSP violation
+// included), no refused request. Screenshots go to ZAPGATE_SCREENSHOT_DIR (docs/screenshots when
 // regenerating them for the README), else a temp dir.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,8 +30,9 @@ const PEOPLE = [
 /** Opted out on the page before the campaign: skipped by it. */
 const OPTED = PEOPLE[2]!;
 const WAIT = 60_000;
-/** A name that would run script if the page ever read it as HTML. */
-const NAME = 'Spring <img src=x id=pwned> sale';
+const NAME = 'Spring sale';
+/** A name that would make an element if the page ever read it as HTML. */
+const HOSTILE = 'Draft <img src=x id=pwned> one';
 
 const shotsDir = process.env.ZAPGATE_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'zapgate-shots-'));
 mkdirSync(shotsDir, { recursive: true });
@@ -120,13 +122,15 @@ test('opt-out list, a campaign from a CSV (progress, pause, resume, the opted-ou
     const campaignId = String(await row.first().getAttribute('data-campaign'));
     const count = async (k: string): Promise<number> => Number(await row.locator(`td[data-count="${k}"]`).textContent());
     await row.locator('.badge.running').waitFor({ timeout: WAIT });
-    // The name is text: the markup in it shows as typed and made no element.
     await row.getByText(NAME, { exact: true }).waitFor({ timeout: WAIT });
-    assert.equal(await page.locator('#pwned').count(), 0, 'a campaign name is never read as HTML');
     // The opted-out number is skipped; progress moves without a reload.
     await waitUntil('the opted-out number shows as skipped', () => count('skipped'), (n) => n === 1);
     await waitUntil('progress moves: a message sent', () => count('sent'), (n) => n >= 1);
     await shot(page, 'campaigns');
+    // At phone width nothing sticks out (the table scrolls inside its card).
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.ok(Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) <= 0, 'nothing wider than a phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // Pause: nothing more leaves (the one message already waiting may still go).
     await page.getByRole('button', { name: `pause campaign ${NAME}` }).click();
@@ -205,6 +209,9 @@ test('opt-out list, a campaign from a CSV (progress, pause, resume, the opted-ou
 });
 
 test('a read-only key sees the campaigns and the opt-out list but no control, and is refused nothing', async () => {
+  const inst = (await h.call('GET', '/instances')).json as unknown as { instanceId: string }[];
+  const draft = await h.call('POST', '/campaigns', { name: HOSTILE, message: 'Hi', instanceIds: [inst[0]!.instanceId], recipients: [{ phone: PEOPLE[0]!.phone }] });
+  assert.equal(draft.status, 200, draft.body.toString());
   const r = await h.call('POST', '/keys', { name: 'reporting', scopes: ['read'] });
   assert.equal(r.status, 201, r.body.toString());
   const page = await browser.context.newPage();
@@ -222,6 +229,9 @@ test('a read-only key sees the campaigns and the opt-out list but no control, an
     await page.locator('#whoami').filter({ hasText: 'reporting' }).waitFor({ timeout: WAIT });
     await page.getByRole('button', { name: 'Campaigns' }).click();
     await page.locator('#campaign-body tr[data-campaign] .badge.done').waitFor({ timeout: WAIT });
+    // A name from the account is text: the markup in it shows as typed and made no element.
+    await page.locator('#campaign-body').getByText(HOSTILE, { exact: true }).waitFor({ timeout: WAIT });
+    assert.equal(await page.locator('#pwned, #campaign-body img').count(), 0, 'a campaign name is never read as HTML');
     assert.equal(await page.getByRole('heading', { name: 'New campaign' }).count(), 0, 'no campaign form');
     await page.getByRole('button', { name: 'Opt-out list' }).click();
     await page.getByRole('heading', { name: 'Opt-out list' }).waitFor({ timeout: WAIT });

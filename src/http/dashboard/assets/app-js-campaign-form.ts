@@ -25,7 +25,7 @@ export const DASHBOARD_JS_CAMPAIGN_FORM = String.raw`  // ---- a new campaign --
           h('div', null, h('label', { for: 'cmp-quiet-from', text: 'Quiet from (optional)' }), h('input', { id: 'cmp-quiet-from', type: 'time' })),
           h('div', null, h('label', { for: 'cmp-quiet-to', text: 'Quiet until' }), h('input', { id: 'cmp-quiet-to', type: 'time' })),
           num('cmp-pace', 'Seconds between messages per number', 0, 0, 86400)),
-        h('label', { class: 'inline' }, h('input', { id: 'cmp-start', type: 'checkbox', checked: true }), 'Start at once (otherwise a draft)'),
+        h('div', { class: 'actions' }, h('label', { class: 'inline' }, h('input', { id: 'cmp-start', type: 'checkbox', checked: true }), 'Start at once (otherwise a draft)')),
         h('div', { class: 'actions' }, h('button', { type: 'submit', text: 'Create campaign' }))));
   }
   /** The instances a campaign may send from, each a checkbox (filled once the form is on the page). */
