@@ -3,7 +3,8 @@
 // from a CSV file with a header row and a {{name}} template, started, its progress moving without a
 // reload, paused (nothing more leaves), resumed, finished — the opted-out number skipped, the others
 // receiving their own text; the list exported as CSV (through the page, no secret in a URL) and the
-// number taken off again; the sending instance's health panel showing what GET …/health says.
+// number taken off again; the sending instance's health panel showing what GET …/health says, and
+// on a number the network restricted, the anti-ban governor's pause with its reason.
 // A read-only key sees the account views without their controls; values from the account (a
 // campaign's name) are shown as text, never read as HTML. No console error (a CSP violation
 // included), no refused request. Screenshots go to ZAPGATE_SCREENSHOT_DIR (docs/screenshots when
@@ -240,5 +241,60 @@ test('a read-only key sees the campaigns and the opt-out list but no control, an
     assert.deepEqual(problems, [], 'no refused request, no error in the console');
   } finally {
     await page.close();
+  }
+});
+
+test('number health shows the governor\'s pause, its reason and the warm-up\'s cap', async () => {
+  // The network restricts a number after 5 new chats; with the anti-ban strategy on, the first
+  // refusal pauses it (as in campaign-governor.test.ts). Short gaps keep the test fast.
+  const spam = { enabled: true, maxNewChatsPerWindow: 5, maxIdenticalRecipients: 10_000, windowMs: 3_600_000, banAfterViolations: 4, restrictNewChatsMs: 7_200_000 };
+  const env = {
+    ZAPGATE_ANTIBAN_STRANGERS_PER_HOUR: '40',
+    ZAPGATE_ANTIBAN_STRANGER_GAP_MS: '1000',
+    ZAPGATE_ANTIBAN_MIN_GAP_MS: '200',
+    ZAPGATE_ANTIBAN_MAX_GAP_MS: '400',
+    ZAPGATE_ANTIBAN_MAX_TYPING_MS: '1000',
+    ZAPGATE_ANTIBAN_PAUSE_MS: '300000',
+  };
+  const g = await startHarness({ simnet: { spam }, env });
+  const page = await browser.context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
+  });
+  try {
+    const inst = await g.pairNew('5511960002000', 'outreach');
+    assert.equal((await g.call('PUT', `${inst.prefix}/update-antiban`, { value: true })).status, 200);
+    for (let i = 0; i < 7; i++) assert.equal((await g.call('POST', `${inst.prefix}/send-text`, { phone: `55119600030${String(i).padStart(2, '0')}`, message: `hello ${i}` })).status, 200);
+    const paused = await g.webhooks.waitFor((x) => x.body.notification === 'ANTIBAN_PAUSED', WAIT, 'ANTIBAN_PAUSED');
+    const [reason] = paused.body.notificationParameters as string[];
+    const health = (await g.call('GET', `${inst.prefix}/health`)).json as {
+      messages: { failures: { code: string; count: number }[] };
+      strangers: { warmup: { capPerDay: number | null; capPerHour: number | null } };
+      governor: { paused: boolean; reason: string | null };
+    };
+    assert.equal(health.governor.paused, true, JSON.stringify(health));
+
+    await page.goto(`${g.url}/dashboard`);
+    await page.getByLabel('Client-Token or API key').fill(g.clientToken);
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: /^outreach/ }).click();
+    await page.getByLabel('Instance token').fill(inst.instanceToken);
+    await page.getByRole('button', { name: 'Open' }).click();
+    const fact = (k: string) => page.locator(`#number-health dd[data-health="${k}"]`);
+    await page.locator('#nh-badge').filter({ hasText: 'sending paused' }).waitFor({ timeout: WAIT });
+    assert.match(String(await fact('governor').textContent()), /^paused until /);
+    assert.equal(await fact('pause-reason').textContent(), String(reason), 'the reason the network gave');
+    assert.equal(await fact('antiban').textContent(), 'on');
+    const w = health.strangers.warmup;
+    assert.equal(await fact('cap').textContent(), `${w.capPerDay} a day, ${w.capPerHour} an hour`, 'the warm-up\'s cap for today');
+    // Failures as the API lists them (the refused message waits for the pause to end: not failed yet).
+    if (health.messages.failures.length === 0) await page.locator('#nh-failures li').filter({ hasText: 'No failures in the last day.' }).waitFor({ timeout: WAIT });
+    for (const f of health.messages.failures) await page.locator('#nh-failures li').filter({ hasText: `${f.code} \u00d7${f.count}` }).waitFor({ timeout: WAIT });
+    await shot(page, 'number-health-paused', '#number-health');
+    assert.deepEqual(problems, [], 'no error in the console');
+  } finally {
+    await page.close();
+    await g.close();
   }
 });
