@@ -37,7 +37,7 @@ export const DASHBOARD_JS_NUMBER_HEALTH = String.raw`  // ---- number health ---
     fact(f, 'First contacts, last 7 days', st.perDay.join(' \u00b7 '), 'first-contacts-week');
     var a = clear($('nh-antiban'));
     fact(a, 'Anti-ban', g.enabled ? 'on' : 'off', 'antiban');
-    fact(a, 'Warm-up', w.day === null ? 'never paired' : 'day ' + w.day + ', ' + pct(w.factor) + ' of the caps', 'warmup');
+    fact(a, 'Warm-up', (w.day === null ? 'never paired' : 'day ' + w.day + ', ' + pct(w.factor) + ' of the caps') + (g.enabled ? '' : ' (with anti-ban on)'), 'warmup');
     fact(a, 'First-contact cap', w.capPerDay === null ? 'none' : w.capPerDay + ' a day, ' + (w.capPerHour === null ? 'no hourly cap' : w.capPerHour + ' an hour'), 'cap');
     fact(a, 'Governor', g.paused ? 'paused' + (g.until ? ' until ' + time(g.until) : '') : 'not paused', 'governor');
     if (g.paused || g.reason) fact(a, 'Pause reason', g.reason || '\u2014', 'pause-reason');
