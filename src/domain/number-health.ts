@@ -66,6 +66,60 @@ export function sendFigures(tally: readonly MessageTally[]): SendFigures {
 /** Statuses that mean the number is not connected (domain/instance.ts's statuses). */
 export const DISCONNECTED_STATUSES = ['disconnected', 'logged_out', 'banned', 'replaced'] as const;
 
+/**
+ * The reason of a new instance's first status (`disconnected`, never connected yet): its first
+ * history row, which is no lost connection and is left out of the disconnections.
+ */
+export const CREATED_REASON = 'created';
+
+/**
+ * How a dropped link's status reason starts (`connecting`, "connection lost: <detail>; reconnecting
+ * in …"): the session reconnects by itself, so the status never reads `disconnected`, yet the
+ * number lost its connection.
+ */
+export const CONNECTION_LOST = 'connection lost';
+
+export interface StatusChange {
+  status: string;
+  reason: string | null;
+  at: number;
+}
+
+export interface Disconnections {
+  status: string;
+  reason: string | null;
+  count: number;
+  last: number;
+}
+
+/**
+ * Times the number lost its connection, by status and reason, latest first, from its status changes
+ * in order (`before`: the status just before them). A drop the session reconnects from counts once,
+ * as `disconnected` with its cause (the retries of one outage do not add up, and the reason loses
+ * its changing "reconnecting in …" tail); a new instance's first status does not count.
+ */
+export function disconnectionsOf(changes: readonly StatusChange[], before: string | null): Disconnections[] {
+  const groups = new Map<string, Disconnections>();
+  let prev = before;
+  for (const c of changes) {
+    let status: string | null = null;
+    let reason = c.reason;
+    if ((DISCONNECTED_STATUSES as readonly string[]).includes(c.status)) status = c.reason === CREATED_REASON ? null : c.status;
+    else if (c.status === 'connecting' && prev === 'connected' && c.reason?.startsWith(CONNECTION_LOST)) {
+      status = 'disconnected';
+      reason = c.reason.split(';')[0]!;
+    }
+    prev = c.status;
+    if (status === null) continue;
+    const key = `${status}\u0000${reason ?? ''}`;
+    const g = groups.get(key) ?? { status, reason, count: 0, last: c.at };
+    g.count++;
+    g.last = Math.max(g.last, c.at);
+    groups.set(key, g);
+  }
+  return [...groups.values()].sort((a, b) => b.last - a.last);
+}
+
 /** Counts of `times` per day, for the last `days` days ending with the day of `now` (oldest first). */
 export function perDay(times: readonly number[], now: number, dayMs: number, days: number): number[] {
   const out = new Array<number>(days).fill(0);

@@ -10,6 +10,7 @@ import type { AntibanRepo } from '../store/antiban-repo.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import { HISTORY_DEFAULT_DAYS } from '../domain/history.js';
 import type { Instance, InstanceChanges, InstanceStatus, ListMode } from '../domain/instance.js';
+import { CREATED_REASON } from '../domain/number-health.js';
 import { parsePhone } from '../domain/phone.js';
 import { toInstance, toNewInstanceRow } from '../store/instances-repo.js';
 
@@ -136,7 +137,7 @@ export class InstancesService {
       name,
       tokenHash: hashToken(instanceToken),
       status: 'disconnected',
-      statusReason: 'created',
+      statusReason: CREATED_REASON,
       statusSince: now,
       phone: null,
       lid: null,
@@ -277,7 +278,7 @@ export class InstancesService {
   private async noQrReason(instanceId: string): Promise<string> {
     const now = await this.fresh(instanceId);
     if (now.status === 'connected') return 'the instance is already connected';
-    const reason = now.statusReason && now.statusReason !== 'created' ? `: ${now.statusReason}` : '';
+    const reason = now.statusReason && now.statusReason !== CREATED_REASON ? `: ${now.statusReason}` : '';
     return `no QR code came from the network (status ${now.status}${reason})`;
   }
 

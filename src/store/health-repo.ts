@@ -1,8 +1,11 @@
 // What number health (docs/contract.md §12) reads from the store: an instance's messages of the
 // window by outcome (the 028 index finds them), and its disconnections with their reasons.
 import { sql, type Kysely } from 'kysely';
-import { DISCONNECTED_STATUSES, type MessageTally } from '../domain/number-health.js';
+import { disconnectionsOf, type Disconnections, type MessageTally } from '../domain/number-health.js';
 import type { DB } from './schema.js';
+
+/** A day's status changes read at most (a number flapping all day long is counted up to there). */
+const MAX_CHANGES = 10_000;
 
 export class HealthRepo {
   constructor(private readonly db: Kysely<DB>) {}
@@ -20,17 +23,26 @@ export class HealthRepo {
     return rows.map((r) => ({ state: r.state, waStatus: r.wa_status, errorCode: r.error_code, error: r.error, n: Number(r.n) }));
   }
 
-  /** Times the instance lost its connection since `since`, by status and reason. */
-  async disconnections(instanceId: string, since: number): Promise<{ status: string; reason: string | null; count: number; last: number }[]> {
-    const rows = await this.db
-      .selectFrom('instance_status_history')
-      .select(['status', 'reason', sql<number>`count(*)`.as('n'), sql<number>`max(at)`.as('last')])
-      .where('instance_id', '=', instanceId)
-      .where('at', '>=', since)
-      .where('status', 'in', [...DISCONNECTED_STATUSES])
-      .groupBy(['status', 'reason'])
-      .execute();
-    return rows.map((r) => ({ status: r.status, reason: r.reason, count: Number(r.n), last: Number(r.last) })).sort((a, b) => b.last - a.last);
+  /**
+   * Times the instance lost its connection since `since`, by status and reason (domain's
+   * disconnectionsOf reads its status changes in order, with the one before the window).
+   */
+  async disconnections(instanceId: string, since: number): Promise<Disconnections[]> {
+    const [changes, before] = await Promise.all([
+      this.db
+        .selectFrom('instance_status_history')
+        .select(['status', 'reason', 'at'])
+        .where('instance_id', '=', instanceId)
+        .where('at', '>=', since)
+        .orderBy('id')
+        .limit(MAX_CHANGES)
+        .execute(),
+      this.db.selectFrom('instance_status_history').select('status').where('instance_id', '=', instanceId).where('at', '<', since).orderBy('id', 'desc').limit(1).executeTakeFirst(),
+    ]);
+    return disconnectionsOf(
+      changes.map((c) => ({ status: c.status, reason: c.reason, at: Number(c.at) })),
+      before?.status ?? null,
+    );
   }
 
   /** Every instance's id (the per-instance metrics). */

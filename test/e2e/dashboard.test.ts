@@ -598,7 +598,7 @@ test('a key limited to one instance sees that instance only, by name once its to
     await page.locator('#pair-state').filter({ hasText: `Connected as +${owner}` }).waitFor({ timeout: WAIT });
     // Its scopes' controls; nothing account-wide (no create, no live account stream, no keys or audit).
     await page.getByRole('heading', { name: 'Test send', exact: true }).waitFor({ timeout: WAIT });
-    for (const name of ['Settings', 'API keys', 'Audit trail', 'Webhook deliveries']) assert.equal(await page.getByRole('heading', { name, exact: true }).count(), 0, `no ${name}`);
+    for (const name of ['Settings', 'API keys', 'Audit trail', 'Webhook deliveries', 'Account']) assert.equal(await page.getByRole('heading', { name, exact: true }).count(), 0, `no ${name}`);
     assert.equal(await page.getByRole('button', { name: 'Create', exact: true }).count(), 0, 'no instance creation');
     assert.equal(await page.locator('#live').isVisible(), false, 'no account-wide event stream');
     // Reload: the tab keeps the token, and names the instance at once.

@@ -55,6 +55,9 @@ test('GET …/health and the zapgate_number_* metrics show what the network said
     assert.equal(x.strangers.perDay.at(-1), 3);
     assert.equal(x.strangers.warmup.capPerDay, null);
     assert.ok(x.disconnections.reasons.every((r) => r.reason !== null), 'each with its reason');
+    // The drop the session reconnected from, with its cause (a new instance's first status is no loss).
+    assert.ok(x.disconnections.reasons.some((r) => r.status === 'disconnected' && /^connection lost: /.test(String(r.reason))), JSON.stringify(x.disconnections));
+    assert.ok(x.disconnections.reasons.every((r) => r.reason !== 'created'), JSON.stringify(x.disconnections));
     assert.deepEqual(x.governor, { ...x.governor, enabled: false, paused: false });
 
     const scrape = await (await request(`${h.url}/metrics`)).body.text();

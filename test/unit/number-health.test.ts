@@ -1,8 +1,9 @@
 // Number health's figures (docs/contract.md §12): ratios from the store's counts, failures by code
-// (cancelled and opted-out messages are not the network's doing), first contacts per day.
+// (cancelled and opted-out messages are not the network's doing), first contacts per day, and the
+// disconnections read off the status changes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { perDay, sendFigures } from '../../src/domain/number-health.js';
+import { disconnectionsOf, perDay, sendFigures } from '../../src/domain/number-health.js';
 
 test('sent, delivered, read and failed with their ratios and reasons', () => {
   const f = sendFigures([
@@ -35,4 +36,27 @@ test('first contacts are counted per day, oldest first, the last entry being tod
   const day = 1000;
   const now = 10_500;
   assert.deepEqual(perDay([10_400, 10_000, 9_600, 9_400, 7_000, 100], now, day, 4), [1, 0, 1, 3]);
+});
+
+test('a drop counts once from connected, not its retries, not a new instance, not the restart after pairing', () => {
+  const lost = (n: number, at: number) => ({ status: 'connecting', reason: `connection lost: closed (428); reconnecting in ${n} s (attempt ${n})`, at });
+  const changes = [
+    lost(1, 10), // the window opens mid-connection: counted when the status before it was connected
+    { status: 'connecting', reason: 'reconnecting (attempt 1)', at: 11 },
+    lost(2, 12),
+    { status: 'connected', reason: 'connected to the network', at: 13 },
+    { status: 'banned', reason: 'the network refused the account (403)', at: 20 },
+  ];
+  assert.deepEqual(disconnectionsOf(changes, 'connected'), [
+    { status: 'banned', reason: 'the network refused the account (403)', count: 1, last: 20 },
+    { status: 'disconnected', reason: 'connection lost: closed (428)', count: 1, last: 10 },
+  ]);
+  assert.deepEqual(disconnectionsOf(changes.slice(0, 4), null), [], 'not connected before: a failed first connection is no loss');
+  const fresh = [
+    { status: 'disconnected', reason: 'created', at: 1 },
+    { status: 'pairing', reason: 'QR code issued', at: 2 },
+    { status: 'connecting', reason: 'restart required by the network', at: 3 },
+    { status: 'connected', reason: 'connected to the network', at: 4 },
+  ];
+  assert.deepEqual(disconnectionsOf(fresh, null), []);
 });

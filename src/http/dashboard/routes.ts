@@ -5,9 +5,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DASHBOARD_CSS } from './assets/app-css.js';
 import { DASHBOARD_JS_ACCOUNT } from './assets/app-js-account.js';
 import { DASHBOARD_JS_BASE } from './assets/app-js-base.js';
+import { DASHBOARD_JS_CAMPAIGN_FORM } from './assets/app-js-campaign-form.js';
+import { DASHBOARD_JS_CAMPAIGNS } from './assets/app-js-campaigns.js';
 import { DASHBOARD_JS_CHATS } from './assets/app-js-chats.js';
 import { DASHBOARD_JS_INSTANCE } from './assets/app-js-instance.js';
 import { DASHBOARD_JS_LIVE } from './assets/app-js-live.js';
+import { DASHBOARD_JS_NUMBER_HEALTH } from './assets/app-js-number-health.js';
+import { DASHBOARD_JS_OPTOUTS } from './assets/app-js-optouts.js';
 import { DASHBOARD_ICON_SVG } from './assets/icon.js';
 import { DASHBOARD_HTML } from './assets/page.js';
 
@@ -34,8 +38,17 @@ const HEADERS = {
   'cache-control': 'no-cache',
 };
 
-/** The script is one file in the browser, kept in five parts by concern here (see `assets/app-js-base.ts`). */
-const DASHBOARD_JS = DASHBOARD_JS_BASE + DASHBOARD_JS_INSTANCE + DASHBOARD_JS_CHATS + DASHBOARD_JS_ACCOUNT + DASHBOARD_JS_LIVE;
+/** The script is one file in the browser, kept in nine parts by concern here (see `assets/app-js-base.ts`). */
+const DASHBOARD_JS =
+  DASHBOARD_JS_BASE +
+  DASHBOARD_JS_INSTANCE +
+  DASHBOARD_JS_CHATS +
+  DASHBOARD_JS_ACCOUNT +
+  DASHBOARD_JS_CAMPAIGNS +
+  DASHBOARD_JS_CAMPAIGN_FORM +
+  DASHBOARD_JS_OPTOUTS +
+  DASHBOARD_JS_NUMBER_HEALTH +
+  DASHBOARD_JS_LIVE;
 
 const files = {
   '/dashboard': { type: 'text/html; charset=utf-8', body: Buffer.from(DASHBOARD_HTML) },

@@ -50,7 +50,7 @@ const NumberHealth = named(
       ),
       disconnections: Type.Object(
         {
-          count: Type.Integer({ description: 'Times the number lost its connection in the window.' }),
+          count: Type.Integer({ description: 'Times the number lost its connection in the window: a drop the session reconnects from counts once (as `disconnected`, reason `connection lost: <cause>`); a new instance\'s first status does not.' }),
           reasons: Type.Array(Type.Object({ status: Type.String(), reason: Type.Union([Type.String(), Type.Null()]), count: Type.Integer(), last: Ms('The latest (ms since the epoch).') }), {
             description: 'By status (disconnected, logged_out, banned, replaced) and reason, latest first.',
           }),

@@ -9,6 +9,7 @@ import type { AuthenticationCreds, ConnectionState } from 'baileys';
 import type { GatewayEvent } from '../../events/types.js';
 import type { Logger } from '../../logger.js';
 import type { InstanceStatus } from '../../domain/instance.js';
+import { CONNECTION_LOST } from '../../domain/number-health.js';
 import type { InstancePatch } from '../../store/schema.js';
 import type { StoredAuthState } from './auth-state.js';
 import { backoffDelay, classifyClose, type CloseAction } from './close-policy.js';
@@ -327,7 +328,7 @@ export class Session implements LiveSession {
   private async scheduleReconnect(detail: string, disconnected: (e: string) => Promise<void>): Promise<void> {
     this.attempts++;
     const delay = backoffDelay(this.attempts, this.deps.backoff);
-    await this.setState('connecting', `connection lost: ${detail}; reconnecting in ${Math.round(delay / 100) / 10} s (attempt ${this.attempts})`);
+    await this.setState('connecting', `${CONNECTION_LOST}: ${detail}; reconnecting in ${Math.round(delay / 100) / 10} s (attempt ${this.attempts})`);
     await disconnected(detail);
     this.cancelReconnect = this.deps.clock.setTimer(delay, () => {
       this.cancelReconnect = null;

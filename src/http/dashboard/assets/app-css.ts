@@ -16,7 +16,7 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 h2 { font-size: 17px; margin: 0 0 10px; } h3 { font-size: 15px; margin: 16px 0 8px; }
 label { display: block; font-weight: 600; margin: 8px 0 4px; }
 label.inline { display: inline-flex; align-items: center; gap: 6px; font-weight: 400; margin: 0; }
-input, select { font: inherit; padding: 7px 9px; border: 1px solid #8a96a3; border-radius: 6px; width: 100%; background: #fff; color: var(--fg); }
+input, select, textarea { font: inherit; padding: 7px 9px; border: 1px solid #8a96a3; border-radius: 6px; width: 100%; background: #fff; color: var(--fg); }
 input[type=checkbox] { width: auto; }
 button { font: inherit; padding: 7px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg); cursor: pointer; min-height: 36px; white-space: nowrap; }
 button.secondary { background: #fff; color: var(--accent); }
@@ -37,8 +37,8 @@ button:disabled { opacity: .6; cursor: default; }
 .instance-list button[aria-current=true] { border: 2px solid var(--accent); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; background: var(--warn-bg); color: var(--warn); white-space: nowrap; }
 .badge.connected { background: var(--ok-bg); color: var(--ok); }
-.badge.logged_out, .badge.banned, .badge.replaced, .badge.failed { background: var(--bad-bg); color: var(--bad); }
-.badge.delivered, .badge.READ, .badge.RECEIVED, .badge.SENT, .badge.PLAYED { background: var(--ok-bg); color: var(--ok); }
+.badge.logged_out, .badge.banned, .badge.replaced, .badge.failed, .badge.cancelled { background: var(--bad-bg); color: var(--bad); }
+.badge.running, .badge.done, .badge.sent, .badge.read, .badge.delivered, .badge.READ, .badge.RECEIVED, .badge.SENT, .badge.PLAYED { background: var(--ok-bg); color: var(--ok); }
 .facts { display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 4px 12px; margin: 0; } .facts dt { color: var(--muted); } .facts dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
 .detail-head { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 .detail-head h2 { margin: 0; flex: 1 1 auto; }
@@ -51,7 +51,15 @@ table { width: 100%; border-collapse: collapse; font-size: 13px; }
 caption { text-align: left; color: var(--muted); padding-bottom: 4px; }
 th, td { text-align: left; padding: 5px 6px; border-bottom: 1px solid var(--line); vertical-align: top; word-break: break-word; }
 th { font-weight: 600; }
+.counts th { word-break: normal; white-space: nowrap; } .counts td[data-count] { text-align: right; }
+.counts td:first-child { min-width: 140px; word-break: normal; overflow-wrap: anywhere; }
+.counts th, .counts td { padding: 5px 4px; }
+.actions-cell button { margin: 0 4px 4px 0; min-height: 30px; padding: 3px 8px; }
 .scroll { overflow-x: auto; }
+fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 10px 0; display: flex; flex-wrap: wrap; gap: 6px 16px; }
+textarea { resize: vertical; }
+progress { width: 90px; vertical-align: middle; accent-color: var(--ok); }
+.hint.error { color: var(--bad); }
 .media { display: flex; flex-wrap: wrap; gap: 8px; } .media figure { margin: 0; width: 140px; } .media img { width: 140px; height: 140px; object-fit: cover; border: 1px solid var(--line); border-radius: 6px; }
 .media figcaption { font-size: 12px; color: var(--muted); }
 .log { font: 12px/1.4 ui-monospace, monospace; max-height: 220px; overflow: auto; margin: 0; padding: 0; list-style: none; }

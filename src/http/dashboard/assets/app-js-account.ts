@@ -1,4 +1,4 @@
-// The dashboard's script, part 4 of 5 (see `app-js-base.ts`): the account's administration, shown
+// The dashboard's script, part 4 of 9 (see `app-js-base.ts`): the account's administration, shown
 // only to a credential with the admin scope over the whole account (docs/api-keys.md): its API keys
 // (listed without their secrets; created with a name and scopes, the secret shown once; rotated with
 // an hour's overlap; revoked) and the newest entries of its audit trail (GET /audit).

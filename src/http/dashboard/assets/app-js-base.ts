@@ -1,4 +1,4 @@
-// The dashboard's script, part 1 of 5 (served as one file, the parts concatenated in order by
+// The dashboard's script, part 1 of 9 (served as one file, the parts concatenated in order by
 // `../routes.ts`): plain browser JavaScript, no build step and no dependency. This part opens the
 // script's one closure and holds its state, the DOM helpers, the API client (the Client-Token or API
 // key as the Client-Token header, from session storage; instance tokens in the path), signing in and
@@ -11,7 +11,8 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
   var INST_KEY = 'zapgate.instanceTokens';
   var S = { token: null, me: null, instances: [], selected: null, tokens: {}, events: [], media: {}, sends: {},
     abort: null, lastEventId: null, qrTimer: null, qrFor: null, timers: {}, healthTimer: null,
-    chats: [], chatOpen: null, chatFor: null, edited: {}, threadShown: false };
+    chats: [], chatOpen: null, chatFor: null, edited: {}, threadShown: false,
+    view: null, campaigns: [], optOuts: [], optNext: null };
 
   function $(id) { return document.getElementById(id); }
   function h(tag, attrs) {
@@ -83,6 +84,8 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
       $('whoami').hidden = false;
       $('whoami').textContent = S.me.kind === 'api-key' ? 'API key \u201c' + S.me.name + '\u201d: ' + S.me.scopes.join(', ') : 'Client-Token: full access';
       $('create-form').hidden = !accountWide('admin');
+      // Campaigns and the opt-out list are the account's: not for a key limited to some instances.
+      $('account-nav').hidden = !accountWide('read');
       renderInstances(); renderHealth(); renderAdmin(); connectStream();
       S.healthTimer = setInterval(refreshHealth, 15000);
       refreshHealth();
@@ -91,10 +94,10 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
   }
   function signOut(message) {
     if (S.abort) S.abort.abort();
-    S.abort = null; S.token = null; S.me = null; S.selected = null; S.lastEventId = null;
+    S.abort = null; S.token = null; S.me = null; S.selected = null; S.lastEventId = null; S.view = null;
     stopQr(); clearInterval(S.healthTimer);
     sessionStorage.removeItem(CT_KEY); sessionStorage.removeItem(INST_KEY);
-    $('app').hidden = true; $('signout').hidden = true; $('live').hidden = true; $('whoami').hidden = true; $('signin').hidden = false;
+    $('app').hidden = true; $('signout').hidden = true; $('live').hidden = true; $('whoami').hidden = true; $('account-nav').hidden = true; $('signin').hidden = false;
     clear($('detail')).appendChild(h('p', { class: 'muted', text: 'Select or create an instance.' }));
     clear($('account-admin'));
     $('signin-error').textContent = message || '';
@@ -134,6 +137,7 @@ export const DASHBOARD_JS_BASE = String.raw`'use strict';
         'data-instance': inst.instanceId, on: { click: function () { select(inst.instanceId); } } },
         h('span', null, inst.name, inst.phone ? h('span', { class: 'muted', text: ' +' + inst.phone }) : null), badge(inst.status))));
     });
+    markNav();
   }
   function create(name) {
     return api('POST', '/instances', { name: name }).then(function (created) {

@@ -1,4 +1,4 @@
-// The dashboard's script, part 3 of 5 (see `app-js-base.ts`): the selected instance's
+// The dashboard's script, part 3 of 9 (see `app-js-base.ts`): the selected instance's
 // conversations, from the gateway's stored copy — the chat list (`GET /chats`: unread counts, the
 // last message), one chat's messages (`GET /chat-messages/{phone}`: edits show the new text,
 // deletions stay as `revoked`, received files through their signed `mediaUrl`), a reply

@@ -1,12 +1,12 @@
-// The dashboard's script, part 2 of 5 (see `app-js-base.ts`): the selected instance's screen —
-// its detail, status, pairing (QR and code), history, webhooks, test send, queue and deliveries.
+// The dashboard's script, part 2 of 9 (see `app-js-base.ts`): the selected instance's screen —
+// its detail, status, pairing (QR and code), number health (part 8), history, webhooks, test send, queue and deliveries.
 // Each control is built only when the signed-in credential holds its route's scope (may(), part 1):
 // a read-only key sees no button it could not use.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.
 export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
   function select(id, pairNow) {
     stopQr(); S.codeFor = null;
-    S.selected = id; S.chats = []; S.chatOpen = null;
+    S.selected = id; S.view = null; S.chats = []; S.chatOpen = null;
     renderInstances();
     var d = clear($('detail'));
     var inst = current();
@@ -34,6 +34,7 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
         iapi('PUT', '/update-name', { value: v }).then(function () { toast('Renamed'); refreshInstances(); }, fail); } } },
         h('label', { for: 'rename', text: 'Name' }), h('input', { id: 'rename', required: true, maxlength: 100, value: inst.name }), h('button', { type: 'submit', class: 'secondary', text: 'Rename' })) : null));
     d.appendChild(h('section', { id: 'pairing', class: 'card', 'aria-labelledby': 'pair-title' }, h('h2', { id: 'pair-title', text: 'Pairing' }), h('div', { id: 'pair-body' })));
+    if (may('read')) d.appendChild(numberHealthCard());
     d.appendChild(conversationsCard());
     d.appendChild(h('div', { class: 'grid2' },
       may('send') ? h('section', { class: 'card', 'aria-labelledby': 'send-title' }, h('h2', { id: 'send-title', text: 'Test send' }),
@@ -85,7 +86,7 @@ export const DASHBOARD_JS_INSTANCE = String.raw`  // ---- detail ----
       h('section', { class: 'card', 'aria-labelledby': 'hist-title' }, h('h2', { id: 'hist-title', text: 'Status history' }), h('ol', { id: 'history', class: 'log' }))));
     d.appendChild(h('section', { class: 'card', 'aria-labelledby': 'ev-title' }, h('h2', { id: 'ev-title', text: 'Live events' }), h('ol', { id: 'events', class: 'log' })));
     renderHead(); renderSent(); renderMedia(); renderEvents();
-    refreshStatus(pairNow); refreshHistory(); refreshQueue(); refreshDeliveries(); refreshHooks(); refreshChats();
+    refreshStatus(pairNow); refreshHistory(); refreshQueue(); refreshDeliveries(); refreshHooks(); refreshChats(); refreshNumberHealth();
   }
   function renderHead() {
     var inst = current(); if (!inst || !$('inst-title')) return;

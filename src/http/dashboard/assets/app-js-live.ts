@@ -1,6 +1,6 @@
-// The dashboard's script, part 5 of 5 (see `app-js-base.ts`): what arrives live — received media
+// The dashboard's script, part 9 of 9 (see `app-js-base.ts`): what arrives live — received media
 // and events, the account's event stream (GET /events, read with fetch for the Client-Token header),
-// health — and the boot on DOMContentLoaded, which closes the script's closure.
+// the side panel's health — and the boot on DOMContentLoaded, which closes the script's closure.
 // Kept free of backticks and template placeholders: it lives inside a String.raw literal.
 export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
   var MEDIA = { image: ['imageUrl', 'caption'], sticker: ['stickerUrl', null], video: ['thumbnailUrl', 'caption'], document: ['thumbnailUrl', 'fileName'], audio: [null, null] };
@@ -47,7 +47,10 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
       later('instances', 100, refreshInstances);
       if (mine) { refreshStatus(); refreshHistory(); refreshChats(); }
     }
-    if (type === 'DeliveryCallback') { setSendStatus(body.messageId, body.error ? 'failed' : 'SENT'); if (mine) later('queue', 300, refreshQueue); }
+    if (type === 'DeliveryCallback') { setSendStatus(body.messageId, body.error ? 'failed' : 'SENT'); if (mine) { later('queue', 300, refreshQueue); later('nhealth', 1500, refreshNumberHealth); } }
+    // A campaign changed state (started, paused, finished…): its row follows at once.
+    if (/^CAMPAIGN_/.test(body.notification || '') && S.view === 'campaigns') later('campaigns', 300, refreshCampaigns);
+    if (body.notification === 'ANTIBAN_PAUSED' && mine) later('nhealth', 300, refreshNumberHealth);
     if (type === 'MessageStatusCallback') (body.ids || []).forEach(function (id) { setSendStatus(id, body.status); });
     if (type === 'ReceivedCallback') { noteMedia(body); if (mine) renderMedia(); }
     // Deleted for everyone: its preview goes too.
@@ -113,6 +116,7 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
     if (may('manage')) { dl.appendChild(h('dt', { text: 'Webhook lag' })); dl.appendChild(h('dd', { id: 'health-lag', text: S.healthLag == null ? '\u2026' : S.healthLag })); }
   }
   function refreshHealth() {
+    refreshNumberHealth();
     // Over the instances this tab holds a token for (the API gives queues and deliveries per instance).
     var ids = S.instances.map(function (i) { return i.instanceId; }).filter(function (id) { return S.tokens[id]; }).slice(0, 20);
     var pfx = function (id) { return '/instances/' + encodeURIComponent(id) + '/token/' + encodeURIComponent(S.tokens[id]); };
@@ -154,6 +158,7 @@ export const DASHBOARD_JS_LIVE = String.raw`  // ---- media and events ----
       });
     });
     $('signout').addEventListener('click', function () { signOut(); });
+    wireAccountNav();
     $('create-form').addEventListener('submit', function (ev) {
       ev.preventDefault();
       var name = $('create-name').value.trim();

@@ -45,6 +45,13 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
         <h2 id="health-title">Health</h2>
         <dl id="health" class="facts"></dl>
       </section>
+      <nav id="account-nav" class="card" aria-labelledby="account-nav-title" hidden>
+        <h2 id="account-nav-title">Account</h2>
+        <ul class="instance-list">
+          <li><button type="button" id="nav-campaigns" data-view="campaigns" aria-current="false">Campaigns</button></li>
+          <li><button type="button" id="nav-optouts" data-view="optouts" aria-current="false">Opt-out list</button></li>
+        </ul>
+      </nav>
       <div id="account-admin"></div>
     </aside>
     <section id="detail" class="detail" aria-live="off"><p class="muted">Select or create an instance.</p></section>
