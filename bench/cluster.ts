@@ -9,7 +9,8 @@
 //
 // All processes share this machine's cores: on one small machine more nodes add forwarding and
 // contention rather than capacity, and the ratios say what that costs; on separate machines each
-// node brings its own cores.
+// node brings its own cores. The nodes run the compiled build, as in production (rebuilt first when
+// a source is newer; BENCH_FROM_SOURCE=1 runs the sources).
 //
 // Usage: node --import tsx bench/cluster.ts [--nodes 1,2,3] [--instances 6] [--messages 600]
 //          [--concurrency 32] [--lease-ms 5000] [--heartbeat-ms 1000]
@@ -18,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCluster, type ClusterHarness, type ClusterInstance } from '../test/helpers/cluster-harness.js';
-import { percentile } from './sender-harness.js';
+import { gatewayBin, percentile } from './sender-harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,6 +36,7 @@ const INSTANCES = Number(values.instances);
 const MESSAGES = Number(values.messages);
 const CONCURRENCY = Number(values.concurrency);
 const CONTACT = '5511966690001';
+const BIN = gatewayBin();
 const owners = Array.from({ length: INSTANCES }, (_, i) => `55119777900${String(i + 1).padStart(2, '0')}`);
 
 interface Row {
@@ -69,6 +71,7 @@ async function run(size: number, failover: boolean): Promise<{ row: Row; failove
     heartbeatMs: Number(values['heartbeat-ms']),
     leaseMs: Number(values['lease-ms']),
     env: { ZAPGATE_PACING: 'off', ZAPGATE_QUEUE_MAX_DISCONNECTED: '100000' },
+    ...(BIN ? { bin: BIN } : {}),
   });
   try {
     const names = Array.from({ length: size }, (_, i) => `n${i + 1}`);

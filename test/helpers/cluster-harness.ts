@@ -65,6 +65,8 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** A PostgreSQL server of the test's own (one it restarts); the suite's otherwise. */
   pgUrl?: string;
+  /** A compiled build's bin/zapgate.js for every node (benches); the sources otherwise. */
+  bin?: string;
 }
 
 export async function startCluster(options: ClusterOptions): Promise<ClusterHarness> {
@@ -115,6 +117,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterHarn
         dataDir,
         port,
         env: { ...env, ZAPGATE_NODE_ID: name, ZAPGATE_NODE_URL: `http://127.0.0.1:${port}` },
+        ...(options.bin ? { bin: options.bin } : {}),
       });
       nodes.set(name, proc);
       return proc;
