@@ -3,18 +3,23 @@
 // For each cluster size: accepted sends per second (requests spread over every node, so most are
 // forwarded to their instance's owner) with latency percentiles, and end-to-end throughput (until
 // the contact's phone has decrypted every message). Then, with the largest cluster, the failover
-// time: kill -9 a node and time until each of its instances is connected on another.
+// time: kill -9 a node and time until each of its instances is connected on another. Per node, for
+// sizing (docs/cluster.md, "Sizing"): its instances, and the most RSS and PostgreSQL connections it
+// had while the sends ran and were delivered (sampled every 250 ms: /proc and `ss`).
 //
 // All processes share this machine's cores: on one small machine more nodes add forwarding and
 // contention rather than capacity, and the ratios say what that costs; on separate machines each
-// node brings its own cores.
+// node brings its own cores. The nodes run the compiled build, as in production (rebuilt first when
+// a source is newer; BENCH_FROM_SOURCE=1 runs the sources).
 //
 // Usage: node --import tsx bench/cluster.ts [--nodes 1,2,3] [--instances 6] [--messages 600]
 //          [--concurrency 32] [--lease-ms 5000] [--heartbeat-ms 1000]
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCluster, type ClusterHarness, type ClusterInstance } from '../test/helpers/cluster-harness.js';
-import { percentile } from './sender-harness.js';
+import { gatewayBin, percentile } from './sender-harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +36,7 @@ const INSTANCES = Number(values.instances);
 const MESSAGES = Number(values.messages);
 const CONCURRENCY = Number(values.concurrency);
 const CONTACT = '5511966690001';
+const BIN = gatewayBin();
 const owners = Array.from({ length: INSTANCES }, (_, i) => `55119777900${String(i + 1).padStart(2, '0')}`);
 
 interface Row {
@@ -40,6 +46,22 @@ interface Row {
   p99: number;
   deliveredPerSec: number;
   forwarded: number;
+  /** Per node: the most RSS (MB) and PostgreSQL connections seen while sending and delivering. */
+  peaks: { rssMb: number; pgConnections: number }[];
+}
+
+/** A process's resident memory, MB (Linux). */
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? 0) / 1024;
+}
+
+/** Established TCP connections to PostgreSQL's port, per process id (Linux `ss`). */
+function pgConnectionsByPid(pgPort: string): Map<number, number> {
+  const out = execFileSync('ss', ['-tnpH', 'state', 'established', `( dport = :${pgPort} )`], { encoding: 'utf8' });
+  const byPid = new Map<number, number>();
+  for (const m of out.matchAll(/pid=(\d+),/g)) byPid.set(Number(m[1]), (byPid.get(Number(m[1])) ?? 0) + 1);
+  return byPid;
 }
 
 async function run(size: number, failover: boolean): Promise<{ row: Row; failoverMs: number[] }> {
@@ -49,6 +71,7 @@ async function run(size: number, failover: boolean): Promise<{ row: Row; failove
     heartbeatMs: Number(values['heartbeat-ms']),
     leaseMs: Number(values['lease-ms']),
     env: { ZAPGATE_PACING: 'off', ZAPGATE_QUEUE_MAX_DISCONNECTED: '100000' },
+    ...(BIN ? { bin: BIN } : {}),
   });
   try {
     const names = Array.from({ length: size }, (_, i) => `n${i + 1}`);
@@ -56,6 +79,18 @@ async function run(size: number, failover: boolean): Promise<{ row: Row; failove
     const instances: ClusterInstance[] = [];
     for (const [i, phone] of owners.entries()) instances.push(await h.pair(names[i % size]!, phone));
     const before = (await h.admin.received(CONTACT)).length;
+
+    const pids = names.map((n) => h.nodes.get(n)!.child.pid!);
+    const pgPort = new URL(h.databaseUrl).port || '5432';
+    const peaks = pids.map(() => ({ rssMb: 0, pgConnections: 0 }));
+    const sample = (): void => {
+      const conns = pgConnectionsByPid(pgPort);
+      pids.forEach((pid, i) => {
+        peaks[i]!.rssMb = Math.max(peaks[i]!.rssMb, rssMb(pid));
+        peaks[i]!.pgConnections = Math.max(peaks[i]!.pgConnections, conns.get(pid) ?? 0);
+      });
+    };
+    const sampler = setInterval(sample, 250);
 
     const latencies: number[] = [];
     const ids: string[] = [];
@@ -80,6 +115,8 @@ async function run(size: number, failover: boolean): Promise<{ row: Row; failove
     const deadline = Date.now() + 300_000;
     while (Date.now() < deadline && (await h.admin.received(CONTACT)).length - before < MESSAGES) await sleep(100);
     const deliveredMs = performance.now() - started;
+    clearInterval(sampler);
+    sample();
     const got = (await h.admin.received(CONTACT)).length - before;
     if (got < MESSAGES) throw new Error(`only ${got} of ${MESSAGES} messages delivered`);
     latencies.sort((a, b) => a - b);
@@ -96,6 +133,7 @@ async function run(size: number, failover: boolean): Promise<{ row: Row; failove
       p99: percentile(latencies, 99),
       deliveredPerSec: MESSAGES / (deliveredMs / 1000),
       forwarded,
+      peaks,
     };
 
     const failoverMs: number[] = [];
@@ -134,6 +172,10 @@ for (const r of rows) {
   console.log(
     `${String(r.nodes).padStart(5)} | ${r.acceptedPerSec.toFixed(0).padStart(10)} | ${(r.acceptedPerSec / base.acceptedPerSec).toFixed(2).padStart(9)} | ${r.p50.toFixed(1).padStart(6)} | ${r.p99.toFixed(1).padStart(6)} | ${String(r.forwarded).padStart(9)} | ${r.deliveredPerSec.toFixed(0).padStart(16)} | ${(r.deliveredPerSec / base.deliveredPerSec).toFixed(2).padStart(9)}`,
   );
+}
+console.log('per node (most while sending and delivering): instances | RSS MB | PostgreSQL connections');
+for (const r of rows) {
+  console.log(`${r.nodes} node(s): ${r.peaks.map((p, i) => `n${i + 1} ${Math.round(INSTANCES / r.nodes)} | ${p.rssMb.toFixed(0)} | ${p.pgConnections}`).join('; ')}`);
 }
 if (failover.length > 0) {
   failover.sort((a, b) => a - b);

@@ -41,7 +41,7 @@ export interface Bench {
  * a stack per request) cost the gateway CPU a deployment never pays. BENCH_FROM_SOURCE=1 runs the
  * sources instead.
  */
-function gatewayBin(): string | undefined {
+export function gatewayBin(): string | undefined {
   if (process.env.BENCH_FROM_SOURCE === '1') return undefined;
   execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs'), '--if-stale'], { stdio: 'inherit' });
   return join(REPO_ROOT, 'bin/zapgate.js');

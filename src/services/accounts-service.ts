@@ -41,7 +41,12 @@ export class AccountsService {
    */
   async bootstrap(presetToken: string | undefined): Promise<CreatedAccount | null> {
     if ((await this.store.accounts.count()) > 0) return null;
-    return this.create('default', presetToken);
+    // Checked again under a lock: cluster nodes starting together must not each create one.
+    const id = newUuid();
+    const createdAt = this.clock.now();
+    const clientToken = presetToken ?? newToken();
+    if (!(await this.store.accounts.createFirst({ id, name: 'default', token_hash: hashToken(clientToken), created_at: createdAt }))) return null;
+    return { id, name: 'default', createdAt, clientToken };
   }
 
   async list(): Promise<AccountSummary[]> {

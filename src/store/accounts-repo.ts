@@ -1,5 +1,5 @@
 // Accounts: who owns instances. Only token hashes are stored.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Account } from '../domain/account.js';
 import type { AccountChangeKind, AccountRow, DB } from './schema.js';
 
@@ -17,11 +17,33 @@ interface AccountChange {
   instanceIds: string[];
 }
 
+/** Any 64-bit number of our own: the lock under which the first account is created (PostgreSQL). */
+const FIRST_ACCOUNT_LOCK_KEY = '7301118407553021';
+
 export class AccountsRepo {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly dialect: 'sqlite' | 'postgres' = 'sqlite',
+  ) {}
 
   async create(row: AccountRow): Promise<void> {
     await this.db.insertInto('accounts').values(row).execute();
+  }
+
+  /**
+   * Creates `row` only if there is no account yet; true when it did. The nodes of a cluster started
+   * together on an empty database (compose.yaml's cluster profile) create one first account between
+   * them, not one each: on PostgreSQL they take turns under a transaction lock, and SQLite has one
+   * writer and one gateway.
+   */
+  async createFirst(row: AccountRow): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${FIRST_ACCOUNT_LOCK_KEY}::bigint)`.execute(trx);
+      const existing = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+      if (existing) return false;
+      await trx.insertInto('accounts').values(row).execute();
+      return true;
+    });
   }
 
   findByTokenHash(tokenHash: string): Promise<AccountRow | undefined> {

@@ -67,7 +67,7 @@ export function createStore(database: Database): Store {
   const { db } = database;
   return {
     database,
-    accounts: new AccountsRepo(db),
+    accounts: new AccountsRepo(db, database.capabilities.name),
     instances: new InstancesRepo(db),
     webhooks: new WebhooksRepo(db),
     messages: new MessagesRepo(db, database),

@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import sharp from 'sharp';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
+import { assertOneSocketPerDevice, sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
 import { cliEnv, REPO_ROOT } from '../helpers/process-gateway.js';
 
 /** A small PNG, different each round (so each is stored anew). */
@@ -48,11 +48,7 @@ describe('cluster mode: three nodes on one PostgreSQL (gateway processes + Baile
   });
 
   /** simnet's count: the most connections logged in as each device at once, over the whole run. */
-  async function everyDeviceOneSocket(when: string): Promise<void> {
-    for (const phone of OWNERS) {
-      for (const d of (await h.admin.user(phone)).devices) assert.equal(d.maxSockets, 1, `${when}: ${phone} device ${d.id} was logged in ${d.maxSockets} times at once (${d.replacedSockets} replaced)`);
-    }
-  }
+  const everyDeviceOneSocket = (when: string): Promise<void> => assertOneSocketPerDevice(h.admin, OWNERS, when);
 
   const ownerOf = async (inst: ClusterInstance, via: string): Promise<string | null> => {
     const s = await h.api(via, 'GET', `${inst.prefix}/status`);

@@ -1,11 +1,12 @@
 // Idempotency-Key end to end: a client whose send's answer was lost retries it with the same key —
 // through another node of the cluster, after the node that accepted it was killed and restarted, or
 // twice at once — and always gets the first message's ids back, while the contact receives that
-// message exactly once. The same key with another body is refused (422), nothing queued.
+// message exactly once. The same key with another body is refused (422), nothing queued. The kill
+// and restart move the instance between nodes without its device ever being logged in twice.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
+import { assertOneSocketPerDevice, sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
 
 const OWNER = '5511977730001';
 const CONTACT = '5511966630001';
@@ -58,7 +59,7 @@ describe('Idempotency-Key on sends (two gateway processes on one PostgreSQL + Ba
       if (rows[0] && rows[0].state !== 'queued' && rows[0].state !== 'in_flight') break;
       await sleep(100);
     }
-    // The node that runs the instance killed (kill -9) and started again: the key is in the shared database. (kill -9, then started again): the key is in the shared database.
+    // The node that runs the instance killed (kill -9) and started again: the key is in the shared database.
     const owner = await h.connected('n2', inst);
     await h.nodes.get(owner)!.kill9();
     await h.startNode(owner);
@@ -75,6 +76,7 @@ describe('Idempotency-Key on sends (two gateway processes on one PostgreSQL + Ba
     assert.equal((await h.query('select 1 from messages where instance_id = $1 and payload like $2', [inst.id, `%"${text}"%`])).length, 1, 'queued once');
     const received = (await h.admin.received(CONTACT)).filter((m) => m.id === ids.messageId);
     assert.equal(received.length, 1, 'under the id the gateway answered');
+    await assertOneSocketPerDevice(h.admin, [OWNER], 'after the kill -9 and restart');
   });
 
   test('two requests racing with one key, one per node: one message, both answers name it', async () => {
@@ -89,5 +91,6 @@ describe('Idempotency-Key on sends (two gateway processes on one PostgreSQL + Ba
     assert.equal((await send('n2', marker)).status, 200);
     await waitReceived(marker);
     assert.equal(await receivedTimes(text), 1, 'the contact received it once');
+    await assertOneSocketPerDevice(h.admin, [OWNER], 'at the end');
   });
 });

@@ -1,12 +1,13 @@
 // Received media in a cluster: two gateway processes on one PostgreSQL keep received files in a store
 // both share — PostgreSQL (the cluster default) or an S3 bucket (a real S3-protocol server on
 // loopback) — so a file received by the node that owns the instance is served, at its signed link,
-// by the other node too, byte for byte, and still after the receiving node was killed (kill -9).
+// by the other node too, byte for byte, and still after the receiving node was killed (kill -9),
+// whose instance the other node then takes over without its device ever being logged in twice.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import { sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
+import { assertOneSocketPerDevice, sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
 import { startS3, type TestS3 } from '../helpers/s3-server.js';
 
 const OWNER = '5511977720001';
@@ -76,6 +77,9 @@ for (const backend of ['postgres', 's3'] as const) {
         tampered.searchParams.set('exp', String(Number(url.searchParams.get('exp')) + 1));
         assert.equal((await fetchBytes(tampered.toString())).status, 403, 'the bucket needs no public access: the signature still guards the file');
       }
+      // The killed node's instance is taken over (a lease later), one socket per device throughout.
+      assert.equal(await h.connected(other, inst, 60_000, owner), other, `${other} took the instance over`);
+      await assertOneSocketPerDevice(h.admin, [OWNER], 'after the kill -9 and the takeover');
     });
   });
 }

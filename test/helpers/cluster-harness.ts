@@ -1,5 +1,6 @@
 // Cluster tests: simnet and a webhook receiver in this process, a PostgreSQL schema of their own,
 // and several real gateway processes (`zapgate serve` in cluster mode) on loopback, each killable.
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,17 @@ import { freePort, simnetGatewayEnv, spawnGateway, type GatewayProcess } from '.
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * simnet's count, asserted: the most connections logged in as each device of each phone at once,
+ * over the whole run, is 1 (WhatsApp allows one per linked device; docs/cluster.md, "One socket per
+ * device"). Every cluster test calls it after each move of instances between nodes.
+ */
+export async function assertOneSocketPerDevice(admin: SimnetClient, phones: readonly string[], when: string): Promise<void> {
+  for (const phone of phones) {
+    const { devices } = await admin.user(phone);
+    for (const d of devices) assert.equal(d.maxSockets, 1, `${when}: ${phone} device ${d.id} was logged in ${d.maxSockets} times at once (${d.replacedSockets} replaced)`);
+  }
+}
 
 export interface ApiAnswer {
   status: number;
@@ -53,6 +65,8 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** A PostgreSQL server of the test's own (one it restarts); the suite's otherwise. */
   pgUrl?: string;
+  /** A compiled build's bin/zapgate.js for every node (benches); the sources otherwise. */
+  bin?: string;
 }
 
 export async function startCluster(options: ClusterOptions): Promise<ClusterHarness> {
@@ -103,6 +117,7 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterHarn
         dataDir,
         port,
         env: { ...env, ZAPGATE_NODE_ID: name, ZAPGATE_NODE_URL: `http://127.0.0.1:${port}` },
+        ...(options.bin ? { bin: options.bin } : {}),
       });
       nodes.set(name, proc);
       return proc;

@@ -1,5 +1,6 @@
 // AccountsRepo on both dialects: create, lookups, listing order, token rotation, deletion.
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { accountRow, instanceRow, storeTest } from '../helpers/store-fixtures.js';
 
 storeTest('accounts: create, find by token hash and by id', async (store) => {
@@ -53,4 +54,15 @@ storeTest('accounts: delete removes the account and, by cascade, its instances',
   assert.equal(await store.instances.findById(ia.id), undefined);
   assert.equal((await store.instances.findById(ib.id))?.id, ib.id);
   assert.equal(await store.accounts.count(), 1);
+});
+
+storeTest('accounts: createFirst creates one first account however many callers race (cluster nodes starting together)', async (store) => {
+  // Five connections open first (PostgreSQL), so the five calls run side by side, not one per new connection.
+  await Promise.all(Array.from({ length: 5 }, () => sql`select 1`.execute(store.database.db)));
+  const rows = Array.from({ length: 5 }, () => accountRow({ name: 'default' }));
+  const created = await Promise.all(rows.map((r) => store.accounts.createFirst(r)));
+  assert.equal(created.filter(Boolean).length, 1, `one caller created it: ${JSON.stringify(created)}`);
+  assert.equal(await store.accounts.count(), 1);
+  assert.equal((await store.accounts.list())[0]?.id, rows[created.indexOf(true)]?.id, 'the one that said so');
+  assert.equal(await store.accounts.createFirst(accountRow()), false, 'not once there is one');
 });
