@@ -108,7 +108,12 @@ export class ChatRecorder {
 
   /** Statuses the network reported for messages this instance sent. */
   statuses(ids: readonly string[], status: string): void {
-    if (ids.length > 0) this.write({ kind: 'status', instanceId: this.deps.instanceId, ids, status });
+    for (const w of this.statusWrites(ids, status)) this.write(w);
+  }
+
+  /** The same as writes, for a caller that commits them with the status events. */
+  statusWrites(ids: readonly string[], status: string): ChatWrite[] {
+    return ids.length > 0 ? [{ kind: 'status', instanceId: this.deps.instanceId, ids, status }] : [];
   }
 
   /** Baileys' chat and contact events from one processed batch. */

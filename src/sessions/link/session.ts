@@ -29,6 +29,7 @@ import { SessionIntake } from '../inbound/session-intake.js';
 import type { NetworkSettings, SharedCaches, WASocket } from './socket-config.js';
 import { StatusTracker } from '../inbound/status-tracker.js';
 import { ChatRecorder } from '../inbound/chat-recorder.js';
+import type { MessageCopies } from '../../store/message-copies.js';
 
 type Waiter = { resolve(): void };
 
@@ -99,15 +100,15 @@ export class Session implements LiveSession {
       imported: (s) => this.log.info({ history: s }, 'history sync imported'),
     });
     this.tracker = new StatusTracker({
-      advance: async (ids, status, at) => {
-        const advanced = await deps.store.messages.advanceWaStatus(deps.instanceId, ids, status, at);
-        this.chats.statuses(ids, status);
-        return advanced;
-      },
+      advance: (ids, status, at) => deps.store.messages.advanceWaStatus(deps.instanceId, ids, status, at),
       recordError: async (id, reason, at) => {
         await deps.store.messages.recordNetworkError(deps.instanceId, id, reason, at);
       },
-      emit: (events) => this.emit(events),
+      // The chat copy's statuses commit with the status events; alone when nothing moved (a message sent from the phone).
+      emit: async (events, seen) => {
+        if (events.length > 0) await this.emit(events, { chats: this.chats.statusWrites(seen.ids, seen.status), remembered: [] });
+        else this.chats.statuses(seen.ids, seen.status);
+      },
       personOfChat: (chat) => this.identity.personOfChat(chat),
       restriction: (reason) => deps.onRestriction(reason, false),
       now: () => deps.clock.now(),
@@ -423,10 +424,10 @@ export class Session implements LiveSession {
     return this.writes;
   }
 
-  async emit(events: readonly GatewayEvent[]): Promise<void> {
+  async emit(events: readonly GatewayEvent[], copies?: MessageCopies): Promise<void> {
     if (events.length === 0) return;
     try {
-      await this.deps.events.emit(this.id, events);
+      await this.deps.events.emit(this.id, events, undefined, copies);
     } catch (err) {
       this.failed(err, 'emit events');
     }
