@@ -81,7 +81,8 @@ export class CampaignRunner {
     const t = started + (now - started) / scale;
     if (inQuietHours(t, s)) return;
     if (await this.governorPaused(c, now)) return;
-    const dayStart = started + (t - msOfLocalDay(t, s.timeZone) - started) * scale;
+    // Whole ms: PostgreSQL compares it with a bigint column (a fraction there is an error).
+    const dayStart = Math.floor(started + (t - msOfLocalDay(t, s.timeZone) - started) * scale);
     let busy = false;
     for (const instanceId of JSON.parse(c.instance_ids) as string[]) {
       const last = await store.campaigns.lastQueued(c.id, instanceId);

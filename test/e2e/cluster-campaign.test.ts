@@ -3,7 +3,7 @@
 // killed with kill -9 mid-run, the node that takes the number over goes on with its recipients.
 // Every recipient the cap allows gets exactly one message (counted on each contact's phone), from
 // its own number; the campaign's pacing and daily cap hold across the failover.
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
 
@@ -31,6 +31,15 @@ after(async () => {
 });
 
 test('cluster: a campaign runs across a kill -9 of the node owning one of its numbers, none twice, none skipped, pacing and cap held', async (t) => {
+  try {
+    await campaignAcrossFailover(t);
+  } catch (err) {
+    for (const [name, node] of h.nodes) t.diagnostic(`${name}: ${node.stderr().slice(-1500)} ${node.stdout().split("\n").filter((l) => /campaign|error/i.test(l)).slice(-10).join("\n")}`);
+    throw err;
+  }
+});
+
+async function campaignAcrossFailover(t: TestContext): Promise<void> {
   const began = Date.now();
   const created = await h.api('n1', 'POST', '/campaigns', {
     name: 'cluster',
@@ -51,9 +60,11 @@ test('cluster: a campaign runs across a kill -9 of the node owning one of its nu
   const victim = await h.connected('n1', insts[0]!);
   const survivor = victim === 'n1' ? 'n2' : 'n1';
   t.diagnostic(`numbers run on ${await h.connected(survivor, insts[0]!)} and ${await h.connected(survivor, insts[1]!)}; killing ${victim}`);
-  for (const deadline = Date.now() + 60_000; (await progress(survivor)).sent < 20; await sleep(200)) {
+  for (const deadline = Date.now() + 30_000; (await progress(survivor)).sent < 20; await sleep(200)) {
     if (Date.now() > deadline) throw new Error(`slow: ${JSON.stringify(await progress(survivor))}`);
   }
+  // Each node queued only for the number it owns: its fenced connections refuse any other (ZG001).
+  for (const name of ['n1', 'n2']) await nothingRefused(name);
   const killedAt = Date.now();
   await h.nodes.get(victim)!.kill9();
   h.nodes.delete(victim);
@@ -96,5 +107,13 @@ test('cluster: a campaign runs across a kill -9 of the node owning one of its nu
     const gaps = at.slice(1).map((x, k) => x - at[k]!);
     assert.ok(Math.min(...gaps) >= PACE_S * 1000 * TIME_SCALE, `paced ${PACE_S * 1000 * TIME_SCALE} ms apart at least: ${Math.min(...gaps)} ms`);
   }
+  await nothingRefused(survivor);
   t.diagnostic(`campaign with failover ${((Date.now() - began) / 1000).toFixed(1)} s; ${resent} resent under the same id`);
-});
+}
+
+/** No write of the node's was refused by the fence, and no campaign step failed. */
+async function nothingRefused(node: string): Promise<void> {
+  const metrics = await (await fetch(`${h.nodes.get(node)!.url}/metrics`)).text();
+  assert.match(metrics, /^zapgate_cluster_fencing_refusals_total 0$/m, `${node}: no write refused`);
+  assert.match(metrics, /^zapgate_failures_total\{component="campaigns"\} 0$/m, `${node}: no campaign step failed`);
+}
