@@ -189,7 +189,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   metrics.measureSinksWith(() => new Map([...outbox.brokers.health()].map(([kind, h]) => [kind, h.state === 'up'])), () => store.deliveries.sinkBacklog());
   // The use cases (services/index.ts), and the record the routes are built from (http/routes/index.ts).
   const services = createServices({
-    config, clock, log, metrics, guard, store, sessions, engine, ports, reactions, sender,
+    config, clock, log, metrics, guard, store, engineStore, sessions, engine, ports, reactions, sender,
     events: events.fromSender,
     placement: cluster?.node ?? null,
     media: { files: mediaFiles, signer, outgoing: outgoingFiles, released: mediaReleased },
@@ -236,8 +236,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await optOuts.load();
       // Lanes for every instance with messages waiting (in-flight ones are resent, same id).
       await sender?.start();
-      // Running campaigns resume where the store says they are (only with an engine to send).
-      if (sender) campaignRunner.start();
+      // Running campaigns resume where the store says they are (only with an engine to send); in
+      // cluster mode each node steps the numbers it owns, so the runner moves with the instance.
+      if (sender) campaignRunner.start(owns);
       // Paired instances reconnect in the background; group creations left pending resume after.
       engine
         ?.start()

@@ -2,7 +2,10 @@
 // numbers, queues the next recipient's message when the number has none of the campaign's still
 // waiting, the pacing allows, the local time is outside quiet hours and the day's cap is not
 // reached. One message outstanding per number means a pause stops the campaign within one step,
-// and the lane (pacing, anti-ban) decides when it actually leaves.
+// and the lane (pacing, anti-ban) decides when it actually leaves. Everything it decides on is read
+// from the store (the pacing from the last message's queued_at too), so a restart or, in cluster
+// mode, the node that takes a number over goes on where the last one stopped; a node steps only the
+// numbers it owns, like the lanes that send them.
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -31,17 +34,22 @@ interface RunnerDeps {
 export class CampaignRunner {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
-  /** When each (campaign, number) last queued a message (real ms): the campaign's pacing. */
-  private readonly lastAt = new Map<string, number>();
+  /** Cluster mode: whether this node runs the instance now (cluster/node.ts); alone, every one. */
+  private owns: (instanceId: string) => boolean = () => true;
 
   constructor(private readonly deps: RunnerDeps) {}
 
-  start(): void {
+  /** `owns`: in cluster mode, the numbers this node steps (ownership moves; it is asked every step). */
+  start(owns?: (instanceId: string) => boolean): void {
+    if (owns) this.owns = owns;
     if (this.timer) return;
     this.timer = setInterval(() => {
       if (this.running) return;
       this.running = this.step()
         .catch((err: unknown) => {
+          // The number moved to another node between the ownership check and the write: the fence
+          // refused the write (counted in zapgate_cluster_fencing_refusals_total), the new owner goes on.
+          if ((err as { code?: unknown }).code === 'ZG001') return this.deps.log.info({ err }, 'campaign step: the number moved to another node');
           this.deps.log.error({ err }, 'campaign step failed');
           this.deps.metrics?.loggedFailures.inc({ component: 'campaigns' });
         })
@@ -76,15 +84,18 @@ export class CampaignRunner {
     const t = started + (now - started) / scale;
     if (inQuietHours(t, s)) return;
     if (await this.governorPaused(c, now)) return;
-    const dayStart = started + (t - msOfLocalDay(t, s.timeZone) - started) * scale;
+    // Whole ms: PostgreSQL compares it with a bigint column (a fraction there is an error).
+    const dayStart = Math.floor(started + (t - msOfLocalDay(t, s.timeZone) - started) * scale);
     let busy = false;
     for (const instanceId of JSON.parse(c.instance_ids) as string[]) {
-      if (await store.campaigns.outstanding(c.id, instanceId)) {
+      const last = await store.campaigns.lastQueued(c.id, instanceId);
+      if (last?.waiting) {
         busy = true;
         continue;
       }
-      const key = `${c.id}:${instanceId}`;
-      if ((this.lastAt.get(key) ?? 0) + s.paceMs * scale > now) {
+      // Another node's number: it paces and caps it (its recipients keep pendingCount above 0).
+      if (!this.owns(instanceId)) continue;
+      if (last && last.queuedAt + s.paceMs * scale > now) {
         busy = true;
         continue;
       }
@@ -122,10 +133,7 @@ export class CampaignRunner {
         },
         now,
       );
-      if (queued) {
-        this.lastAt.set(key, now);
-        this.deps.queue?.notify(instanceId);
-      }
+      if (queued) this.deps.queue?.notify(instanceId);
     }
     if (!busy && (await store.campaigns.pendingCount(c.id)) === 0) {
       if (await store.campaigns.move(c.id, ['running'], 'done', now)) await this.deps.events?.report(c, 'finished', 'every recipient served');

@@ -61,6 +61,8 @@ interface ServicesDeps {
   metrics: Metrics;
   guard: AddressGuard;
   store: Store;
+  /** What the engine and the sender write through: in cluster mode fenced, so a node that lost an instance cannot queue its campaign messages. */
+  engineStore: Store;
   sessions: SessionsPort;
   /** The Baileys engine (null when tests replaced it): what only it does (media fetches, group reports). */
   engine: SessionManager | null;
@@ -101,7 +103,7 @@ export function createServices(deps: ServicesDeps) {
   optOuts.attachSender(messages);
   const campaignEvents = new CampaignEvents({ events: deps.events, store, now: () => clock.now(), log: log.child({ component: 'campaigns' }) });
   const campaigns = new CampaignsService(store, clock, campaignEvents);
-  const campaignRunner = new CampaignRunner({ store, clock, log: log.child({ component: 'campaigns' }), metrics, queue: deps.sender, events: campaignEvents });
+  const campaignRunner = new CampaignRunner({ store: { campaigns: deps.engineStore.campaigns, optOuts: store.optOuts, antiban: store.antiban, instances: store.instances }, clock, log: log.child({ component: 'campaigns' }), metrics, queue: deps.sender, events: campaignEvents });
   const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...deps.phoneCheckJobs }) : undefined;
   const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);
   const webhooks = new WebhooksService(store, guard, clock);

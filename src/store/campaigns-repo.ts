@@ -60,11 +60,14 @@ export class CampaignsRepo {
       .executeTakeFirst();
   }
 
-  /** Whether the campaign's latest message from this number is still waiting to be sent. */
-  async outstanding(campaignId: string, instanceId: string): Promise<boolean> {
+  /**
+   * The campaign's latest message from this number: when it was queued (the campaign's pacing) and
+   * whether it is still waiting to be sent. Undefined before the first.
+   */
+  async lastQueued(campaignId: string, instanceId: string): Promise<{ queuedAt: number; waiting: boolean } | undefined> {
     const last = await this.db
       .selectFrom('campaign_recipients')
-      .select('message_id')
+      .select(['message_id', 'queued_at'])
       .where('campaign_id', '=', campaignId)
       .where('instance_id', '=', instanceId)
       .where('state', '=', 'queued')
@@ -72,9 +75,9 @@ export class CampaignsRepo {
       .orderBy('position', 'desc')
       .limit(1)
       .executeTakeFirst();
-    if (!last?.message_id) return false;
+    if (!last?.message_id) return undefined;
     const m = await this.db.selectFrom('messages').select('state').where('instance_id', '=', instanceId).where('message_id', '=', last.message_id).executeTakeFirst();
-    return m !== undefined && (m.state === 'queued' || m.state === 'in_flight');
+    return { queuedAt: Number(last.queued_at ?? 0), waiting: m !== undefined && (m.state === 'queued' || m.state === 'in_flight') };
   }
 
   /** Recipients this number was given since `since` (the daily cap). */
