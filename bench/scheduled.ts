@@ -1,16 +1,16 @@
 // What 100,000 queued scheduled messages cost (docs/contract.md §12): one paired number (real
 // gateway process, real Baileys, simnet), pacing on as deployed. Accepts SCHEDULED send-text
 // requests with `scheduledAt` a day ahead (64 concurrent clients) and prints:
-//   - the accept time and rate;
+//   - the accept time and rate (overall and per tenth of the run), the gateway's CPU per accept;
 //   - the gateway's RSS (VmRSS) before and after, and after a restart with them queued;
 //   - the data dir on disk: in all, and the SQLite file, its WAL and shared-memory file;
 //   - GET {prefix}/queue/count: its answer and latency (p50 / worst over 20 calls), before and after the restart;
 //   - the restart with them queued: SIGTERM → exit, spawn → /readyz green, spawn → the number
 //     `connected` again (its lane can send), beside the same restart done before they were accepted;
 //   - the gateway's CPU over 10 s with them queued and nothing due (does anything walk them?);
-//   - the lane's head query (src/store/messages-repo.ts nextHead: the oldest message that is due),
-//     timed on a read-only connection to the same file with its query plan: every send from
-//     that number runs it once;
+//   - the lane's head lookup (src/store/messages-repo.ts nextHead: the oldest message that is due),
+//     timed on a read-only connection to the same file with its query plan, beside the single
+//     query it ran before issue #25: every send from that number runs it at least once;
 //   - one message scheduled SOON_S seconds ahead, accepted last, just before the restart: when it
 //     reaches its contact against its `scheduledAt` (its lateness).
 //
@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { ReceivedMessage } from '../simnet/src/index.js';
-import { cpuMark, cpuSince } from './process-cpu.js';
+import { cpuMark, cpuSince, formatCpuPer, readProcessCpu } from './process-cpu.js';
 import { percentile, startBench, type Inst } from './sender-harness.js';
 
 const { values } = parseArgs({ options: { messages: { type: 'string', default: '100000' }, soon: { type: 'string', default: '20' } } });
@@ -53,11 +53,13 @@ try {
   console.log(`  restart with nothing queued: ${empty}`);
 
   const dayAhead = Date.now() + 86_400_000;
+  const pid = bench.gateway().child.pid!;
+  const acceptCpu = cpuMark(pid);
   const t0 = performance.now();
   let next = 0;
   let refused = 0;
   // The accept rate per tenth of the run: whether it falls as the queue grows.
-  const tenths: number[] = [];
+  const tenths: { at: number; cpuMs: number }[] = [];
   let done = 0;
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -69,14 +71,19 @@ try {
           scheduledAt: dayAhead + k,
         });
         if (r.status !== 200) refused++;
-        if (++done % Math.max(1, Math.floor(SCHEDULED / 10)) === 0) tenths.push(performance.now());
+        if (++done % Math.max(1, Math.floor(SCHEDULED / 10)) === 0) tenths.push({ at: performance.now(), cpuMs: readProcessCpu(pid).ms });
       }
     }),
   );
   const acceptS = (performance.now() - t0) / 1000;
+  const spent = cpuSince(acceptCpu);
   const slice = Math.floor(SCHEDULED / 10);
-  const rates = tenths.map((t, i) => (slice / ((t - (i === 0 ? t0 : tenths[i - 1]!)) / 1000)).toFixed(0));
-  console.log(`accepted ${SCHEDULED - refused} (refused ${refused}) in ${acceptS.toFixed(1)} s = ${((SCHEDULED - refused) / acceptS).toFixed(0)} req/s; per tenth of the run: ${rates.join(', ')} req/s`);
+  const prev = (i: number): { at: number; cpuMs: number } => (i === 0 ? { at: t0, cpuMs: acceptCpu.target.ms } : tenths[i - 1]!);
+  const rates = tenths.map((t, i) => `${(slice / ((t.at - prev(i).at) / 1000)).toFixed(0)} (${((t.cpuMs - prev(i).cpuMs) / slice).toFixed(3)})`);
+  console.log(
+    `accepted ${SCHEDULED - refused} (refused ${refused}) in ${acceptS.toFixed(1)} s = ${((SCHEDULED - refused) / acceptS).toFixed(0)} req/s; per tenth of the run: ${rates.join(', ')} req/s (ms of gateway CPU/req); ` +
+      `CPU ${formatCpuPer(spent, SCHEDULED, 'req', 'simnet + clients')}`,
+  );
   console.log(`queued:       rss ${mib(rss())} MiB; ${disk()}; ${await countLatency(inst)}`);
   console.log(`  ${highWater()}`);
   console.log(`  ${await idleCpuLine()}`);
@@ -160,22 +167,36 @@ async function idleCpuLine(): Promise<string> {
   return `gateway CPU over 10 s with nothing due: ${(span.targetMs / span.wallMs).toFixed(3)} cores`;
 }
 
-/** The lane's head query (messages-repo.ts nextHead), on a read-only connection: time and plan. */
+/**
+ * The lane's head lookups as src/store/messages-repo.ts nextHead runs them (the oldest unscheduled
+ * waiting message, the oldest due scheduled one), on a read-only connection: time and plan; beside
+ * them the single query it ran before (`scheduled_at is null or scheduled_at <= now`).
+ */
 function headQuery(instanceId: string): string {
   const db = new Database(join(bench.dataDir, 'zapgate.db'), { readonly: true, fileMustExist: true });
+  const waiting = "select *, length(payload) from messages where instance_id = ? and state in ('queued', 'in_flight')";
+  const shapes = {
+    now: [`${waiting} and scheduled_at is null order by seq limit 1`, `${waiting} and scheduled_at <= ? order by seq limit 1`],
+    before: [`${waiting} and (scheduled_at is null or scheduled_at <= ?) order by seq limit 1`],
+  };
   try {
-    const sqlText =
-      "select seq from messages where instance_id = ? and state in ('queued', 'in_flight') and (scheduled_at is null or scheduled_at <= ?) order by seq limit 1";
-    const stmt = db.prepare(sqlText);
-    const times: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      const t0 = performance.now();
-      stmt.get(instanceId, Date.now());
-      times.push(performance.now() - t0);
-    }
-    times.sort((a, b) => a - b);
-    const plan = (db.prepare(`explain query plan ${sqlText}`).all(instanceId, Date.now()) as { detail: string }[]).map((r) => r.detail).join('; ');
-    return `the lane's head query with nothing due: p50 ${percentile(times, 50).toFixed(2)} ms, worst ${times.at(-1)!.toFixed(2)} ms (plan: ${plan})`;
+    const time = (queries: string[]): string => {
+      const stmts = queries.map((q) => db.prepare(q));
+      const run = (): void => void stmts.forEach((st, i) => (queries[i]!.includes('<= ?') ? st.get(instanceId, Date.now()) : st.get(instanceId)));
+      run();
+      const times: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const t0 = performance.now();
+        run();
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      const plan = queries
+        .map((q) => (db.prepare(`explain query plan ${q}`).all(...(q.includes('<= ?') ? [instanceId, Date.now()] : [instanceId])) as { detail: string }[]).map((r) => r.detail).join(', '))
+        .join(' + ');
+      return `p50 ${percentile(times, 50).toFixed(2)} ms, worst ${times.at(-1)!.toFixed(2)} ms (${plan})`;
+    };
+    return `the lane's head lookup with nothing due: ${time(shapes.now)}; the single query it ran before: ${time(shapes.before)}`;
   } finally {
     db.close();
   }
