@@ -41,7 +41,7 @@ const NUMBERS = values.numbers.split(',').map(Number);
 const MODES = values.modes.split(',') as Mode[];
 const PER_NUMBER: Record<Mode, number> = { zapi: Number(values.zapi), antiban: Number(values.antiban), off: Number(values.off) };
 const MAX = Math.max(...NUMBERS);
-// A personalised text, as a campaign would send (so no two are identical): ~40 characters typed.
+// A personalised text, as a campaign would send (so no two are identical): ~51 characters typed.
 const TEMPLATE = 'Olá {{name}}, seu pedido {{code}} saiu para entrega.';
 
 const bench = await startBench({ simnet: { timeScale: 1 } });
