@@ -62,7 +62,11 @@ export class CampaignsRepo {
 
   /**
    * The campaign's latest message from this number: when it was queued (the campaign's pacing) and
-   * whether it is still waiting to be sent. Undefined before the first.
+   * whether it is still waiting to be sent. Undefined before the first. A number's recipients are
+   * queued in position order (nextPending; none goes back to pending), so the latest is the highest
+   * queued position: one step back along campaign_recipients_next. The runner asks every step
+   * (100 ms) for every number; ordering by `queued_at` instead sorted every recipient the number had
+   * queued, ~10 ms a step at 10,000 of them and ~38 ms at 40,000 (issue #25).
    */
   async lastQueued(campaignId: string, instanceId: string): Promise<{ queuedAt: number; waiting: boolean } | undefined> {
     const last = await this.db
@@ -71,7 +75,6 @@ export class CampaignsRepo {
       .where('campaign_id', '=', campaignId)
       .where('instance_id', '=', instanceId)
       .where('state', '=', 'queued')
-      .orderBy('queued_at', 'desc')
       .orderBy('position', 'desc')
       .limit(1)
       .executeTakeFirst();
