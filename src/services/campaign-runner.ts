@@ -17,7 +17,7 @@ import type { AntibanRepo } from '../store/antiban-repo.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { CampaignRow } from '../store/schema.js';
 import type { SendQueue } from './messages-service.js';
-import type { CampaignEvents } from './campaign-events.js';
+import { campaignNotices, type CampaignEvents } from './campaign-events.js';
 
 interface RunnerDeps {
   store: { campaigns: CampaignsRepo; optOuts: Pick<OptOutsRepo, 'has'>; antiban: Pick<AntibanRepo, 'pause'>; instances: Pick<InstancesRepo, 'find'> };
@@ -25,8 +25,8 @@ interface RunnerDeps {
   log: Logger;
   metrics?: Pick<Metrics, 'loggedFailures'>;
   queue: SendQueue | null;
-  /** Where a campaign that finished (or that the governor paused) is reported. */
-  events?: Pick<CampaignEvents, 'report'>;
+  /** Reports the campaigns' changes on the numbers this node owns (each step, before the campaigns). */
+  events?: Pick<CampaignEvents, 'deliver'>;
   /** Real ms between steps. */
   stepMs?: number;
 }
@@ -64,8 +64,9 @@ export class CampaignRunner {
     await this.running;
   }
 
-  /** One pass over the running campaigns (exposed for tests). */
+  /** One pass: the changes' notices of the numbers this node owns, then the running campaigns (exposed for tests). */
   async step(): Promise<void> {
+    await this.deps.events?.deliver(this.owns);
     for (const c of await this.deps.store.campaigns.running()) await this.stepCampaign(c);
   }
 
@@ -76,7 +77,7 @@ export class CampaignRunner {
     const started = Number(c.started_at ?? now);
     if (s.startAt !== null && now < s.startAt) return;
     if (s.endAt !== null && now > s.endAt) {
-      if (await store.campaigns.move(c.id, ['running'], 'done', now)) await this.deps.events?.report(c, 'finished', 'endAt passed');
+      await store.campaigns.move(c.id, ['running'], 'done', now, { notices: campaignNotices(c, 'finished', now, 'endAt passed') });
       return;
     }
     const scale = clock.timeScale;
@@ -136,7 +137,7 @@ export class CampaignRunner {
       if (queued) this.deps.queue?.notify(instanceId);
     }
     if (!busy && (await store.campaigns.pendingCount(c.id)) === 0) {
-      if (await store.campaigns.move(c.id, ['running'], 'done', now)) await this.deps.events?.report(c, 'finished', 'every recipient served');
+      await store.campaigns.move(c.id, ['running'], 'done', now, { notices: campaignNotices(c, 'finished', now, 'every recipient served') });
     }
   }
 
@@ -154,9 +155,9 @@ export class CampaignRunner {
       if ((pause.lastRestrictionAt ?? 0) < Number(c.updated_at)) continue;
       const inst = await store.instances.find(instanceId);
       if (!inst?.antiban) continue;
-      if (!(await store.campaigns.move(c.id, ['running'], 'paused', now))) return true;
+      const notices = campaignNotices(c, 'autoPaused', now, `${inst.phone ?? instanceId}: ${pause.reason ?? 'restricted'}`);
+      if (!(await store.campaigns.move(c.id, ['running'], 'paused', now, { notices }))) return true;
       this.deps.log.warn({ campaignId: c.id, instanceId, reason: pause.reason }, 'campaign paused by the anti-ban governor');
-      await this.deps.events?.report(c, 'autoPaused', `${inst.phone ?? instanceId}: ${pause.reason ?? 'restricted'}`);
       return true;
     }
     return false;

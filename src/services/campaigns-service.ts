@@ -10,7 +10,7 @@ import type { CampaignsRepo } from '../store/campaigns-repo.js';
 import type { InstancesRepo } from '../store/instances-repo.js';
 import type { CampaignRecipientRow, CampaignRow, CampaignState } from '../store/schema.js';
 import { parseScheduledAt } from '../domain/schedule.js';
-import type { CampaignChange, CampaignEvents } from './campaign-events.js';
+import { campaignNotices, type CampaignChange } from './campaign-events.js';
 
 export interface NewCampaign {
   name: string;
@@ -45,8 +45,6 @@ export class CampaignsService {
   constructor(
     private readonly store: { campaigns: CampaignsRepo; instances: Pick<InstancesRepo, 'find'> },
     private readonly clock: Clock,
-    /** Where each change of state is reported (the campaign events); none in unit tests. */
-    private readonly events?: CampaignEvents,
   ) {}
 
   async create(accountId: string, req: NewCampaign): Promise<CampaignView> {
@@ -122,8 +120,8 @@ export class CampaignsService {
   async start(accountId: string, id: string): Promise<CampaignView> {
     const c = await this.own(accountId, id);
     const now = this.clock.now();
-    if (!(await this.store.campaigns.move(id, ['draft'], 'running', now, now))) throw errors.conflict('Campaign already started', `state: ${c.state}`);
-    await this.events?.report(c, 'started');
+    // The change's events are recorded with it, and reported by each number's owner (campaign-events.ts).
+    if (!(await this.store.campaigns.move(id, ['draft'], 'running', now, { startedAt: now, notices: campaignNotices(c, 'started', now) }))) throw errors.conflict('Campaign already started', `state: ${c.state}`);
     return this.get(accountId, id);
   }
 
@@ -164,8 +162,8 @@ export class CampaignsService {
 
   private async transition(accountId: string, id: string, from: CampaignState[], to: CampaignState, change: CampaignChange): Promise<CampaignView> {
     const c = await this.own(accountId, id);
-    if (!(await this.store.campaigns.move(id, from, to, this.clock.now()))) throw errors.conflict(`Campaign is ${c.state}`, `state: ${c.state}; this needs ${from.join(' or ')}`);
-    await this.events?.report(c, change);
+    const now = this.clock.now();
+    if (!(await this.store.campaigns.move(id, from, to, now, { notices: campaignNotices(c, change, now) }))) throw errors.conflict(`Campaign is ${c.state}`, `state: ${c.state}; this needs ${from.join(' or ')}`);
     return this.get(accountId, id);
   }
 

@@ -101,8 +101,9 @@ export function createServices(deps: ServicesDeps) {
   const messages = new MessagesService({ store, sessions, clock, queue: deps.sender, events: deps.events, metrics, queueMaxDisconnected: config.queueMaxDisconnected, media: config.media, outgoingMedia: media.outgoing, quota, mediaReleased: media.released, optOuts });
   // An opt-out keyword is answered with the account's confirmation, queued like any message.
   optOuts.attachSender(messages);
-  const campaignEvents = new CampaignEvents({ events: deps.events, store, now: () => clock.now(), log: log.child({ component: 'campaigns' }) });
-  const campaigns = new CampaignsService(store, clock, campaignEvents);
+  // Reported by the node that owns each number, through the (in cluster mode fenced) outbox.
+  const campaignEvents = new CampaignEvents({ events: deps.events, store: { campaigns: deps.engineStore.campaigns, instances: store.instances }, log: log.child({ component: 'campaigns' }) });
+  const campaigns = new CampaignsService(store, clock);
   const campaignRunner = new CampaignRunner({ store: { campaigns: deps.engineStore.campaigns, optOuts: store.optOuts, antiban: store.antiban, instances: store.instances }, clock, log: log.child({ component: 'campaigns' }), metrics, queue: deps.sender, events: campaignEvents });
   const phoneCheckJobs = engine ? new PhoneCheckJobs(store.phoneCheckJobs, sessions, clock, log.child({ component: 'contacts' }), { ...DEFAULT_PHONE_CHECK_JOBS, ...deps.phoneCheckJobs }) : undefined;
   const groups = new GroupsService(store, sessions, clock, log.child({ component: 'groups' }), config.createGroupWaitMs);

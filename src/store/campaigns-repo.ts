@@ -1,7 +1,8 @@
 // Campaigns (022): the campaign rows, their recipients, and the one write that matters for "never
 // twice": a recipient moves pending → queued in the same transaction that inserts its message.
+// The notices of the campaign's changes (029) are recorded with the change they report.
 import { sql, type Kysely } from 'kysely';
-import type { CampaignRecipientRow, CampaignRow, CampaignState, DB, NewMessageRow } from './schema.js';
+import type { CampaignNoticeRow, CampaignRecipientRow, CampaignRow, CampaignState, DB, NewCampaignNotice, NewMessageRow } from './schema.js';
 
 /** A recipient's outcome, read through its queued message. */
 export interface RecipientOutcome {
@@ -36,12 +37,37 @@ export class CampaignsRepo {
     return this.db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
   }
 
-  /** Moves the campaign from one of `from` to `to`; false when it was in none of them. */
-  async move(id: string, from: readonly CampaignState[], to: CampaignState, at: number, startedAt?: number): Promise<boolean> {
-    let q = this.db.updateTable('campaigns').set({ state: to, updated_at: at }).where('id', '=', id).where('state', 'in', [...from]);
-    if (startedAt !== undefined) q = q.set({ started_at: startedAt });
-    const r = await q.executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+  /**
+   * Moves the campaign from one of `from` to `to`; false when it was in none of them. `notices`, the
+   * change's report on each of its numbers, are recorded in the same transaction: a change that is
+   * committed is reported, and one that is refused (or never made) is not.
+   */
+  async move(id: string, from: readonly CampaignState[], to: CampaignState, at: number, extra: { startedAt?: number; notices?: readonly NewCampaignNotice[] } = {}): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      let q = trx.updateTable('campaigns').set({ state: to, updated_at: at }).where('id', '=', id).where('state', 'in', [...from]);
+      if (extra.startedAt !== undefined) q = q.set({ started_at: extra.startedAt });
+      const r = await q.executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
+      if (extra.notices && extra.notices.length > 0) await trx.insertInto('campaign_notices').values([...extra.notices]).execute();
+      return true;
+    });
+  }
+
+  /** The numbers with campaign notices still to report (few: a notice lives one runner step). */
+  async noticeNumbers(): Promise<string[]> {
+    const rows = await this.db.selectFrom('campaign_notices').select('sender_instance_id').distinct().execute();
+    return rows.map((r) => r.sender_instance_id);
+  }
+
+  /** The number's notices still to report, in the order the changes were committed. */
+  notices(instanceId: string, limit: number): Promise<CampaignNoticeRow[]> {
+    return this.db.selectFrom('campaign_notices').selectAll().where('sender_instance_id', '=', instanceId).orderBy('seq').limit(limit).execute();
+  }
+
+  /** Reported: the notices leave the table. */
+  async noticesDone(seqs: readonly number[]): Promise<void> {
+    if (seqs.length === 0) return;
+    await this.db.deleteFrom('campaign_notices').where('seq', 'in', [...seqs]).execute();
   }
 
   running(): Promise<CampaignRow[]> {
@@ -83,7 +109,7 @@ export class CampaignsRepo {
     return { queuedAt: Number(last.queued_at ?? 0), waiting: m !== undefined && (m.state === 'queued' || m.state === 'in_flight') };
   }
 
-  /** Recipients this number was given since `since` (the daily cap). */
+  /** Recipients this number was given since `since` (the daily cap): a range of campaign_recipients_sent_since (029). */
   async queuedSince(campaignId: string, instanceId: string, since: number): Promise<number> {
     const r = await this.db
       .selectFrom('campaign_recipients')

@@ -1,5 +1,6 @@
-// The schema's tables of reaching many customers (021-opt-outs, 022-campaigns); part of
+// The schema's tables of reaching many customers (021-opt-outs, 022-campaigns, 029-campaign-notices); part of
 // store/schema.ts's DB.
+import type { Generated } from 'kysely';
 import type { Flag } from './schema-types.js';
 
 /** 021: a number that asked an account to send it nothing more. */
@@ -49,4 +50,16 @@ export interface CampaignRecipientsTable {
   message_id: string | null;
   zaap_id: string | null;
   queued_at: number | null;
+}
+
+/** 029: a change of a campaign's state still to report on one of its numbers. */
+export interface CampaignNoticesTable {
+  seq: Generated<number>;
+  campaign_id: string;
+  /** Not `instance_id`: that name is fenced (migration 029 says why). */
+  sender_instance_id: string;
+  message_id: string;
+  notification: string;
+  parameters: string;
+  created_at: number;
 }

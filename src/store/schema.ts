@@ -6,7 +6,7 @@ import type { MessageStatus, WebhookKind } from '../events/vocabulary.js';
 
 import type { Flag } from './schema-types.js';
 import type { ChatMessagesTable, ChatsTable, ContactsTable, LabelChatsTable, LabelsTable } from './schema-copy.js';
-import type { CampaignRecipientsTable, CampaignsTable, OptOutSettingsTable, OptOutsTable } from './schema-reach.js';
+import type { CampaignNoticesTable, CampaignRecipientsTable, CampaignsTable, OptOutSettingsTable, OptOutsTable } from './schema-reach.js';
 import type { EventFiltersTable, EventPullCursorsTable, EventSinksTable } from './schema-events.js';
 import type { ApiKeysTable, AuditHeadTable, AuditLogTable } from './schema-access.js';
 
@@ -362,6 +362,7 @@ export interface DB {
   opt_out_settings: OptOutSettingsTable;
   campaigns: CampaignsTable;
   campaign_recipients: CampaignRecipientsTable;
+  campaign_notices: CampaignNoticesTable;
   event_sinks: EventSinksTable;
   media_blobs: MediaBlobsTable;
   media_blob_chunks: MediaBlobChunksTable;
@@ -393,3 +394,5 @@ export type OptOutRow = Selectable<OptOutsTable>;
 export type OptOutSettingsRow = Selectable<OptOutSettingsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
 export type CampaignRecipientRow = Selectable<CampaignRecipientsTable>;
+export type CampaignNoticeRow = Selectable<CampaignNoticesTable>;
+export type NewCampaignNotice = Insertable<CampaignNoticesTable>;

@@ -24,6 +24,7 @@ import { migration025SharedMedia } from './025-shared-media.js';
 import { migration026SendIdempotency } from './026-send-idempotency.js';
 import { migration027EventFiltersPull } from './027-event-filters-pull.js';
 import { migration028NumberHealth } from './028-number-health.js';
+import { migration029CampaignNotices } from './029-campaign-notices.js';
 import type { Migration } from './migration.js';
 
 /** Append new migrations at the end; never reorder or edit a released one. */
@@ -53,4 +54,5 @@ export const migrations: readonly Migration[] = [
   migration026SendIdempotency,
   migration027EventFiltersPull,
   migration028NumberHealth,
+  migration029CampaignNotices,
 ];
