@@ -2,7 +2,8 @@
 // node steps only the numbers it owns, so when the node running one of the campaign's numbers is
 // killed with kill -9 mid-run, the node that takes the number over goes on with its recipients.
 // Every recipient the cap allows gets exactly one message (counted on each contact's phone), from
-// its own number; the campaign's pacing and daily cap hold across the failover.
+// its own number; the campaign's pacing and daily cap hold across the failover. Its changes of state
+// (started, paused, resumed), requested through either node, reach both numbers' webhooks once each.
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
@@ -52,10 +53,20 @@ async function campaignAcrossFailover(t: TestContext): Promise<void> {
   assert.equal(created.status, 200, JSON.stringify(created.json));
   const id = String(created.json.id);
   assert.equal((await h.api('n2', 'POST', `/campaigns/${id}/start`)).status, 200);
-  // The start's CAMPAIGN_STARTED for a number another node owns is refused by the fence (a known
-  // limit, docs/contract.md §12): counted from here on, a refusal is the runner's.
-  const refusedAtStart = new Map<string, number>();
-  for (const name of ['n1', 'n2']) refusedAtStart.set(name, await refusals(name));
+
+  // Each change is reported on both numbers' webhooks, once, whichever node the request reached:
+  // the pause through a node that does not own the first number, the resume through one that does
+  // not own the second (the owner of each reports it, docs/contract.md §12).
+  const owners = [await h.connected('n1', insts[0]!), await h.connected('n1', insts[1]!)];
+  const notOwning = (k: number): string => (owners[k] === 'n1' ? 'n2' : 'n1');
+  t.diagnostic(`numbers run on ${owners.join(' and ')}; pause through ${notOwning(0)}, resume through ${notOwning(1)}`);
+  await campaignEvents(id, ['CAMPAIGN_STARTED']);
+  assert.equal((await h.api(notOwning(0), 'POST', `/campaigns/${id}/pause`)).status, 200);
+  await campaignEvents(id, ['CAMPAIGN_STARTED', 'CAMPAIGN_PAUSED']);
+  assert.equal((await h.api(notOwning(1), 'POST', `/campaigns/${id}/resume`)).status, 200);
+  await campaignEvents(id, ['CAMPAIGN_STARTED', 'CAMPAIGN_PAUSED', 'CAMPAIGN_RESUMED']);
+  // No write of any node's was refused by its fence: each node wrote only for what it owns.
+  for (const name of ['n1', 'n2']) assert.equal(await refusals(name), 0, `${name}: no write refused`);
 
   type Progress = Record<'pending' | 'queued' | 'sent' | 'skipped' | 'failed', number>;
   const progress = async (via: string): Promise<Progress> => (await h.api(via, 'GET', `/campaigns/${id}`)).json.progress as Progress;
@@ -68,7 +79,7 @@ async function campaignAcrossFailover(t: TestContext): Promise<void> {
     if (Date.now() > deadline) throw new Error(`slow: ${JSON.stringify(await progress(survivor))}`);
   }
   // Each node queued only for the number it owns: its fenced connections refuse any other (ZG001).
-  for (const name of ['n1', 'n2']) assert.equal(await refusals(name), refusedAtStart.get(name), `${name}: no campaign write refused`);
+  for (const name of ['n1', 'n2']) assert.equal(await refusals(name), 0, `${name}: no campaign write refused`);
   const killedAt = Date.now();
   await h.nodes.get(victim)!.kill9();
   h.nodes.delete(victim);
@@ -111,8 +122,32 @@ async function campaignAcrossFailover(t: TestContext): Promise<void> {
     const gaps = at.slice(1).map((x, k) => x - at[k]!);
     assert.ok(Math.min(...gaps) >= PACE_S * 1000 * TIME_SCALE, `paced ${PACE_S * 1000 * TIME_SCALE} ms apart at least: ${Math.min(...gaps)} ms`);
   }
-  assert.equal(await refusals(survivor), refusedAtStart.get(survivor), `${survivor}: no campaign write refused`);
+  assert.equal(await refusals(survivor), 0, `${survivor}: no campaign write refused`);
+  // The takeover reported no change again.
+  await campaignEvents(id, ['CAMPAIGN_STARTED', 'CAMPAIGN_PAUSED', 'CAMPAIGN_RESUMED']);
   t.diagnostic(`campaign with failover ${((Date.now() - began) / 1000).toFixed(1)} s; ${resent} resent under the same id`);
+}
+
+/**
+ * Waits until each number's webhook got exactly `expected` of the campaign's notifications (by
+ * webhook-id: a delivery repeated after a crash is the same one), then checks nothing more comes.
+ */
+async function campaignEvents(id: string, expected: string[]): Promise<void> {
+  const seen = (inst: ClusterInstance): string[] => {
+    const byId = new Map<string, string>();
+    for (const p of h.posts) {
+      const b = p.body;
+      if (b.instanceId !== inst.id || !String(b.notification ?? '').startsWith('CAMPAIGN_') || (b.notificationParameters as string[])[0] !== id) continue;
+      assert.equal(b.phone, inst.phone, 'reported with the number\'s own phone');
+      byId.set(p.webhookId, String(b.notification));
+    }
+    return [...byId.values()];
+  };
+  for (const deadline = Date.now() + 15_000; insts.some((i) => seen(i).length < expected.length); await sleep(100)) {
+    if (Date.now() > deadline) break;
+  }
+  await sleep(500);
+  for (const inst of insts) assert.deepEqual(seen(inst), expected, `${inst.phone}: the campaign's changes, each once`);
 }
 
 /** Writes of the node's that its fence refused: the runner's, were it to queue for a number it does not own. */
