@@ -73,6 +73,39 @@ for (const d of dialects) {
     }
   });
 
+  test(`${d.name}: a received message's chat copy and remembered message commit with its event; a redelivery changes nothing; a deleted instance's are dropped`, async () => {
+    const t = await d.open();
+    try {
+      const store = createStore(t.database);
+      await seed(store, 'I1');
+      const copies = (messageId: string, instanceId = 'I1') => ({
+        chats: [
+          {
+            kind: 'message' as const,
+            message: { instance_id: instanceId, chat_id: '5511900000002', message_id: messageId, from_me: 0, sender: '5511900000002', at: 20, type: 'text', body: 'hi', media_id: null, status: 'RECEIVED' },
+            chat: { jid: '5511900000002@s.whatsapp.net', isGroup: false, name: 'Ana' },
+            countsUnread: true,
+          },
+        ],
+        remembered: [{ instance_id: instanceId, message_id: messageId, remote_jid: '5511900000002@s.whatsapp.net', from_me: 0, participant: null, message: 'AA==', meta: null, created_at: 20 }],
+      });
+      const once = (id: string, messageId: string) => ({ instanceId: 'I1', messageId, eventId: `e-${id}`, at: 10 });
+      await store.deliveries.commit([event('a')], [delivery('a')], [once('a', 'M1')], copies('M1'));
+      assert.equal((await store.chats.findChat('I1', '5511900000002'))?.unread, 1, 'the chat counts the message');
+      assert.deepEqual((await store.chats.listMessages('I1', '5511900000002', 10)).map((m) => m.message_id), ['M1']);
+      assert.equal((await store.waMessages.find('I1', 'M1'))?.message, 'AA==', 'remembered');
+      // The network delivers M1 again (its receipt was lost): no second event, and the copy is unchanged.
+      const repeated = await store.deliveries.commit([event('b')], [delivery('b')], [once('b', 'M1')], copies('M1'));
+      assert.deepEqual([...repeated], ['e-b']);
+      assert.equal((await store.chats.findChat('I1', '5511900000002'))?.unread, 1, 'not counted twice');
+      // Copies of an instance that no longer exists (deleted while its batch was built) are dropped, not failed.
+      await store.deliveries.commit([], [], [], copies('M2', 'GONE'));
+      assert.equal(await store.waMessages.find('GONE', 'M2'), undefined);
+    } finally {
+      await t.dispose();
+    }
+  });
+
   test(`${d.name}: media rows — recorded once, stored or failed, expired in order; the media key is made once`, async () => {
     const t = await d.open();
     try {

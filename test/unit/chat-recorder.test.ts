@@ -54,3 +54,20 @@ test('contacts.upsert: phone from phoneNumber, LID kept, names bounded', async (
   assert.equal(w.patch.name, 'Bob');
   assert.equal(w.patch.notify?.length, 256, 'bounded');
 });
+
+test('a contact is rewritten only when what the network says of it changes (the push name comes with every message)', async () => {
+  const { r, writes } = recorder();
+  const update = (notify: string) => r.engineEvents({ 'contacts.update': [{ id: '5511900000002@s.whatsapp.net', notify }] });
+  await update('Ana');
+  await update('Ana');
+  await update('Ana');
+  assert.equal(writes.length, 1, 'the same push name again writes nothing');
+  await update('Ana Maria');
+  assert.deepEqual(
+    writes.map((w) => (w.kind === 'contact' ? w.patch.notify : null)),
+    ['Ana', 'Ana Maria'],
+    'a new push name is written',
+  );
+  await r.engineEvents({ 'contacts.update': [{ id: '5511900000003@s.whatsapp.net', notify: 'Ana Maria' }] });
+  assert.equal(writes.length, 3, 'another contact with the same name is its own write');
+});
