@@ -108,6 +108,12 @@ export class InstanceLane {
   private lastSentAt = 0;
   private plan: Plan | null = null;
   private restrictionsSeen = 0;
+  /**
+   * The last message sent, its DeliveryCallback committed but its move to `sent` not yet: that
+   * move rides in the next claim's commit (one fsync for both, docs/benchmarks.md) and is awaited
+   * before the lane waits, stops or claims anything.
+   */
+  private settling: { seq: number; done: Promise<void> } | null = null;
 
   constructor(
     readonly instanceId: string,
@@ -190,12 +196,30 @@ export class InstanceLane {
   }
 
   private async loop(): Promise<void> {
+    try {
+      await this.loopOnce();
+    } finally {
+      await this.flushSettle();
+    }
+  }
+
+  /** Waits for the previous message's move to `sent` (a failure to commit it fails the loop). */
+  private async flushSettle(): Promise<void> {
+    const settling = this.settling;
+    if (!settling) return;
+    this.settling = null;
+    await settling.done;
+  }
+
+  private async loopOnce(): Promise<void> {
     const { store, transport, clock } = this.deps;
     while (!this.stopped) {
       this.dirty = false;
       if (this.needsLoad && !(await this.load())) return;
-      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS, clock.now());
+      // The message whose move to `sent` is still pending is not the head (it has been sent).
+      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS, clock.now(), this.settling?.seq);
       if (!head) {
+        await this.flushSettle();
         if (this.dirty) continue;
         // Only scheduled messages wait: sleep until the first falls due (an enqueue wakes us sooner).
         const dueAt = await store.messages.nextScheduledAt(this.instanceId, clock.now());
@@ -210,12 +234,14 @@ export class InstanceLane {
         continue;
       }
       if (!transport.isConnected(this.instanceId)) {
+        await this.flushSettle();
         await this.wait(null);
         continue;
       }
       const now = clock.now();
       const pausedUntil = this.antiban ? this.memory.pausedUntil(now) : null;
       if (pausedUntil !== null) {
+        await this.flushSettle();
         await this.wait(pausedUntil - now);
         continue;
       }
@@ -223,6 +249,7 @@ export class InstanceLane {
       const readyAt = this.readyAt(head, plan, now);
       if (readyAt > now) {
         // Look again afterwards: the head may have been removed from the queue meanwhile.
+        await this.flushSettle();
         await this.wait(readyAt - now);
         continue;
       }
@@ -300,8 +327,10 @@ export class InstanceLane {
 
   private async sendOne(head: QueueHead, plan: Plan): Promise<void> {
     const { store, clock } = this.deps;
-    // Committed before the engine sees the message: after a crash it is sent again, same id.
-    if (!(await store.messages.claim(head.seq, clock.now()))) return; // removed from the queue meanwhile
+    // Committed before the engine sees the message: after a crash it is sent again, same id. The
+    // previous message's move to `sent` was submitted first: the same commit carries both, in order.
+    const [, claimed] = await Promise.all([this.flushSettle(), store.messages.claim(head.seq, clock.now())]);
+    if (!claimed) return; // removed from the queue meanwhile
     // A scheduled message (campaigns' included) is not sent to a number that opted out meanwhile;
     // the DeliveryCallback reports it skipped (docs/contract.md §12). Direct sends were checked when accepted.
     if (head.scheduled_at !== null && /^\d+$/.test(head.phone) && (await store.optOuts.has(this.accountId, head.phone))) {
@@ -362,8 +391,12 @@ export class InstanceLane {
     // The event is committed before the row says sent: a crash in between resends (same id) and
     // reports twice, rather than reporting never.
     await events.emit(this.instanceId, [deliveryEvent(head, at)]);
-    await store.messages.markSent(head.seq, at);
-    if (head.media_bytes > 0) this.deps.mediaReleased?.();
+    // Not awaited here: committed with the next claim, or before the lane waits (flushSettle).
+    const done = store.messages.markSent(head.seq, at).then(() => {
+      if (head.media_bytes > 0) this.deps.mediaReleased?.();
+    });
+    done.catch(() => {}); // awaited by flushSettle, which rethrows; no unhandled rejection meanwhile
+    this.settling = { seq: head.seq, done };
     metrics?.messagesSent.inc({ result: 'sent' });
     await this.governor(false);
   }

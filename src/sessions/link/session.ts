@@ -99,11 +99,8 @@ export class Session implements LiveSession {
       imported: (s) => this.log.info({ history: s }, 'history sync imported'),
     });
     this.tracker = new StatusTracker({
-      advance: async (ids, status, at) => {
-        const advanced = await deps.store.messages.advanceWaStatus(deps.instanceId, ids, status, at);
-        this.chats.statuses(ids, status);
-        return advanced;
-      },
+      // The chat copy's status is set in the same commit as the queue's (one fsync per receipt, not two).
+      advance: (ids, status, at) => deps.store.messages.advanceWaStatus(deps.instanceId, ids, status, at, { chatCopy: true }),
       recordError: async (id, reason, at) => {
         await deps.store.messages.recordNetworkError(deps.instanceId, id, reason, at);
       },
