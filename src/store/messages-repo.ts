@@ -9,7 +9,7 @@ import { MessageEnqueuer, countWaiting, type EnqueueOutcome, type EnqueueRequest
 import { HEAD_COLUMNS, listWaiting, type QueueHead, type QueuePage } from './messages-listing.js';
 import { applyQueueMoves, type QueueMove, type QueueMoveResult, type SenderTransition } from './messages-state-moves.js';
 import { WriteBatcher } from './write-batcher.js';
-import type { DB, MessageRow, MessageState } from './schema.js';
+import type { DB, MessageRow, MessageState, WaMessageRow } from './schema.js';
 
 export type { ListedMessage, QueueHead, QueuePage } from './messages-listing.js';
 
@@ -152,6 +152,11 @@ export class MessagesRepo {
    * share one transaction, applied in arrival order (bench/e2e-send).
    */
   private readonly moves = new WriteBatcher<QueueMove, QueueMoveResult>((items) => applyQueueMoves(this.db, items));
+
+  /** Stores a remembered message (wa_messages) in the next batch of moves (MessageMemory.hold). */
+  async remember(row: WaMessageRow): Promise<void> {
+    await this.moves.submit({ remember: row });
+  }
 
   private transition(t: SenderTransition): Promise<boolean> {
     return this.moves.submit({ transition: t }) as Promise<boolean>;

@@ -4,7 +4,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import { MESSAGE_STATUSES, type MessageStatus } from '../events/vocabulary.js';
 import { apply } from './chats-writes.js';
-import type { DB, MessageState } from './schema.js';
+import type { DB, MessageState, WaMessageRow } from './schema.js';
+import { putWaMessage } from './wa-messages-repo.js';
 
 export interface StatusAdvance {
   instanceId: string;
@@ -18,15 +19,29 @@ export interface StatusAdvance {
   chatCopy?: boolean;
 }
 
-/** One queued write of the batch: a sender transition or a status advance. */
-export type QueueMove = { transition: SenderTransition } | { advance: StatusAdvance };
-export type QueueMoveResult = boolean | { message_id: string; phone: string }[];
+/**
+ * One queued write of the batch: a sender transition, a status advance, or the remembered copy of
+ * a message just sent (wa_messages), which commits with its ack's status advance.
+ */
+export type QueueMove = { transition: SenderTransition } | { advance: StatusAdvance } | { remember: WaMessageRow };
+export type QueueMoveResult = boolean | { message_id: string; phone: string }[] | undefined;
 
 /** Applies one tick's moves in arrival order, in one transaction. */
 export function applyQueueMoves(db: Kysely<DB>, items: readonly QueueMove[]): Promise<QueueMoveResult[]> {
   return db.transaction().execute(async (trx) => {
+    // A remembered row of an instance deleted meanwhile is dropped (its foreign key would fail the batch).
+    const rows = items.flatMap((m) => ('remember' in m ? [m.remember] : []));
+    const ids = [...new Set(rows.map((r) => r.instance_id))];
+    const alive = ids.length === 0 ? new Set<string>() : new Set((await trx.selectFrom('instances').select('id').where('id', 'in', ids).execute()).map((r) => r.id));
     const out: QueueMoveResult[] = [];
-    for (const m of items) out.push('transition' in m ? await applyTransition(trx, m.transition) : await applyStatusAdvance(trx, m.advance));
+    for (const m of items) {
+      if ('transition' in m) out.push(await applyTransition(trx, m.transition));
+      else if ('advance' in m) out.push(await applyStatusAdvance(trx, m.advance));
+      else {
+        if (alive.has(m.remember.instance_id)) await putWaMessage(trx, m.remember);
+        out.push(undefined);
+      }
+    }
     return out;
   });
 }

@@ -66,7 +66,8 @@ export class Session implements LiveSession {
 
   constructor(private readonly deps: SessionDeps) {
     this.log = deps.log.child({ instanceId: deps.instanceId });
-    this.memory = new MessageMemory(deps.store.waMessages, deps.instanceId, () => deps.clock.now());
+    // A sent message's row commits with the queue's moves (its ack's status advance): MessageMemory.hold.
+    this.memory = new MessageMemory(deps.store.waMessages, deps.instanceId, () => deps.clock.now(), (row) => deps.store.messages.remember(row));
     this.identity = new Identity({
       instanceId: deps.instanceId,
       caches: deps.caches,
