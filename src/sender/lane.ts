@@ -14,10 +14,11 @@ import type { InstancesRepo } from '../store/instances-repo.js';
 import type { OptOutsRepo } from '../store/opt-outs-repo.js';
 import type { MessagesRepo, QueueHead } from '../store/messages-repo.js';
 import type { Semaphore } from '../convert/semaphore.js';
-import { AntibanMemory, type AntibanTraits } from './antiban-memory.js';
+import { AntibanMemory } from './antiban-memory.js';
 import { antibanPausedEvent, deliveryEvent } from './events.js';
 import { classifyFailure, retryDelayMs } from './failures.js';
-import { contentKey, humanGapMs, typingMs, zapiGapMs, type Random } from './pacing.js';
+import { parsePayload, planHead, type Plan } from './plan.js';
+import type { Random } from './pacing.js';
 
 export interface SenderStore {
   readonly messages: MessagesRepo;
@@ -62,19 +63,6 @@ interface LaneDeps {
  * a hundred of them in memory.
  */
 const LARGE_PAYLOAD_CHARS = 256 * 1024;
-
-/** What the lane decided about the message at the head of the queue (drawn once per message). */
-interface Plan extends AntibanTraits {
-  seq: number;
-  antiban: boolean;
-  /** The message to send; null for a large payload (read at send time) or an unreadable one. */
-  message: OutgoingMessage | null;
-  large: boolean;
-  unreadable: boolean;
-  /** Protocol ms after the previous send (or the enqueue) before this one may go. */
-  gapMs: number;
-  typingMs: number;
-}
 
 /** Wall-clock ms a lane waiting only for scheduled messages sleeps at most before looking again. */
 const MAX_SCHEDULE_WAIT_MS = 3_600_000;
@@ -272,43 +260,18 @@ export class InstanceLane {
     return true;
   }
 
-  /** The queued message, or null when it cannot be read (sendOne fails it with a DeliveryCallback error). */
-  private parse(payload: string | null | undefined): OutgoingMessage | null {
-    try {
-      return payload ? (JSON.parse(payload) as OutgoingMessage) : null;
-    } catch {
-      return null;
-    }
-  }
-
   private async planFor(head: QueueHead): Promise<Plan> {
     if (this.plan && this.plan.seq === head.seq && this.plan.antiban === this.antiban) return this.plan;
-    const { pacing, antiban: s, random } = this.deps.options;
-    const large = head.payload === null;
-    // A large payload is read now only when the strategy needs its content, and not kept.
-    const message = large ? (this.antiban ? this.parse(await this.deps.store.messages.payloadOf(head.seq)) : null) : this.parse(head.payload);
-    const stranger = this.antiban && (await this.memory.isStranger(head.phone));
-    const plan: Plan = {
-      seq: head.seq,
-      phone: head.phone,
+    const { pacing, antiban: settings, random } = this.deps.options;
+    this.plan = await planHead(head, {
+      pacing,
+      settings,
+      random,
       antiban: this.antiban,
-      message: large ? null : message,
-      large,
-      unreadable: !large && message === null,
-      gapMs: !pacing ? 0 : this.antiban ? humanGapMs(head.delay_message, s, random) : zapiGapMs(head.delay_message, random),
-      typingMs: !pacing
-        ? 0
-        : head.delay_typing !== null
-          ? head.delay_typing * 1000
-          : this.antiban && message
-            ? typingMs(message.content, s, random)
-            : 0,
-      stranger,
-      strangerSpacingMs: pacing && stranger ? s.strangerGapMs * (1 + random()) : 0,
-      contentKey: this.antiban && message ? contentKey(message.content) : null,
-    };
-    this.plan = plan;
-    return plan;
+      payloadOf: (seq) => this.deps.store.messages.payloadOf(seq),
+      isStranger: (phone) => this.memory.isStranger(phone),
+    });
+    return this.plan;
   }
 
   /**
@@ -351,7 +314,7 @@ export class InstanceLane {
     if (plan.message) return this.deliver(head, plan, plan.message);
     // A large payload is read only now, in one of the shared slots, and dropped once settled.
     return this.deps.largePayloads.run(async () => {
-      const message = this.parse(await store.messages.payloadOf(head.seq));
+      const message = parsePayload(await store.messages.payloadOf(head.seq));
       if (!message) return this.fail(head, UNREADABLE, 'UNKNOWN');
       return this.deliver(head, plan, message);
     });
