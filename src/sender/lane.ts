@@ -14,10 +14,11 @@ import type { InstancesRepo } from '../store/instances-repo.js';
 import type { OptOutsRepo } from '../store/opt-outs-repo.js';
 import type { MessagesRepo, QueueHead } from '../store/messages-repo.js';
 import type { Semaphore } from '../convert/semaphore.js';
-import { AntibanMemory, type AntibanTraits } from './antiban-memory.js';
+import { AntibanMemory } from './antiban-memory.js';
 import { antibanPausedEvent, deliveryEvent } from './events.js';
 import { classifyFailure, retryDelayMs } from './failures.js';
-import { contentKey, humanGapMs, typingMs, zapiGapMs, type Random } from './pacing.js';
+import { parsePayload, planHead, type Plan } from './plan.js';
+import type { Random } from './pacing.js';
 
 export interface SenderStore {
   readonly messages: MessagesRepo;
@@ -63,19 +64,6 @@ interface LaneDeps {
  */
 const LARGE_PAYLOAD_CHARS = 256 * 1024;
 
-/** What the lane decided about the message at the head of the queue (drawn once per message). */
-interface Plan extends AntibanTraits {
-  seq: number;
-  antiban: boolean;
-  /** The message to send; null for a large payload (read at send time) or an unreadable one. */
-  message: OutgoingMessage | null;
-  large: boolean;
-  unreadable: boolean;
-  /** Protocol ms after the previous send (or the enqueue) before this one may go. */
-  gapMs: number;
-  typingMs: number;
-}
-
 /** Wall-clock ms a lane waiting only for scheduled messages sleeps at most before looking again. */
 const MAX_SCHEDULE_WAIT_MS = 3_600_000;
 
@@ -108,6 +96,12 @@ export class InstanceLane {
   private lastSentAt = 0;
   private plan: Plan | null = null;
   private restrictionsSeen = 0;
+  /**
+   * The last message sent, its DeliveryCallback committed but its move to `sent` not yet: that
+   * move rides in the next claim's commit (one fsync for both, docs/benchmarks.md) and is awaited
+   * before the lane waits, stops or claims anything.
+   */
+  private settling: { seq: number; done: Promise<void> } | null = null;
 
   constructor(
     readonly instanceId: string,
@@ -190,12 +184,30 @@ export class InstanceLane {
   }
 
   private async loop(): Promise<void> {
+    try {
+      await this.loopOnce();
+    } finally {
+      await this.flushSettle();
+    }
+  }
+
+  /** Waits for the previous message's move to `sent` (a failure to commit it fails the loop). */
+  private async flushSettle(): Promise<void> {
+    const settling = this.settling;
+    if (!settling) return;
+    this.settling = null;
+    await settling.done;
+  }
+
+  private async loopOnce(): Promise<void> {
     const { store, transport, clock } = this.deps;
     while (!this.stopped) {
       this.dirty = false;
       if (this.needsLoad && !(await this.load())) return;
-      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS, clock.now());
+      // The message whose move to `sent` is still pending is not the head (it has been sent).
+      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS, clock.now(), this.settling?.seq);
       if (!head) {
+        await this.flushSettle();
         if (this.dirty) continue;
         // Only scheduled messages wait: sleep until the first falls due (an enqueue wakes us sooner).
         const dueAt = await store.messages.nextScheduledAt(this.instanceId, clock.now());
@@ -210,12 +222,14 @@ export class InstanceLane {
         continue;
       }
       if (!transport.isConnected(this.instanceId)) {
+        await this.flushSettle();
         await this.wait(null);
         continue;
       }
       const now = clock.now();
       const pausedUntil = this.antiban ? this.memory.pausedUntil(now) : null;
       if (pausedUntil !== null) {
+        await this.flushSettle();
         await this.wait(pausedUntil - now);
         continue;
       }
@@ -223,6 +237,7 @@ export class InstanceLane {
       const readyAt = this.readyAt(head, plan, now);
       if (readyAt > now) {
         // Look again afterwards: the head may have been removed from the queue meanwhile.
+        await this.flushSettle();
         await this.wait(readyAt - now);
         continue;
       }
@@ -245,43 +260,18 @@ export class InstanceLane {
     return true;
   }
 
-  /** The queued message, or null when it cannot be read (sendOne fails it with a DeliveryCallback error). */
-  private parse(payload: string | null | undefined): OutgoingMessage | null {
-    try {
-      return payload ? (JSON.parse(payload) as OutgoingMessage) : null;
-    } catch {
-      return null;
-    }
-  }
-
   private async planFor(head: QueueHead): Promise<Plan> {
     if (this.plan && this.plan.seq === head.seq && this.plan.antiban === this.antiban) return this.plan;
-    const { pacing, antiban: s, random } = this.deps.options;
-    const large = head.payload === null;
-    // A large payload is read now only when the strategy needs its content, and not kept.
-    const message = large ? (this.antiban ? this.parse(await this.deps.store.messages.payloadOf(head.seq)) : null) : this.parse(head.payload);
-    const stranger = this.antiban && (await this.memory.isStranger(head.phone));
-    const plan: Plan = {
-      seq: head.seq,
-      phone: head.phone,
+    const { pacing, antiban: settings, random } = this.deps.options;
+    this.plan = await planHead(head, {
+      pacing,
+      settings,
+      random,
       antiban: this.antiban,
-      message: large ? null : message,
-      large,
-      unreadable: !large && message === null,
-      gapMs: !pacing ? 0 : this.antiban ? humanGapMs(head.delay_message, s, random) : zapiGapMs(head.delay_message, random),
-      typingMs: !pacing
-        ? 0
-        : head.delay_typing !== null
-          ? head.delay_typing * 1000
-          : this.antiban && message
-            ? typingMs(message.content, s, random)
-            : 0,
-      stranger,
-      strangerSpacingMs: pacing && stranger ? s.strangerGapMs * (1 + random()) : 0,
-      contentKey: this.antiban && message ? contentKey(message.content) : null,
-    };
-    this.plan = plan;
-    return plan;
+      payloadOf: (seq) => this.deps.store.messages.payloadOf(seq),
+      isStranger: (phone) => this.memory.isStranger(phone),
+    });
+    return this.plan;
   }
 
   /**
@@ -300,8 +290,10 @@ export class InstanceLane {
 
   private async sendOne(head: QueueHead, plan: Plan): Promise<void> {
     const { store, clock } = this.deps;
-    // Committed before the engine sees the message: after a crash it is sent again, same id.
-    if (!(await store.messages.claim(head.seq, clock.now()))) return; // removed from the queue meanwhile
+    // Committed before the engine sees the message: after a crash it is sent again, same id. The
+    // previous message's move to `sent` was submitted first: the same commit carries both, in order.
+    const [, claimed] = await Promise.all([this.flushSettle(), store.messages.claim(head.seq, clock.now())]);
+    if (!claimed) return; // removed from the queue meanwhile
     // A scheduled message (campaigns' included) is not sent to a number that opted out meanwhile;
     // the DeliveryCallback reports it skipped (docs/contract.md §12). Direct sends were checked when accepted.
     if (head.scheduled_at !== null && /^\d+$/.test(head.phone) && (await store.optOuts.has(this.accountId, head.phone))) {
@@ -322,7 +314,7 @@ export class InstanceLane {
     if (plan.message) return this.deliver(head, plan, plan.message);
     // A large payload is read only now, in one of the shared slots, and dropped once settled.
     return this.deps.largePayloads.run(async () => {
-      const message = this.parse(await store.messages.payloadOf(head.seq));
+      const message = parsePayload(await store.messages.payloadOf(head.seq));
       if (!message) return this.fail(head, UNREADABLE, 'UNKNOWN');
       return this.deliver(head, plan, message);
     });
@@ -362,8 +354,12 @@ export class InstanceLane {
     // The event is committed before the row says sent: a crash in between resends (same id) and
     // reports twice, rather than reporting never.
     await events.emit(this.instanceId, [deliveryEvent(head, at)]);
-    await store.messages.markSent(head.seq, at);
-    if (head.media_bytes > 0) this.deps.mediaReleased?.();
+    // Not awaited here: committed with the next claim, or before the lane waits (flushSettle).
+    const done = store.messages.markSent(head.seq, at).then(() => {
+      if (head.media_bytes > 0) this.deps.mediaReleased?.();
+    });
+    done.catch(() => {}); // awaited by flushSettle, which rethrows; no unhandled rejection meanwhile
+    this.settling = { seq: head.seq, done };
     metrics?.messagesSent.inc({ result: 'sent' });
     await this.governor(false);
   }

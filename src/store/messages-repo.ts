@@ -7,9 +7,9 @@ import type { MessageStatus } from '../events/vocabulary.js';
 import type { Database } from './database.js';
 import { MessageEnqueuer, countWaiting, type EnqueueOutcome, type EnqueueRequest } from './messages-enqueue.js';
 import { HEAD_COLUMNS, listWaiting, type QueueHead, type QueuePage } from './messages-listing.js';
-import { applyStatusAdvances, applyTransitions, type SenderTransition, type StatusAdvance } from './messages-state-moves.js';
+import { applyQueueMoves, type QueueMove, type QueueMoveResult, type SenderTransition } from './messages-state-moves.js';
 import { WriteBatcher } from './write-batcher.js';
-import type { DB, MessageRow, MessageState } from './schema.js';
+import type { DB, MessageRow, MessageState, WaMessageRow } from './schema.js';
 
 export type { ListedMessage, QueueHead, QueuePage } from './messages-listing.js';
 
@@ -39,8 +39,7 @@ export class MessagesRepo {
 
   async drain(): Promise<void> {
     await this.enqueuer.drain();
-    await this.transitions.drain();
-    await this.statusAdvances.drain();
+    await this.moves.drain();
   }
 
   countWaiting(instanceId: string): Promise<number> {
@@ -136,17 +135,32 @@ export class MessagesRepo {
    * Moves the network status of sent messages forward (SENT → RECEIVED → READ → PLAYED), never back.
    * Returns the messages that actually moved (id and queued phone), so each change is reported once.
    */
-  advanceWaStatus(instanceId: string, messageIds: readonly string[], status: MessageStatus, at: number): Promise<{ message_id: string; phone: string }[]> {
+  advanceWaStatus(
+    instanceId: string,
+    messageIds: readonly string[],
+    status: MessageStatus,
+    at: number,
+    options: { chatCopy?: boolean } = {},
+  ): Promise<{ message_id: string; phone: string }[]> {
     if (messageIds.length === 0) return Promise.resolve([]);
-    return this.statusAdvances.submit({ instanceId, messageIds, status, at });
+    return this.moves.submit({ advance: { instanceId, messageIds, status, at, chatCopy: options.chatCopy ?? false } }) as Promise<{ message_id: string; phone: string }[]>;
   }
 
   /**
-   * Receipts arrive one message at a time from every instance; each advance on its own was a
-   * commit (an fsync) of its own. Those of one tick share one transaction, applied in arrival
-   * order (bench/e2e-send).
+   * Receipts arrive one message at a time from every instance, and the lanes claim and settle one
+   * message at a time: each move on its own was a commit (an fsync) of its own. Those of one tick
+   * share one transaction, applied in arrival order (bench/e2e-send).
    */
-  private readonly statusAdvances = new WriteBatcher<StatusAdvance, { message_id: string; phone: string }[]>((items) => applyStatusAdvances(this.db, items));
+  private readonly moves = new WriteBatcher<QueueMove, QueueMoveResult>((items) => applyQueueMoves(this.db, items));
+
+  /** Stores a remembered message (wa_messages) in the next batch of moves (MessageMemory.hold). */
+  async remember(row: WaMessageRow): Promise<void> {
+    await this.moves.submit({ remember: row });
+  }
+
+  private transition(t: SenderTransition): Promise<boolean> {
+    return this.moves.submit({ transition: t }) as Promise<boolean>;
+  }
 
   /** Records the network's refusal of a message that had already left (a nack after sending). */
   async recordNetworkError(instanceId: string, messageId: string, reason: string, at: number): Promise<boolean> {
@@ -171,9 +185,6 @@ export class MessagesRepo {
   // Each instance has exactly one sender lane, so these moves never race each other; the only
   // concurrent writer is the queue API deleting `queued` rows, which the guarded updates tolerate.
 
-  /** State moves of the sender, committed per tick in one transaction (one fsync for many lanes). */
-  private readonly transitions = new WriteBatcher<SenderTransition, boolean>((items) => applyTransitions(this.db, items));
-
   /**
    * The message the instance must send next: the lowest seq still queued or in flight. After a
    * crash that is the in-flight one, which is sent again with the same messageId.
@@ -193,17 +204,18 @@ export class MessagesRepo {
    * nextToSend with the payload only when it is at most `inlineChars` long (null otherwise), and
    * its length: a lane reads a large payload (a data URI) only when it is about to send it.
    * A scheduled message is the head only once its time (`scheduled_at`) has come at `now`: until
-   * then it holds up nothing behind it (docs/contract.md §12).
+   * then it holds up nothing behind it (docs/contract.md §12). `settling`: a message the lane has
+   * sent whose move to `sent` is not committed yet (it commits with the next claim): not the head.
    */
-  async nextHead(instanceId: string, inlineChars: number, now = Number.MAX_SAFE_INTEGER): Promise<QueueHead | undefined> {
+  async nextHead(instanceId: string, inlineChars: number, now = Number.MAX_SAFE_INTEGER, settling?: number): Promise<QueueHead | undefined> {
     // Two lookups, the older wins: the unscheduled head and the oldest due scheduled one. One
     // query with `scheduled_at is null or scheduled_at <= now` cannot use a range of the
     // (instance_id, state, scheduled_at) index and walks every waiting row of the instance: with
     // 100,000 scheduled a day ahead that was ~18 ms per head read, paid by every send of the number
     // (bench/scheduled.ts, docs/benchmarks.md). Each lookup here is a range of that index: the rows
     // scheduled for later are never read.
-    const head = (scheduled: boolean) =>
-      this.db
+    const head = (scheduled: boolean) => {
+      let q = this.db
         .selectFrom('messages')
         .select([
           ...HEAD_COLUMNS,
@@ -212,10 +224,10 @@ export class MessagesRepo {
         ])
         .where('instance_id', '=', instanceId)
         .where('state', 'in', ['queued', 'in_flight'])
-        .where((eb) => (scheduled ? eb('scheduled_at', '<=', now) : eb('scheduled_at', 'is', null)))
-        .orderBy('seq')
-        .limit(1)
-        .executeTakeFirst();
+        .where((eb) => (scheduled ? eb('scheduled_at', '<=', now) : eb('scheduled_at', 'is', null)));
+      if (settling !== undefined) q = q.where('seq', '<>', settling);
+      return q.orderBy('seq').limit(1).executeTakeFirst();
+    };
     const plain = await head(false);
     const due = await head(true);
     const row = plain && due ? (Number(plain.seq) < Number(due.seq) ? plain : due) : (plain ?? due);
@@ -271,17 +283,17 @@ export class MessagesRepo {
    * claimed again as is (a resend after a crash). False when the message was removed meanwhile.
    */
   claim(seq: number, at: number): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'in_flight', at, error: null });
+    return this.transition({ seq, to: 'in_flight', at, error: null });
   }
 
   /** in_flight → sent. */
   markSent(seq: number, at: number): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'sent', at, error: null });
+    return this.transition({ seq, to: 'sent', at, error: null });
   }
 
   /** in_flight → failed, with the reason (and its code) reported in the DeliveryCallback. */
   markFailed(seq: number, error: string, at: number, errorCode: string | null = null): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'failed', at, error, errorCode });
+    return this.transition({ seq, to: 'failed', at, error, errorCode });
   }
 
   /**
@@ -289,7 +301,7 @@ export class MessagesRepo {
    * attempt the claim counted is given back: a link that is down is not the message's fault.
    */
   requeue(seq: number, at: number): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'queued', at, error: null, refund: true });
+    return this.transition({ seq, to: 'queued', at, error: null, refund: true });
   }
 
   /**
@@ -297,6 +309,6 @@ export class MessagesRepo {
    * is not tried again before `nextAttemptAt`. Both survive a restart (the retry budget).
    */
   retryLater(seq: number, at: number, nextAttemptAt: number, error: string, errorCode: string | null): Promise<boolean> {
-    return this.transitions.submit({ seq, to: 'queued', at, error, errorCode, nextAttemptAt });
+    return this.transition({ seq, to: 'queued', at, error, errorCode, nextAttemptAt });
   }
 }

@@ -130,3 +130,43 @@ storeTest('the head carries its payload only up to a size; a larger one is read 
   assert.deepEqual([second?.seq, second?.payload, second?.payload_chars], [b.seq, null, large.payload.length]);
   assert.equal(await store.messages.payloadOf(b.seq), large.payload);
 });
+
+storeTest('sender: a settle submitted before the next claim (the lane defers it to that batch) lands with it; the head skips the message still settling', async (store) => {
+  const id = await setup(store);
+  const [ra, rb] = [messageRow(id), messageRow(id)];
+  const a = await store.messages.enqueue({ row: ra, cap: 0 });
+  const b = await store.messages.enqueue({ row: rb, cap: 0 });
+  assert.ok(a.ok && b.ok);
+  assert.equal(await store.messages.claim(a.seq, 1), true);
+  // The lane's order: a's move to sent is submitted, the next head read, then b claimed.
+  const sent = store.messages.markSent(a.seq, 2);
+  assert.equal((await store.messages.nextHead(id, 1_000, Number.MAX_SAFE_INTEGER, a.seq))?.seq, b.seq);
+  assert.deepEqual(await Promise.all([sent, store.messages.claim(b.seq, 3)]), [true, true]);
+  const states = await Promise.all([ra, rb].map(async (r) => (await store.messages.findByZaapId(id, r.zaap_id))?.state));
+  assert.deepEqual(states, ['sent', 'in_flight']);
+});
+
+storeTest('sender: a status advance moves the queue row and the chat copy together, never back; a remembered row of a deleted instance fails nothing', async (store) => {
+  const id = await setup(store);
+  const row = messageRow(id);
+  const a = await store.messages.enqueue({ row, cap: 0 });
+  assert.ok(a.ok);
+  await store.chats.record({
+    kind: 'message',
+    message: { instance_id: id, chat_id: row.phone, message_id: row.message_id, from_me: 1, sender: null, at: 1, type: 'text', body: 'hi', media_id: null, status: 'PENDING' },
+    chat: { jid: `${row.phone}@s.whatsapp.net`, isGroup: false, name: null },
+    countsUnread: false,
+  });
+  const chatStatus = async (): Promise<string | null | undefined> => (await store.chats.listMessages(id, row.phone, 10)).find((m) => m.message_id === row.message_id)?.status;
+  assert.deepEqual(await store.messages.advanceWaStatus(id, [row.message_id], 'RECEIVED', 5, { chatCopy: true }), [{ message_id: row.message_id, phone: row.phone }]);
+  assert.equal((await store.messages.findByZaapId(id, row.zaap_id))?.wa_status, 'RECEIVED');
+  assert.equal(await chatStatus(), 'RECEIVED');
+  assert.deepEqual(await store.messages.advanceWaStatus(id, [row.message_id], 'SENT', 6, { chatCopy: false }), [], 'never back');
+  assert.equal((await store.messages.findByZaapId(id, row.zaap_id))?.wa_status, 'RECEIVED');
+  // A remembered row for an instance that is gone is dropped; the claim in the same batch still commits.
+  const remembered = { instance_id: 'gone-instance', message_id: 'X1', remote_jid: 'x@s.whatsapp.net', from_me: 1, participant: null, message: '', meta: null, created_at: 1 };
+  const [, claimed] = await Promise.all([store.messages.remember(remembered), store.messages.claim(a.seq, 7)]);
+  assert.equal(claimed, true);
+  await store.messages.remember({ ...remembered, instance_id: id });
+  assert.equal((await store.waMessages.find(id, 'X1'))?.remote_jid, 'x@s.whatsapp.net');
+});

@@ -1,8 +1,9 @@
 // Feeds the stored copy of the account (store/chats-repo.ts) from one session: messages received
 // and sent (writesFor(): the writes of the events onUpsert built, committed with those events),
 // Baileys' chat and contact events (chats.upsert/update/delete — app-state patches made on the phone
-// arrive as chats.update —, contacts.upsert/update), and delivery statuses. Those are handed to the
-// store's batcher and never awaited here: the copy must never slow the receive path or hold a receipt.
+// arrive as chats.update —, contacts.upsert/update): handed to the store's batcher and never awaited
+// here, the copy must never slow the receive path or hold a receipt. (Statuses of what we sent are
+// set by the store with the queue's own status update: store/messages-state-moves.ts.)
 import type { BaileysEventMap, Chat, Contact, WAMessage } from 'baileys';
 import type { ReceivedCallback } from '../../events/types.js';
 import type { ChatActivitySink, ChatPatch, ChatSeen, ChatWrite, ContactPatch } from '../../store/chats-repo.js';
@@ -104,16 +105,6 @@ export class ChatRecorder {
   /** The account's own phone read received messages of a chat (READ_BY_ME). */
   readOnPhone(chatId: string, ids: readonly string[]): void {
     if (ids.length > 0) this.write({ kind: 'read', instanceId: this.deps.instanceId, chatId, ids });
-  }
-
-  /** Statuses the network reported for messages this instance sent. */
-  statuses(ids: readonly string[], status: string): void {
-    for (const w of this.statusWrites(ids, status)) this.write(w);
-  }
-
-  /** The same as writes, for a caller that commits them with the status events. */
-  statusWrites(ids: readonly string[], status: string): ChatWrite[] {
-    return ids.length > 0 ? [{ kind: 'status', instanceId: this.deps.instanceId, ids, status }] : [];
   }
 
   /** Baileys' chat and contact events from one processed batch. */

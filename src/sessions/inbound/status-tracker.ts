@@ -11,11 +11,7 @@ const RESTRICTION_ACK_CODES = new Set([463, 475, 479, 429]);
 interface TrackerDeps {
   advance(messageIds: readonly string[], status: MessageStatus, at: number): Promise<{ message_id: string; phone: string }[]>;
   recordError(messageId: string, reason: string, at: number): Promise<void>;
-  /**
-   * Reports the events of the messages that moved (none when none did); `seen` is every id the
-   * network gave this status, for what else follows it (the chat copy's statuses).
-   */
-  emit(events: MessageStatusCallback[], seen: { ids: readonly string[]; status: MessageStatus }): Promise<void>;
+  emit(events: MessageStatusCallback[]): Promise<void>;
   /** The person behind a queued message's chat (a number or a `<digits>@lid`), named consistently. */
   personOfChat(chat: string): Promise<Person>;
   restriction(reason: string): void;
@@ -122,6 +118,7 @@ export class StatusTracker {
     this.chain = this.chain
       .then(() => this.deps.advance(ids, status, at))
       .then(async (moved) => {
+        if (moved.length === 0) return;
         const byPhone = new Map<string, string[]>();
         for (const m of moved) byPhone.set(m.phone, [...(byPhone.get(m.phone) ?? []), m.message_id]);
         const events: MessageStatusCallback[] = [];
@@ -132,7 +129,7 @@ export class StatusTracker {
           const person = isGroup ? { phone: chat, lid: null } : await this.deps.personOfChat(chat);
           events.push({ type: 'MessageStatusCallback', status, ids: list, momment: at, phone: person.phone, chatLid: person.lid, isGroup, phoneDevice: device });
         }
-        await this.deps.emit(events, { ids, status });
+        await this.deps.emit(events);
       })
       .catch((err: unknown) => this.deps.failed(err, `record status ${status}`));
   }

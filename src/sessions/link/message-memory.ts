@@ -9,16 +9,46 @@ import { parseMeta, type ListMeta } from '../outbound/lists.js';
 /** Messages older than this are forgotten (quotes and deletions of older ones fall back to defaults). */
 export const MESSAGE_RETENTION_MS = 14 * 24 * 60 * 60_000;
 
+/** Stores a row in another writer's batch (the queue's state moves: see `hold`). */
+export type RowWriter = (row: WaMessageRow) => Promise<void>;
+
 export class MessageMemory {
+  /** Rows held until their commit (`hold`): read from here until then. */
+  private readonly held = new Map<string, WaMessageRow>();
+
   constructor(
     private readonly repo: WaMessagesRepo,
     private readonly instanceId: string,
     private readonly now: () => number,
+    private readonly heldWriter: RowWriter = (row) => repo.put(row),
   ) {}
 
   async remember(msg: WAMessage, meta?: ListMeta): Promise<void> {
     const row = this.rowOf(msg, meta);
     if (row) await this.repo.put(row);
+  }
+
+  /**
+   * Remembers a message being sent at once in memory, and on disk only at `commit()`: called once
+   * the network acked it, its row then shares the commit of the ack's status advance (one fsync per
+   * sent message less, docs/benchmarks.md). Until then reads (a retry receipt's resend, a quote)
+   * find it here. Held rows are not on disk: a crash before the commit leaves the message in
+   * flight, and its resend after the restart remembers it again.
+   */
+  hold(msg: WAMessage, meta?: ListMeta): { commit(): Promise<void> } {
+    const row = this.rowOf(msg, meta);
+    if (!row) return { commit: () => Promise.resolve() };
+    this.held.set(row.message_id, row);
+    let written: Promise<void> | null = null;
+    const write = async (): Promise<void> => {
+      try {
+        await this.heldWriter(row);
+      } finally {
+        if (this.held.get(row.message_id) === row) this.held.delete(row.message_id);
+      }
+    };
+    // Once, whoever asks first (the send's own path, or its failure path after a timeout).
+    return { commit: () => (written ??= write()) };
   }
 
   /** Stores a row made by rowOf(); resolves after the commit. */
@@ -43,6 +73,8 @@ export class MessageMemory {
   }
 
   row(messageId: string): Promise<WaMessageRow | undefined> {
+    const held = this.held.get(messageId);
+    if (held) return Promise.resolve(held);
     return this.repo.find(this.instanceId, messageId);
   }
 

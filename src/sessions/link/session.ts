@@ -67,7 +67,8 @@ export class Session implements LiveSession {
 
   constructor(private readonly deps: SessionDeps) {
     this.log = deps.log.child({ instanceId: deps.instanceId });
-    this.memory = new MessageMemory(deps.store.waMessages, deps.instanceId, () => deps.clock.now());
+    // A sent message's row commits with the queue's moves (its ack's status advance): MessageMemory.hold.
+    this.memory = new MessageMemory(deps.store.waMessages, deps.instanceId, () => deps.clock.now(), (row) => deps.store.messages.remember(row));
     this.identity = new Identity({
       instanceId: deps.instanceId,
       caches: deps.caches,
@@ -100,15 +101,12 @@ export class Session implements LiveSession {
       imported: (s) => this.log.info({ history: s }, 'history sync imported'),
     });
     this.tracker = new StatusTracker({
-      advance: (ids, status, at) => deps.store.messages.advanceWaStatus(deps.instanceId, ids, status, at),
+      // The chat copy's status is set in the same commit as the queue's (one fsync per receipt, not two).
+      advance: (ids, status, at) => deps.store.messages.advanceWaStatus(deps.instanceId, ids, status, at, { chatCopy: true }),
       recordError: async (id, reason, at) => {
         await deps.store.messages.recordNetworkError(deps.instanceId, id, reason, at);
       },
-      // The chat copy's statuses commit with the status events; alone when nothing moved (a message sent from the phone).
-      emit: async (events, seen) => {
-        if (events.length > 0) await this.emit(events, { chats: this.chats.statusWrites(seen.ids, seen.status), remembered: [] });
-        else this.chats.statuses(seen.ids, seen.status);
-      },
+      emit: (events) => this.emit(events),
       personOfChat: (chat) => this.identity.personOfChat(chat),
       restriction: (reason) => deps.onRestriction(reason, false),
       now: () => deps.clock.now(),

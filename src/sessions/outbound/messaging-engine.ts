@@ -127,6 +127,7 @@ export class MessagingEngine {
       // What Baileys threw, before withTimeout turns it into a domain error: a failed media upload
       // looks like a closed link there, and must be reported as what it is (asSendFailure).
       let engineError: unknown;
+      let held: { commit(): Promise<void> } | undefined;
       try {
         await withTimeout(deps.commandTimeoutMs, async () => {
           let sent: WAMessage;
@@ -146,11 +147,18 @@ export class MessagingEngine {
             if (!result) throw errors.networkRefused('the message could not be built');
             sent = result;
           }
-          await session.memory.remember(sent, part.meta);
-          await acked;
+          // Stored once acked, in the commit of the ack's status advance (same tick); readable at once.
+          held = session.memory.hold(sent, part.meta);
+          try {
+            await acked;
+          } finally {
+            await held.commit();
+          }
         });
       } catch (err) {
         session.tracker.forget(part.messageId);
+        // A send that timed out waiting for its ack is remembered all the same (it may have left).
+        await held?.commit().catch(() => {});
         // The ack promise may still reject later (socket closed): nobody is waiting for it anymore.
         acked.catch(() => {});
         const failure = asSendFailure(engineError);
