@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { ChatActivitySink, ChatEditor, ChatPatch, ChatReader, ChatRetention, ChatWrite, ContactPatch, ContactReader, HistoryBatch, HistoryImport } from './chats-roles.js';
 import { importHistory, importMessages } from './chats-history.js';
 import { pruneOlderThan, prunePerChat } from './chats-retention.js';
-import { apply, applyChat, applyContact, instanceOf } from './chats-writes.js';
+import { apply, applyChat, instanceOf } from './chats-writes.js';
 import type { ChatMessageRow, ContactRow, DB } from './schema.js';
 import type { ChatWithLid } from './chats-roles.js';
 import { WriteBatcher } from './write-batcher.js';
@@ -106,8 +106,13 @@ export class ChatsRepo implements ChatActivitySink, ChatReader, ContactReader, C
     await applyChat(this.db, { kind: 'chat', instanceId, chatId, jid, isGroup: chatId.endsWith('-group'), patch, at });
   }
 
+  /**
+   * Through the same batch as the engine's writes, in order: the engine reports what a contacts/add
+   * or /remove changed on the phone while the call runs (Baileys emits its own app-state changes), and
+   * a direct write here could commit before that older write queued ahead of it, which then undid it.
+   */
   async putContact(instanceId: string, phone: string, patch: ContactPatch, at: number): Promise<void> {
-    await applyContact(this.db, { kind: 'contact', instanceId, phone, patch, at });
+    await this.batcher.submit({ kind: 'contact', instanceId, phone, patch, at });
   }
 
   /**
