@@ -5,23 +5,14 @@
 // growth and what the data dir holds. In-process gateway, no engine (nothing is sent).
 // Run: node --import tsx bench/queue-listing.ts
 import { randomBytes } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { startGateway } from '../test/helpers/gateway.js';
+import { du } from './disk-usage.js';
 
 const MESSAGES = Number(process.env.QUEUE_BENCH_MESSAGES ?? 40);
 const mb = (n: number): string => (n / 1024 / 1024).toFixed(0);
 
-function du(dir: string): number {
-  let total = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    total += e.isDirectory() ? du(p) : statSync(p).size;
-  }
-  return total;
-}
 
 const g = await startGateway();
 try {

@@ -15,7 +15,7 @@
 //     reaches its contact against its `scheduledAt` (its lateness).
 //
 // Usage: node --import tsx bench/scheduled.ts [--messages 100000] [--soon 20]
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { ReceivedMessage } from '../simnet/src/index.js';
 import { cpuMark, cpuSince, formatCpuPer, readProcessCpu } from './process-cpu.js';
+import { du } from './disk-usage.js';
 import { percentile, startBench, type Inst } from './sender-harness.js';
 
 const { values } = parseArgs({ options: { messages: { type: 'string', default: '100000' }, soon: { type: 'string', default: '20' } } });
@@ -136,14 +137,6 @@ function rss(): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) * 1024;
 }
 
-function du(dir: string): number {
-  let total = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    total += e.isDirectory() ? du(p) : statSync(p).size;
-  }
-  return total;
-}
 
 function disk(): string {
   const size = (f: string): string => {
