@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { launchChromium, type Browser } from '../helpers/chromium.js';
+import { launchChromium, pageProblems, type Browser } from '../helpers/chromium.js';
 import { startHarness, type Harness } from './engine-harness.js';
 
 const OWNER = '5511960001000';
@@ -75,14 +75,7 @@ test('opt-out list, a campaign from a CSV (progress, pause, resume, the opted-ou
 
   const page = await browser.context.newPage();
   page.on('dialog', (d) => void d.accept()); // the page asks before taking a number off the list
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => {
-    if (r.url().includes(h.clientToken)) problems.push(`the Client-Token in a URL: ${r.method()} ${new URL(r.url()).pathname}`);
-  });
+  const problems = pageProblems(page, { uncaught: true, secretInUrl: h.clientToken });
   try {
     await page.goto(`${h.url}/dashboard`);
     await page.getByLabel('Client-Token or API key').fill(h.clientToken);
@@ -216,13 +209,7 @@ test('a read-only key sees the campaigns and the opt-out list but no control, an
   const r = await h.call('POST', '/keys', { name: 'reporting', scopes: ['read'] });
   assert.equal(r.status, 201, r.body.toString());
   const page = await browser.context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
-  });
-  page.on('response', (res) => {
-    if (res.status() === 401 || res.status() === 403) problems.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
-  });
+  const problems = pageProblems(page, { refused: true });
   try {
     await page.goto(`${h.url}/dashboard`);
     await page.getByLabel('Client-Token or API key').fill(String(r.json.key));
@@ -258,10 +245,7 @@ test('number health shows the governor\'s pause, its reason and the warm-up\'s c
   };
   const g = await startHarness({ simnet: { spam }, env });
   const page = await browser.context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
-  });
+  const problems = pageProblems(page);
   try {
     const inst = await g.pairNew('5511960002000', 'outreach');
     assert.equal((await g.call('PUT', `${inst.prefix}/update-antiban`, { value: true })).status, 200);

@@ -21,7 +21,7 @@ import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { launchChromium, type Browser } from '../helpers/chromium.js';
+import { launchChromium, pageProblems, type Browser } from '../helpers/chromium.js';
 import { startHarness, until, type Harness } from './engine-harness.js';
 
 type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
@@ -456,15 +456,8 @@ test('an API key signs in and the page offers only what it may do: read-only see
   async function openAs(key: string) {
     const page = await browser.context.newPage();
     page.on('dialog', (d) => void d.accept()); // the page asks before revoking a key
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    // A control the key may not use is absent, so the page never makes a request the key is refused.
-    page.on('response', (res) => {
-      if (res.status() === 401 || res.status() === 403) problems.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
-    });
+        // A control the key may not use is absent, so the page never makes a request the key is refused.
+    const problems = pageProblems(page, { uncaught: true, refused: true });
     await page.goto(`${h.url}/dashboard`);
     await page.getByLabel('Client-Token or API key').fill(key);
     await page.keyboard.press('Enter');
@@ -574,13 +567,7 @@ test('a key limited to one instance sees that instance only, by name once its to
   const r = await h.call('POST', '/keys', { name: 'franchisee', scopes: ['read', 'send'], instanceIds: [inst.instanceId] });
   assert.equal(r.status, 201, r.body.toString());
   const page = await browser.context.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
-  });
-  page.on('response', (res) => {
-    if (res.status() === 401 || res.status() === 403) problems.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
-  });
+  const problems = pageProblems(page, { refused: true });
   try {
     await page.goto(`${h.url}/dashboard`);
     await page.getByLabel('Client-Token or API key').fill(String(r.json.key));

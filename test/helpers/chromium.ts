@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const LOCK = join(tmpdir(), 'zapgate-chromium-install.lock');
@@ -96,4 +96,29 @@ export async function launchChromium(viewport = { width: 1280, height: 900 }): P
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What a page must never do, collected as it happens: an error in its console and, as asked, an
+ * uncaught error, a request the server refused (401/403: a control shown to a key that may not use
+ * it), or a secret in a request's URL. Tests assert the list stays empty.
+ */
+export function pageProblems(page: Page, watch: { uncaught?: boolean; refused?: boolean; secretInUrl?: string } = {}): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${m.text()} (${m.location().url})`);
+  });
+  if (watch.uncaught) page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  if (watch.refused) {
+    page.on('response', (res) => {
+      if (res.status() === 401 || res.status() === 403) problems.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
+    });
+  }
+  const secret = watch.secretInUrl;
+  if (secret) {
+    page.on('request', (r) => {
+      if (r.url().includes(secret)) problems.push(`the Client-Token in a URL: ${r.method()} ${new URL(r.url()).pathname}`);
+    });
+  }
+  return problems;
 }
