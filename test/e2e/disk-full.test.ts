@@ -120,6 +120,10 @@ test('disk full: 507, readiness 503 "disk full", one log line, recovery once spa
     assert.equal(after.status, 200, `sends work again: ${JSON.stringify(after)}\n${gw.stdout().split('\n').slice(-8).join('\n')}`);
     accepted.push(String(after.body.zaapId));
 
+    // The recovery line is written when the probe's write succeeds, which is also when readiness
+    // flips; the pipe from the child may hand it over a moment after the 200s above.
+    const logDeadline = Date.now() + 5_000;
+    while (!/disk space is available again/.test(gw.stdout()) && Date.now() < logDeadline) await sleep(50);
     const lines = gw.stdout().split('\n').filter((l) => l.startsWith('{'));
     const full = lines.filter((l) => /disk full/i.test(l));
     assert.equal(full.length, 1, `"disk full" logged once per episode, got ${full.length}:\n${full.slice(0, 5).join('\n')}`);
