@@ -38,8 +38,8 @@ for (const root of roots.length > 0 ? roots : ['test', 'simnet/test']) {
 }
 // The runner starts files in the order given, three at a time. The slowest files (each over ~30 s on
 // a loaded 2-core machine, measured from a full run's TAP durations) go first, longest first, so no
-// long file starts last and runs alone at the end: that ordering took the suite from 13.4 min to
-// about ten. A file missing here only runs in its usual place; one listed but gone is skipped.
+// long file starts late and runs alone at the end. A file missing here only runs in its usual
+// place (alphabetical, after these); one listed but gone is simply not run.
 const SLOW_FIRST = [
   'test/e2e/campaign-kill9.test.ts',
   'test/e2e/sink-rabbitmq.test.ts',
