@@ -7,7 +7,7 @@
 // apart), beside this process's (simnet and its contacts' decryption, the HTTP client).
 //
 // Usage: node --import tsx bench/e2e-send.ts [--instances 1,10,100] [--messages 2000] [--media-messages 200]
-//          [--contacts 5] [--kinds text,image,audio]
+//          [--contacts 5] [--sqlite-thread main|worker] [--kinds text,image,audio]
 //   --messages / --media-messages: total per run (text / each media kind), spread over the instances.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     'media-messages': { type: 'string', default: '200' },
     contacts: { type: 'string', default: '5' },
     kinds: { type: 'string', default: 'text,image,audio' },
+    'sqlite-thread': { type: 'string', default: 'main' },
   },
 });
 const RUNS = values.instances.split(',').map(Number);
@@ -43,7 +44,7 @@ type Kind = 'text' | 'image' | 'audio';
 const BODIES = await mediaBodies();
 
 // Real time (scale 1): pacing is off, so the scale would only shorten QR lifetimes and receipt delays.
-const bench = await startBench({ simnet: { timeScale: 1 }, env: { ZAPGATE_TIME_SCALE: '1', ZAPGATE_PACING: 'off' } });
+const bench = await startBench({ simnet: { timeScale: 1 }, env: { ZAPGATE_TIME_SCALE: '1', ZAPGATE_PACING: 'off', ZAPGATE_SQLITE_THREAD: values['sqlite-thread'] } });
 const arrived = new Map<string, number>();
 bench.sim.net.events.on('received', (m: ReceivedMessage) => {
   if (m.media?.error) console.error(`media not decrypted: ${m.media.error}`);
@@ -58,7 +59,7 @@ try {
     const batch = Array.from({ length: Math.min(10, MAX - i) }, (_, j) => `55119500${String(i + j).padStart(5, '0')}`);
     instances.push(...(await Promise.all(batch.map((owner) => bench.pair(owner)))));
   }
-  console.log(`paired ${MAX} instances in ${((Date.now() - pairStart) / 1000).toFixed(1)} s; pacing off; ${CONTACTS} contacts per instance`);
+  console.log(`paired ${MAX} instances in ${((Date.now() - pairStart) / 1000).toFixed(1)} s; pacing off; ${CONTACTS} contacts per instance; SQLite on the ${values['sqlite-thread']} thread`);
   // Warm-up: one message from every instance to every contact sets up the Signal sessions, so the
   // runs measure steady-state sending rather than first-contact key fetches.
   await run(instances, instances.length * CONTACTS, 'text', false);

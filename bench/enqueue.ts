@@ -17,6 +17,7 @@ import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { addSpans, cpuMark, cpuSince, formatCpuPer, type CpuSpan } from './process-cpu.js';
 import { freePort, spawnGateway } from '../test/helpers/process-gateway.js';
+import { gatewayBin } from './sender-harness.js';
 
 const CONNECTIONS = Number(process.env.ENQUEUE_BENCH_CONNECTIONS ?? 50);
 const SECONDS = Math.min(Number(process.env.ENQUEUE_BENCH_SECONDS ?? 10), 60);
@@ -93,8 +94,12 @@ function show(name: string, f: Figures, server: string): string {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'zapgate-bench-'));
 const token = randomBytes(20).toString('hex');
+// The build, as in production (sender-harness.ts gatewayBin; BENCH_FROM_SOURCE=1 for the sources);
+// BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=…" profiles it.
 const gateway = await spawnGateway({
   dataDir,
+  bin: gatewayBin(),
+  nodeArgs: process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
   env: { ZAPGATE_CLIENT_TOKEN: token, ZAPGATE_LOG_LEVEL: 'warn', ZAPGATE_RATE_LIMIT: '0', ZAPGATE_QUEUE_MAX_DISCONNECTED: '0' },
 });
 const bare = await startBare();
