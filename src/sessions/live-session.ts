@@ -35,6 +35,8 @@ export interface LiveSession {
   phoneOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<string>;
   /** The person behind a jid: phone (or the LID address) and LID when known. */
   personOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<Person>;
+  /** contacts/add or /remove is about to change this contact (digits): its echo is not its saved name (chat-recorder.ts). */
+  expectOwnContactChange(phone: string): void;
   /** Hands events to the outbox (a failure is logged, not thrown). */
   emit(events: readonly GatewayEvent[]): Promise<void>;
   /** Logs and counts a failure of background work. */

@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import { ChatRecorder } from '../../src/sessions/inbound/chat-recorder.js';
 import type { ChatWrite } from '../../src/store/chats-repo.js';
 
-function recorder(): { r: ChatRecorder; writes: ChatWrite[] } {
+function recorder(real = { ms: 0 }): { r: ChatRecorder; writes: ChatWrite[] } {
   const writes: ChatWrite[] = [];
   const r = new ChatRecorder({
+    realMs: () => real.ms,
     instanceId: 'i1',
     sink: { record: async (w) => void writes.push(w), drain: async () => undefined },
     now: () => 1000,
@@ -70,4 +71,27 @@ test('a contact is rewritten only when what the network says of it changes (the 
   );
   await r.engineEvents({ 'contacts.update': [{ id: '5511900000003@s.whatsapp.net', notify: 'Ana Maria' }] });
   assert.equal(writes.length, 3, 'another contact with the same name is its own write');
+});
+
+test('the echo of an own contacts/add or /remove is not taken as the saved name for 10 s (it put a removed name back)', async () => {
+  const real = { ms: 0 };
+  const { r, writes } = recorder(real);
+  const upsert = (name: string | undefined) =>
+    r.engineEvents({ 'contacts.upsert': [{ id: '5511900000002@s.whatsapp.net', phoneNumber: '5511900000002@s.whatsapp.net', name, notify: `n-${real.ms}` }] });
+  r.expectOwnContactChange('5511900000002');
+  // The add's echo, merged in Baileys' buffer with the removal's (which has no name), arrives late.
+  real.ms = 9_000;
+  await upsert('Carla Souza');
+  assert.deepEqual(writes.map((w) => (w.kind === 'contact' ? w.patch : null)), [{ notify: 'n-9000' }], 'the push name is kept, the echoed name is not');
+  // Another contact is not affected.
+  await r.engineEvents({ 'contacts.upsert': [{ id: '5511900000003@s.whatsapp.net', name: 'Bia' }] });
+  const other = writes.at(-1);
+  assert.ok(other?.kind === 'contact');
+  assert.deepEqual([other.phone, other.patch.name], ['5511900000003', 'Bia']);
+  // After the window, a name from the phone is the saved name again.
+  real.ms = 10_001;
+  await upsert('Carla S.');
+  const last = writes.at(-1);
+  assert.ok(last?.kind === 'contact');
+  assert.equal(last.patch.name, 'Carla S.');
 });

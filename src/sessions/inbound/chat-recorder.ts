@@ -33,6 +33,8 @@ interface ChatRecorderDeps {
   /** A person's phone from a jid (LID resolved when the mapping is known). */
   phoneOf(jid: string): Promise<string>;
   failed(err: unknown, what: string): void;
+  /** Real (not scaled) milliseconds, for the window of an own contact change; performance.now() when unset. */
+  realMs?(): number;
 }
 
 /** People whose LID and number this process has already merged in the copy (bounded; a repeat is harmless). */
@@ -41,11 +43,50 @@ const LEARNED_MAX = 10_000;
 /** Contacts whose last written fields this process remembers (bounded; forgetting only costs a write). */
 const CONTACTS_MAX = 10_000;
 
+/**
+ * How long (real time) after contacts/add or /remove the engine's echo of that change is not
+ * taken as the contact's saved name. The echo can come late (Baileys' event buffer, a busy intake);
+ * a name the phone itself changes within this window is recorded at its next change.
+ */
+const OWN_CHANGE_ECHO_MS = 10_000;
+/** Bound of the contacts with an own change in that window (contacts/add takes a bounded list). */
+const OWN_CHANGES_MAX = 1_000;
+
 export class ChatRecorder {
   private readonly learned = new Set<string>();
   private readonly contacts = new Map<string, ContactPatch>();
+  /** Contacts whose saved name this instance's API just set or removed: phone → until (realMs()). */
+  private readonly ownChanges = new Map<string, number>();
 
   constructor(private readonly deps: ChatRecorderDeps) {}
+
+  /**
+   * contacts/add or /remove is about to change `phone`'s entry in the phone's address book; the API
+   * writes the result to the copy itself. Baileys reports the change back as a contact upsert, but
+   * not faithfully: a removal comes without a name, indistinguishable from "no name said", and when
+   * an add and a removal meet in its event buffer they merge into the add's name. Arriving after the
+   * API's write, that echo put a removed name back. So for a while its name is not recorded.
+   */
+  expectOwnContactChange(phone: string): void {
+    const now = this.realMs();
+    if (this.ownChanges.size >= OWN_CHANGES_MAX) {
+      for (const [p, until] of this.ownChanges) if (until <= now) this.ownChanges.delete(p);
+      if (this.ownChanges.size >= OWN_CHANGES_MAX) this.ownChanges.clear();
+    }
+    this.ownChanges.set(phone, now + OWN_CHANGE_ECHO_MS);
+  }
+
+  private realMs(): number {
+    return this.deps.realMs?.() ?? performance.now();
+  }
+
+  private isOwnChangeEcho(phone: string): boolean {
+    const until = this.ownChanges.get(phone);
+    if (until === undefined) return false;
+    if (until > this.realMs()) return true;
+    this.ownChanges.delete(phone);
+    return false;
+  }
 
   /**
    * A LID and its number, from a payload or Baileys' mapping: the copy's chat and contact under the
@@ -140,7 +181,7 @@ export class ChatRecorder {
     const phone = pnJid ? userOf(pnJid) : await this.deps.phoneOf(lidJid!);
     const patch: ContactPatch = {};
     if (lidJid) patch.lid = `${userOf(lidJid)}@lid`;
-    if (c.name) patch.name = bounded(c.name);
+    if (c.name && !this.isOwnChangeEcho(phone)) patch.name = bounded(c.name);
     if (c.notify) patch.notify = bounded(c.notify);
     if (c.verifiedName) patch.vname = bounded(c.verifiedName);
     if (c.imgUrl !== undefined && c.imgUrl !== 'changed') patch.imgUrl = c.imgUrl ?? null;

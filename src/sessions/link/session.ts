@@ -422,6 +422,10 @@ export class Session implements LiveSession {
     return this.writes;
   }
 
+  expectOwnContactChange(phone: string): void {
+    this.chats.expectOwnContactChange(phone);
+  }
+
   async emit(events: readonly GatewayEvent[], copies?: MessageCopies): Promise<void> {
     if (events.length === 0) return;
     try {
