@@ -8,6 +8,7 @@ import type { GatewayEvent } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { MessageMemory } from './link/message-memory.js';
 import type { SharedCaches, WASocket } from './link/socket-config.js';
+import type { ChatRecorder } from './inbound/chat-recorder.js';
 import type { StatusTracker } from './inbound/status-tracker.js';
 
 /** The account's own addresses: phone jid and LID jid (without device), once known. */
@@ -35,8 +36,8 @@ export interface LiveSession {
   phoneOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<string>;
   /** The person behind a jid: phone (or the LID address) and LID when known. */
   personOf(jid: string | null | undefined, alt?: string | null, group?: string): Promise<Person>;
-  /** contacts/add or /remove is about to change this contact (digits): its echo is not its saved name (chat-recorder.ts). */
-  expectOwnContactChange(phone: string): void;
+  /** The stored copy's recorder: contacts/add and /remove announce their change (its echo is not the saved name). */
+  readonly chats: Pick<ChatRecorder, 'expectOwnContactChange'>;
   /** Hands events to the outbox (a failure is logged, not thrown). */
   emit(events: readonly GatewayEvent[]): Promise<void>;
   /** Logs and counts a failure of background work. */

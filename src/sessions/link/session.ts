@@ -422,10 +422,6 @@ export class Session implements LiveSession {
     return this.writes;
   }
 
-  expectOwnContactChange(phone: string): void {
-    this.chats.expectOwnContactChange(phone);
-  }
-
   async emit(events: readonly GatewayEvent[], copies?: MessageCopies): Promise<void> {
     if (events.length === 0) return;
     try {

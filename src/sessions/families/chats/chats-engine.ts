@@ -46,7 +46,7 @@ export class ChatsEngine implements ChatsPort {
   async saveContact(instanceId: string, phone: string, name: AddressBookName | null): Promise<string> {
     const { session, sock } = openSocket(this.deps.sessionOf(instanceId));
     if (!name) {
-      session.expectOwnContactChange(phone);
+      session.chats.expectOwnContactChange(phone);
       await withTimeout(this.deps.commandTimeoutMs, () => sock.removeContact(phoneJid(phone)));
       return phone;
     }
@@ -55,7 +55,7 @@ export class ChatsEngine implements ChatsPort {
     const [check] = await this.deps.checkPhones(instanceId, [phone]);
     if (!check?.exists) throw errors.networkRefused(`${phone} is not on WhatsApp`);
     const jid = phoneJid(check.outputPhone);
-    session.expectOwnContactChange(check.outputPhone);
+    session.chats.expectOwnContactChange(check.outputPhone);
     const fullName = name.lastName ? `${name.firstName} ${name.lastName}` : name.firstName;
     // saveOnPrimaryAddressbook: the phone writes it to its own contacts too (Z-API's "save to the phone").
     await withTimeout(this.deps.commandTimeoutMs, () => sock.addOrEditContact(jid, { fullName, firstName: name.firstName, saveOnPrimaryAddressbook: true }));
