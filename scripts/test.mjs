@@ -8,7 +8,7 @@
 // Tests spawn the gateway from the TypeScript sources (test/helpers/process-gateway.ts), never from a
 // possibly stale dist/; test/e2e/cli-dist.test.ts compiles a fresh build and runs that.
 import { readdirSync, statSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { testPostgres } from './test-postgres.mjs';
 
@@ -36,31 +36,6 @@ for (const root of roots.length > 0 ? roots : ['test', 'simnet/test']) {
     if (err.code !== 'ENOENT') throw err;
   }
 }
-// The runner starts files in the order given, three at a time. The slowest files (each over ~30 s on
-// a loaded 2-core machine, measured from a full run's TAP durations) go first, longest first, so no
-// long file starts late and runs alone at the end. A file missing here only runs in its usual
-// place (alphabetical, after these); one listed but gone is simply not run.
-const SLOW_FIRST = [
-  'test/e2e/campaign-kill9.test.ts',
-  'test/e2e/sink-rabbitmq.test.ts',
-  'test/e2e/cli-dist.test.ts',
-  'test/e2e/cluster-failover.test.ts',
-  'test/e2e/create-group-kill9.test.ts',
-  'test/e2e/cluster-rolling.test.ts',
-  'test/e2e/cluster-campaign.test.ts',
-  'test/e2e/pairing-kill9.test.ts',
-  'test/e2e/dashboard-campaigns.test.ts',
-  'test/e2e/campaign-governor.test.ts',
-  'test/e2e/cluster-media.test.ts',
-  'test/e2e/receive.test.ts',
-  'test/e2e/scheduled-kill9.test.ts',
-  'test/http/fuzz.test.ts',
-];
-const rank = (file) => {
-  const i = SLOW_FIRST.indexOf(file.split(sep).join('/'));
-  return i === -1 ? SLOW_FIRST.length : i;
-};
-files.sort((a, b) => rank(a) - rank(b));
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
