@@ -44,7 +44,19 @@ if (files.length === 0) {
 const postgres = await testPostgres({ log: (line) => console.error(`# test.mjs: ${line}`) });
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=300000', ...passThrough, ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=3',
+    '--test-timeout=300000',
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${new URL('./test-failures-reporter.mjs', import.meta.url).pathname}`,
+    '--test-reporter-destination=stdout',
+    ...passThrough,
+    ...files,
+  ],
   {
     stdio: 'inherit',
     env: { ...process.env, ...postgres.env, ZAPGATE_LOG_LEVEL: process.env.ZAPGATE_LOG_LEVEL ?? 'silent' },
