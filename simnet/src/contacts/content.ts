@@ -63,6 +63,8 @@ export interface ReceivedMessage {
   /** A channel post: the channel (`<id>@newsletter`); `from` is the owner or admin who posted. */
   newsletter?: string;
   t: number;
+  /** Wall-clock ms at which the network read it (lets a test time a send without its own polling delay). */
+  atMs: number;
   type: ReceivedType;
   text?: string;
   caption?: string;
@@ -342,6 +344,7 @@ export async function describeMessage(inp: DescribeInput): Promise<ReceivedMessa
     fromDevice: inp.fromDevice,
     groupId: inp.groupId,
     t: Math.floor(Date.now() / 1000),
+    atMs: Date.now(),
     raw: proto.Message.toObject(proto.Message.fromObject(inp.message), { bytes: String, longs: Number }) as Record<string, unknown>,
   };
   const m = normalizeMessageContent(inp.message) ?? {};

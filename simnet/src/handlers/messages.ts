@@ -88,7 +88,7 @@ export async function handleClientMessage(net: SimnetContext, conn: ClientConnec
   if (recipientCopy || error) {
     const rec: ReceivedMessage = recipientCopy
       ? await describeMessage({ id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, message: recipientCopy, fetchMedia, ...secretsOf(recipient, sender) })
-      : { id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, t: Math.floor(Date.now() / 1000), type: 'unknown', error, raw: {} };
+      : { id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, t: Math.floor(Date.now() / 1000), atMs: Date.now(), type: 'unknown', error, raw: {} };
     if (node.attrs.edit) rec.editAttr = node.attrs.edit;
     pushBounded(recipient.received, rec);
     if (recipientCopy) rememberPoll(recipient, id, recipientCopy, pnJid(sender.phone), lidJid(sender.lid));
