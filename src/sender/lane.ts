@@ -205,12 +205,15 @@ export class InstanceLane {
       this.dirty = false;
       if (this.needsLoad && !(await this.load())) return;
       // The message whose move to `sent` is still pending is not the head (it has been sent).
-      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS, clock.now(), this.settling?.seq);
+      const readAt = clock.now();
+      const head = await store.messages.nextHead(this.instanceId, LARGE_PAYLOAD_CHARS, readAt, this.settling?.seq);
       if (!head) {
         await this.flushSettle();
         if (this.dirty) continue;
         // Only scheduled messages wait: sleep until the first falls due (an enqueue wakes us sooner).
-        const dueAt = await store.messages.nextScheduledAt(this.instanceId, clock.now());
+        // "After readAt", the head read's time: a message that fell due since is found and waited
+        // 0 ms for; asked "after now", it was in neither read and the lane went idle.
+        const dueAt = await store.messages.nextScheduledAt(this.instanceId, readAt);
         if (dueAt === null) return;
         // At most an hour at a time: timers overflow past 24.8 days, and a year ahead is allowed.
         this.awaitingSchedule = true;

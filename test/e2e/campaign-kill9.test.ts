@@ -217,7 +217,7 @@ test('campaign: 1,000 recipients over 3 numbers, daily cap and quiet hours, exac
     }
     t.diagnostic(`setup ${(setupMs / 1000).toFixed(1)} s, campaign ${(campaignMs / 1000).toFixed(1)} s, total ${((Date.now() - began) / 1000).toFixed(1)} s; ${served} served, ${resent} resent under the same id, per number per day ${JSON.stringify([...perDay.values()])}, day 2 ${JSON.stringify(day2)}`);
   } catch (err) {
-    if (gw) t.diagnostic(`stderr: ${gw.stderr().slice(-3000)}`);
+    if (gw) t.diagnostic(`log (warn and up): ${gw.stdout().slice(-3000)}\nstderr: ${gw.stderr().slice(-3000)}`);
     throw err;
   } finally {
     await agent.close();

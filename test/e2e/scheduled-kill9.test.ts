@@ -125,7 +125,7 @@ test('scheduledAt: leaves within 1 s of its time, across a kill -9 and restart; 
     assert.equal((await call('GET', `${prefix}/queue/count`)).json.count, 0);
     t.diagnostic(`lateness after its time: ${lateEarly} ms before the crash, ${late.join(', ')} ms after the restart`);
   } catch (err) {
-    if (gw) t.diagnostic(`stderr: ${gw.stderr().slice(-3000)}`);
+    if (gw) t.diagnostic(`log (warn and up): ${gw.stdout().slice(-3000)}\nstderr: ${gw.stderr().slice(-3000)}`);
     throw err;
   } finally {
     await agent.close();
