@@ -267,7 +267,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await engine?.close();
       await ports.close();
       await engine?.media.idle();
-      mediaSweeper.stop();
+      await mediaSweeper.stop();
       services.audit.stopPruning();
       diskFull.stop();
       await outgoingSweeper.stop();

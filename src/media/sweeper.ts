@@ -36,9 +36,15 @@ export class MediaSweeper {
     this.schedule(0);
   }
 
-  stop(): void {
+  /**
+   * No further sweep starts, and the one under way has ended when this resolves: the gateway closes
+   * the store and the data dir may be removed next (a sweep outliving close re-created `media/tmp`
+   * inside a demo's data dir as it was being deleted).
+   */
+  async stop(): Promise<void> {
     this.cancel?.();
     this.cancel = null;
+    await this.running;
   }
 
   private schedule(ms: number): void {

@@ -37,3 +37,48 @@ test('a file no row names survives one sweep and is removed by the next; a named
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('stop() resolves only once the sweep under way has ended, and no other starts', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'zapgate-sweep-'));
+  try {
+    const files = new DirectoryMediaStore(join(dir, 'media'));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let sweeps = 0;
+    let finished = 0;
+    const store = {
+      media: {
+        expired: async () => {
+          sweeps++;
+          await held; // a slow read, under way when the gateway closes
+          return [];
+        },
+        remove: async () => undefined,
+        referenced: async () => true,
+        addresses: async () => new Set<string>(),
+      },
+      deliveries: { pruneOnceKeys: async () => 0 },
+      messages: {
+        pruneIdempotencyKeys: async () => {
+          finished++;
+          return 0;
+        },
+      },
+    };
+    const clock = new VirtualClock();
+    const sweeper = new MediaSweeper(store, files, clock, createLogger('silent'), createMetrics(false));
+    sweeper.start();
+    while (sweeps === 0) await new Promise((r) => setImmediate(r));
+    let stopped = false;
+    const stopping = sweeper.stop().then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(stopped, false, 'stop waits for the sweep under way');
+    release();
+    await stopping;
+    assert.equal(finished, 1, 'the sweep ran to its end before stop resolved');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(sweeps, 1, 'no sweep started after stop');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
