@@ -1,103 +1,193 @@
-// A Clock whose time moves only when everything waiting on it is asleep: once the process has been
-// quiet for a few event-loop turns and the gate (e.g. "every sender lane is waiting") opens, it
-// jumps to the earliest timer and fires it. Hours of pacing run in milliseconds, and a measured gap
-// is exactly the gap the code asked for — no scheduler noise on a loaded machine.
-import type { Clock } from '../../src/clock.js';
+// A Clock the test owns (src/clock.ts is the gateway's side). Three ways to let time pass:
+// - 'flowing' (default): time moves with real time, so real I/O (Baileys, simnet, HTTP) keeps its
+//   natural pace and nothing is compressed, and the test jumps it with advance() when it wants
+//   protocol time to pass (a pacing gap, a retry, a QR lifetime, a scheduled time). Every timer
+//   due in the jump fires in order, each at its own time.
+// - 'frozen': time moves only by advance().
+// - 'auto': time stands still until everything waiting on it is asleep (the gate, e.g. "every
+//   sender lane is waiting") and the process has been quiet a few event-loop turns; then it jumps to
+//   the earliest timer. Hours of pacing run in milliseconds, and a measured gap is exactly the gap
+//   the code asked for. Only for code with no real I/O in flight (a guard would fire early).
+import { performance } from 'node:perf_hooks';
+import { ClockBase, type Cancel } from '../../src/clock.js';
 
-/** Event-loop turns with no timer activity before time may move (work in flight finishes first). */
+/** Event-loop turns with no timer activity before 'auto' time may move (work in flight finishes first). */
 const QUIET_TURNS = 50;
+/** Turns given to the work a fired timer starts, before advance() fires the next one. */
+const SETTLE_TURNS = 5;
 
-export class VirtualClock implements Clock {
-  private t: number;
-  private readonly timers = new Map<number, { at: number; fn: () => void }>();
+export type VirtualClockMode = 'flowing' | 'frozen' | 'auto';
+
+export interface VirtualClockOptions {
+  mode?: VirtualClockMode;
+  /** The clock's start (ms since the epoch); default: the wall clock now. */
+  start?: number;
+}
+
+interface Timer {
+  at: number;
+  fn: () => void;
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export class VirtualClock extends ClockBase {
+  readonly mode: VirtualClockMode;
+  // now() = base + (real ms since realBase) while flowing; base alone otherwise.
+  private base: number;
+  private realBase = performance.now();
+  private readonly timers = new Map<number, Timer>();
   private nextId = 0;
+  private armed: ReturnType<typeof setTimeout> | null = null;
+  private advancing = false;
+  // 'auto' only.
   private pumping = false;
   private quiet = 0;
   private held = false;
   private gate: () => Promise<void> = async () => {};
 
-  constructor(
-    readonly timeScale = 1,
-    start = Date.now(),
-  ) {
-    this.t = start;
+  constructor(options: VirtualClockOptions = {}) {
+    super();
+    this.mode = options.mode ?? 'flowing';
+    this.base = options.start ?? Date.now();
   }
 
   now(): number {
-    return this.t;
+    if (this.mode !== 'flowing') return this.base;
+    return Math.floor(this.base + (performance.now() - this.realBase));
   }
 
-  scale(ms: number): number {
-    return ms * this.timeScale;
-  }
-
-  setTimer(ms: number, fn: () => void): () => void {
+  setTimer(ms: number, fn: () => void): Cancel {
     const id = this.nextId++;
-    this.timers.set(id, { at: this.t + Math.max(0, ms) * this.timeScale, fn });
-    this.poke();
+    this.timers.set(id, { at: this.now() + Math.max(0, ms), fn });
+    this.changed();
     return () => {
-      this.timers.delete(id);
+      if (this.timers.delete(id)) this.changed();
     };
   }
 
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const onAbort = (): void => {
-        cancel();
-        reject(signal?.reason);
-      };
-      const cancel = this.setTimer(ms, () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      });
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+  /** On a virtual clock a guard is a timer too: a jump past it fires it, as it would in that much time. */
+  setGuard(ms: number, fn: () => void): Cancel {
+    return this.setTimer(ms, fn);
   }
 
-  /** Time moves only once `gate()` resolves (work in flight elsewhere, e.g. a database thread, finishes first). */
+  /** How many timers are waiting (for a test to see that something is, or is not, scheduled). */
+  get pending(): number {
+    return this.timers.size;
+  }
+
+  /** When the earliest timer is due, or null. */
+  nextAt(): number | null {
+    const first = this.earliest();
+    return first ? first[1].at : null;
+  }
+
+  /**
+   * Moves time `ms` ahead. Every timer due by then fires in order, at its own time, with a few
+   * event-loop turns between for the work it starts (which may set timers that are due too).
+   */
+  async advance(ms: number): Promise<void> {
+    await this.advanceTo(this.now() + Math.max(0, ms));
+  }
+
+  async advanceTo(target: number): Promise<void> {
+    this.advancing = true;
+    try {
+      for (;;) {
+        const first = this.earliest();
+        if (!first || first[1].at > target) break;
+        this.timers.delete(first[0]);
+        this.setNow(Math.max(this.now(), first[1].at));
+        first[1].fn();
+        for (let i = 0; i < SETTLE_TURNS; i++) await turn();
+      }
+      this.setNow(Math.max(this.now(), target));
+    } finally {
+      this.advancing = false;
+      this.changed();
+    }
+  }
+
+  /** Jumps to the earliest timer and fires it (and any due with it); false when none is waiting. */
+  async advanceToNext(): Promise<boolean> {
+    const at = this.nextAt();
+    if (at === null) return false;
+    await this.advanceTo(at);
+    return true;
+  }
+
+  /** 'auto': time moves only once `gate()` resolves (work in flight elsewhere, e.g. a database thread, finishes first). */
   setGate(gate: () => Promise<void>): void {
     this.gate = gate;
   }
 
-  /** Stops time until `release()` is called (to look at a state that only lasts a while). */
+  /** 'auto': stops time until `release()` is called (to look at a state that only lasts a while). */
   hold(): () => void {
     this.held = true;
     return () => {
       this.held = false;
-      this.poke();
+      this.changed();
     };
+  }
+
+  private setNow(t: number): void {
+    this.base = t;
+    this.realBase = performance.now();
+  }
+
+  private earliest(): [number, Timer] | undefined {
+    let first: [number, Timer] | undefined;
+    for (const entry of this.timers) if (!first || entry[1].at < first[1].at) first = entry;
+    return first;
+  }
+
+  private changed(): void {
+    if (this.mode === 'flowing') this.arm();
+    else if (this.mode === 'auto') this.poke();
+  }
+
+  /** 'flowing': one real timer, for the earliest virtual one. */
+  private arm(): void {
+    if (this.armed) clearTimeout(this.armed);
+    this.armed = null;
+    if (this.advancing) return;
+    const at = this.nextAt();
+    if (at === null) return;
+    this.armed = setTimeout(() => {
+      this.armed = null;
+      void this.advanceTo(this.now());
+    }, Math.max(0, at - this.now()));
+    this.armed.unref();
   }
 
   private poke(): void {
     this.quiet = 0;
-    if (this.pumping || this.held) return;
+    if (this.pumping || this.held || this.advancing) return;
     this.pumping = true;
-    setImmediate(() => this.turn());
+    setImmediate(() => this.autoTurn());
   }
 
-  private turn(): void {
+  private autoTurn(): void {
     if (this.timers.size === 0 || this.held) {
       this.pumping = false;
       return;
     }
     if (++this.quiet < QUIET_TURNS) {
-      setImmediate(() => this.turn());
+      setImmediate(() => this.autoTurn());
       return;
     }
     void this.gate().then(() => {
       // New timers may have come while the gate was closed: still fire the earliest one.
       if (this.quiet >= QUIET_TURNS && !this.held) {
-        let first: [number, { at: number; fn: () => void }] | undefined;
-        for (const entry of this.timers) if (!first || entry[1].at < first[1].at) first = entry;
+        const first = this.earliest();
         if (first) {
           this.timers.delete(first[0]);
-          this.t = Math.max(this.t, first[1].at);
+          this.base = Math.max(this.base, first[1].at);
           first[1].fn();
         }
       }
       this.quiet = 0;
-      setImmediate(() => this.turn());
+      setImmediate(() => this.autoTurn());
     });
   }
 }
