@@ -1,6 +1,7 @@
 // The simnet certificate chain: a root key (trusted by tests via WA_CERT_DETAILS.PUBLIC_KEY) signs an intermediate, which signs the server's Noise static key.
 import { createHash } from 'node:crypto';
 import { Curve, proto } from 'baileys';
+import { wallNow } from './clock.js';
 
 export interface KeyPair {
   public: Buffer;
@@ -40,7 +41,8 @@ export interface CertChainMaterial {
 /** Builds intermediate (signed by root, issuerSerial 0 = WA_CERT_DETAILS.SERIAL) and leaf (signed by intermediate, key = server static). */
 export function buildCertChain(root: KeyPair, serverStaticPublic: Buffer): CertChainMaterial {
   const intermediate = genKeyPair();
-  const now = Math.floor(Date.now() / 1000);
+  // Validity on the wall clock, not the network's: a client checks it against its own real clock.
+  const now = Math.floor(wallNow() / 1000);
   const interDetails = proto.CertChain.NoiseCertificate.Details.encode({
     serial: 1,
     issuerSerial: 0,

@@ -2,10 +2,12 @@
 import { parseArgs } from 'node:util';
 import { startSimnet } from './index.js';
 
-const USAGE = `Usage: zapgate simnet [--port N] [--media-port N] [--time-scale X] [--auto-user-pattern REGEX] [--root-seed S]
-                     [--receipts-read auto|manual|never] [--spam] [--quiet]
+const USAGE = `Usage: zapgate simnet [--port N] [--media-port N] [--time-scale X] [--time-origin MS]
+                     [--auto-user-pattern REGEX] [--root-seed S] [--receipts-read auto|manual|never] [--spam] [--quiet]
 
-Runs the offline WhatsApp network on 127.0.0.1. Prints {"wsUrl","adminUrl","rootPublicKey","mediaCaPem","mediaHost"} on stdout.`;
+Runs the offline WhatsApp network on 127.0.0.1. Prints {"wsUrl","adminUrl","rootPublicKey","mediaCaPem","mediaHost","timeOrigin"} on stdout.
+--time-scale X below 1 runs the network's clock 1/X times faster than real time from --time-origin (ms since
+the epoch; default: now): give a gateway the same as ZAPGATE_TIME_SCALE and ZAPGATE_TIME_ORIGIN.`;
 
 /** libsignal chats on the console about every session it opens or closes; that is noise for a server. */
 function quietLibsignal(): void {
@@ -50,6 +52,7 @@ export async function runSimnetCli(argv: string[]): Promise<number> {
         port: { type: 'string', default: process.env.SIMNET_PORT ?? '7080' },
         'media-port': { type: 'string', default: '0' },
         'time-scale': { type: 'string', default: '1' },
+        'time-origin': { type: 'string' },
         'auto-user-pattern': { type: 'string' },
         'root-seed': { type: 'string' },
         'receipts-read': { type: 'string' },
@@ -71,6 +74,8 @@ export async function runSimnetCli(argv: string[]): Promise<number> {
   const port = portValue(values.port);
   const mediaPort = portValue(values['media-port']);
   const timeScale = Number(values['time-scale']);
+  const originText = values['time-origin'];
+  const timeOrigin = originText === undefined ? undefined : Number(originText);
   const usage = (message: string): number => {
     console.error(`zapgate: ${message}\n\n${USAGE}`);
     return 2;
@@ -78,19 +83,23 @@ export async function runSimnetCli(argv: string[]): Promise<number> {
   if (port === null) return usage(`--port must be a port number (0-65535), got ${JSON.stringify(values.port)}`);
   if (mediaPort === null) return usage(`--media-port must be a port number (0-65535), got ${JSON.stringify(values['media-port'])}`);
   if (!(timeScale > 0)) return usage(`--time-scale must be a number above 0, got ${JSON.stringify(values['time-scale'])}`);
+  if (timeOrigin !== undefined && !(/^[0-9]+$/.test(originText ?? '') && Number.isSafeInteger(timeOrigin))) {
+    return usage(`--time-origin must be milliseconds since the epoch, got ${JSON.stringify(originText)}`);
+  }
   quietLibsignal();
   const read = values['receipts-read'];
   const sim = await startSimnet({
     port,
     mediaPort,
     timeScale,
+    timeOrigin,
     autoUserPattern: values['auto-user-pattern'],
     rootSeed: values['root-seed'],
     receipts: read === 'auto' || read === 'manual' || read === 'never' ? { read } : undefined,
     spam: { enabled: values.spam },
     log: values.quiet ? undefined : (msg, data) => console.error(`[simnet] ${msg}`, data ?? ''),
   });
-  console.log(JSON.stringify({ wsUrl: sim.wsUrl, adminUrl: sim.adminUrl, rootPublicKey: sim.rootPublicKey, mediaHost: sim.mediaHost, mediaCaPem: sim.mediaCaPem }));
+  console.log(JSON.stringify({ wsUrl: sim.wsUrl, adminUrl: sim.adminUrl, rootPublicKey: sim.rootPublicKey, mediaHost: sim.mediaHost, mediaCaPem: sim.mediaCaPem, timeOrigin: sim.timeOrigin }));
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

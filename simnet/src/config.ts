@@ -1,9 +1,12 @@
-// simnet's options and their defaults; every protocol duration is multiplied by timeScale.
+// simnet's options and their defaults. Every duration is protocol ms on simnet's clock (clock.ts):
+// a time scale compresses the clock, not the durations.
+import { TimeLapseClock, type SimClock } from './clock.js';
+
 export interface ReceiptPolicy {
   /** 'auto': the contact's phone sends the receipt by itself after the delay; 'manual': only on an admin call; 'never'. */
   delivered: 'auto' | 'manual' | 'never';
   read: 'auto' | 'manual' | 'never';
-  /** Unscaled milliseconds (multiplied by timeScale). */
+  /** Protocol ms from the message to the contact's receipt. */
   deliveredDelayMs: number;
   readDelayMs: number;
 }
@@ -18,8 +21,8 @@ export interface SpamPolicy {
   /** After this many restriction nacks the account is banned (failure 403 on the live and every later login). */
   banAfterViolations: number;
   /**
-   * After a violation the account may not start new chats for this long (protocol ms, scaled by
-   * timeScale): WhatsApp's temporary restriction before a ban. Each attempt meanwhile is refused
+   * After a violation the account may not start new chats for this long (protocol ms): WhatsApp's
+   * temporary restriction before a ban. Each attempt meanwhile is refused
    * with 463 and counts as a further violation; known peers are unaffected. 0 = no such period.
    */
   restrictNewChatsMs: number;
@@ -31,8 +34,21 @@ export interface SimnetOptions {
   /** Port of the HTTPS media host. 0 = any. */
   mediaPort?: number;
   host?: string;
-  /** Multiplies every protocol duration (QR ref lifetimes, receipt delays, pairing timeouts). Tests use ~0.01. */
+  /**
+   * The clock simnet keeps time by (clock.ts): a test's virtual clock, or the gateway's own, so both
+   * sides of the wire agree on time. When given, timeScale and timeOrigin are not used.
+   */
+  clock?: SimClock;
+  /**
+   * Without `clock`: a time-lapse, 1 / timeScale times faster than real time from timeOrigin (QR ref
+   * lifetimes, receipt delays, spam windows, calls all pass that much sooner). Default 1: the wall clock.
+   */
   timeScale?: number;
+  /**
+   * Without `clock`: the instant (ms since the epoch) the time-lapse starts from. Give the gateway the
+   * same (ZAPGATE_TIME_ORIGIN) so both clocks agree. Default: when simnet starts.
+   */
+  timeOrigin?: number;
   /** Phone numbers matching this pattern exist on demand. Default: /^(55|1)\d{8,12}$/ (Brazil and NANP). */
   autoUserPattern?: RegExp | string | null;
   /** Seed of the root certificate key (deterministic, so separate processes agree). Default 'simnet-root-v1'. */
@@ -51,7 +67,7 @@ export interface ResolvedConfig {
   port: number;
   mediaPort: number;
   host: string;
-  timeScale: number;
+  clock: SimClock;
   autoUserPattern: RegExp | null;
   rootSeed: string;
   receipts: ReceiptPolicy;
@@ -69,7 +85,7 @@ export function resolveConfig(o: SimnetOptions = {}): ResolvedConfig {
     port: o.port ?? 0,
     mediaPort: o.mediaPort ?? 0,
     host: o.host ?? '127.0.0.1',
-    timeScale: o.timeScale ?? 1,
+    clock: o.clock ?? new TimeLapseClock(o.timeScale ?? 1, o.timeOrigin),
     autoUserPattern: pat === null ? null : typeof pat === 'string' ? new RegExp(pat) : pat,
     rootSeed: o.rootSeed ?? 'simnet-root-v1',
     receipts: { delivered: 'auto', read: 'manual', deliveredDelayMs: 500, readDelayMs: 2000, ...o.receipts },

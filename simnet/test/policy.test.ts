@@ -36,7 +36,7 @@ function trackErrors(sock: Sock): Map<string, string> {
   return errors;
 }
 
-// The spam window is scaled by timeScale (0.05): an hour is 3 minutes, long enough for a slow run to stay in one window.
+// The spam window is protocol time: at time scale 0.05 an hour passes in 3 minutes, long enough for a slow run to stay in one window.
 const HOUR = 3_600_000;
 
 test('spam detector: too many new chats → 463 nacks, then the account is banned (403)', async () => {

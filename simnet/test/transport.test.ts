@@ -8,11 +8,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 // eslint-disable-next-line no-restricted-imports -- simnet's own sources
 import { acceptWebSocket, type WsConnection } from '../src/transport/websocket.js';
+// eslint-disable-next-line no-restricted-imports -- simnet's own sources
+import { TimeLapseClock } from '../src/clock.js';
 
 function listen(onConn: (ws: WsConnection) => void): Promise<Server> {
   const server = createServer();
   server.on('upgrade', (req, socket) => {
-    const ws = acceptWebSocket(req, socket);
+    const ws = acceptWebSocket(req, socket, new TimeLapseClock());
     if (ws) onConn(ws);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));

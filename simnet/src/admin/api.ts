@@ -372,7 +372,7 @@ export class AdminApi {
    * receives it as history sync. Replaces any history seeded before.
    */
   seedHistory(phone: string, req: HistorySeedRequest): HistorySummary {
-    return seedPhoneHistory(this.account(phone), req);
+    return seedPhoneHistory(this.account(phone), req, this.net.now());
   }
 
   /** The history the account's phone holds (what a newly linked device gets). */

@@ -28,6 +28,7 @@ import type { BusinessProfile } from '../network/business.js';
 export type { PhoneLabel, PhoneLabelEdit, PhoneLabels } from '../handlers/labels.js';
 export type { BusinessProfile } from '../network/business.js';
 import type { CatalogInfo, CatalogProductInfo, SeedCollectionRequest, SeedProductRequest } from './catalog.js';
+import { realDelay, wallNow } from '../clock.js';
 export type { CatalogInfo, CatalogProductInfo, SeedCollectionRequest, SeedProductRequest } from './catalog.js';
 export type { ChatSettings, PhoneChatChange } from '../handlers/chat-state.js';
 
@@ -332,12 +333,13 @@ export class SimnetClient {
 
   /** Polls `received(phone)` until a message matches or the timeout passes. */
   async waitForReceived(phone: string, match: (m: ReceivedMessage) => boolean, timeoutMs = 10_000): Promise<ReceivedMessage> {
-    const deadline = Date.now() + timeoutMs;
-    // Bounded by the deadline; 50 ms between polls keeps loopback traffic light.
-    while (Date.now() < deadline) {
+    // A guard in real time (the client runs beside the network, not on its clock); 50 ms between
+    // polls keeps loopback traffic light.
+    const deadline = wallNow() + timeoutMs;
+    while (wallNow() < deadline) {
       const found = (await this.received(phone)).find(match);
       if (found) return found;
-      await new Promise((r) => setTimeout(r, 50));
+      await realDelay(50);
     }
     throw new Error(`timed out waiting for a message received by ${phone}`);
   }

@@ -6,9 +6,10 @@ import { generateHistory, MAX_HISTORY_CHATS, MAX_HISTORY_MESSAGES, phoneHistory,
 
 /**
  * Seeds what the account's phone holds (chats, messages, push names); a device linked afterwards
- * receives it as history sync. Replaces any history seeded before.
+ * receives it as history sync. Replaces any history seeded before. `nowMs`: the network's time, the
+ * newest message's.
  */
-export function seedPhoneHistory(acc: Account, req: HistorySeedRequest): HistorySummary {
+export function seedPhoneHistory(acc: Account, req: HistorySeedRequest, nowMs: number): HistorySummary {
   const int = (v: unknown, name: string, min: number, max: number): number => {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new HttpError(400, `${name} must be an integer ${min}..${max}`);
     return v;
@@ -20,7 +21,7 @@ export function seedPhoneHistory(acc: Account, req: HistorySeedRequest): History
   if (req.groups !== undefined) int(req.groups, 'groups', 0, chats);
   if (req.chunkChats !== undefined) int(req.chunkChats, 'chunkChats', 1, MAX_HISTORY_CHATS);
   if (req.messageSpacingSec !== undefined) int(req.messageSpacingSec, 'messageSpacingSec', 1, 86_400);
-  const history = generateHistory({ ...req, chats, messagesPerChat }, Date.now());
+  const history = generateHistory({ ...req, chats, messagesPerChat }, nowMs);
   setPhoneHistory(acc, history);
   return summarize(history);
 }

@@ -96,7 +96,7 @@ export class NewsletterAdmin {
       case 'invite': {
         owner();
         const who = target();
-        n.adminInvites.set(who.phone, Math.floor(Date.now() / 1000) + ADMIN_INVITE_SECONDS);
+        n.adminInvites.set(who.phone, Math.floor(this.net.now() / 1000) + ADMIN_INVITE_SECONDS);
         return {};
       }
       case 'accept':

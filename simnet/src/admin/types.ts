@@ -135,9 +135,9 @@ export interface CallRequest {
    *  ringing: only the offer (a device may reject it with rejectCall). */
   outcome: CallOutcome;
   video?: boolean;
-  /** Unscaled ms before the outcome happens (default 30000, × timeScale). */
+  /** Protocol ms before the outcome happens (default 30000). */
   ringMs?: number;
-  /** accepted: unscaled ms the call lasts (default 10000, × timeScale). */
+  /** accepted: protocol ms the call lasts (default 10000). */
   durationMs?: number;
   /** Address the caller by LID (offer carries caller_pn) instead of by phone number. */
   viaLid?: boolean;

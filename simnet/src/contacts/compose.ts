@@ -200,7 +200,7 @@ async function composeKind(net: SimnetContext, from: Account, toJid: string, cha
         reactionMessage: {
           key: { remoteJid: toJid, fromMe, id: req.targetId, ...(toJid.endsWith('@g.us') && idx ? { participant: pnJid(idx.senderPhone) } : {}) },
           text: req.emoji,
-          senderTimestampMs: Date.now(),
+          senderTimestampMs: net.now(),
         },
       };
     }
@@ -217,7 +217,7 @@ async function composeKind(net: SimnetContext, from: Account, toJid: string, cha
         pollUpdateMessage: {
           pollCreationMessageKey: { remoteJid: toJid, fromMe: false, id: req.pollId, ...(toJid.endsWith('@g.us') ? { participant: poll.creatorJid } : {}) },
           vote: withSecret('Poll Vote', req.pollId, poll.secret, poll.creatorJid, voterJid, vote),
-          senderTimestampMs: Date.now(),
+          senderTimestampMs: net.now(),
         },
       };
     }
@@ -225,7 +225,7 @@ async function composeKind(net: SimnetContext, from: Account, toJid: string, cha
       const event = from.polls.get(req.eventId);
       if (!event) throw new HttpError(404, `contact ${from.phone} never received event ${req.eventId}`);
       const T = proto.Message.EventResponseMessage.EventResponseType;
-      const plain = proto.Message.EventResponseMessage.encode({ response: T[req.response], timestampMs: Date.now() }).finish();
+      const plain = proto.Message.EventResponseMessage.encode({ response: T[req.response], timestampMs: net.now() }).finish();
       const encrypted = withSecret('Event Response', req.eventId, event.secret, event.creatorJid, pnJid(from.phone), plain);
       return {
         encEventResponseMessage: {
@@ -376,7 +376,7 @@ async function composeKind(net: SimnetContext, from: Account, toJid: string, cha
         key: { remoteJid: toJid, fromMe: true, id: req.targetId },
         type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
         editedMessage: { conversation: req.text },
-        timestampMs: Date.now(),
+        timestampMs: net.now(),
       };
       return req.unwrapped ? { protocolMessage } : { editedMessage: { message: { protocolMessage } } };
     }

@@ -289,6 +289,8 @@ export interface DescribeInput {
   to: string;
   fromDevice: number;
   groupId?: string;
+  /** When the network received it: ms on its clock. */
+  atMs: number;
   message: proto.IMessage;
   fetchMedia: MediaFetcher;
   /** The contact's memory of polls and events (to read votes, answers and edits). */
@@ -343,8 +345,8 @@ export async function describeMessage(inp: DescribeInput): Promise<ReceivedMessa
     to: inp.to,
     fromDevice: inp.fromDevice,
     groupId: inp.groupId,
-    t: Math.floor(Date.now() / 1000),
-    atMs: Date.now(),
+    t: Math.floor(inp.atMs / 1000),
+    atMs: inp.atMs,
     raw: proto.Message.toObject(proto.Message.fromObject(inp.message), { bytes: String, longs: Number }) as Record<string, unknown>,
   };
   const m = normalizeMessageContent(inp.message) ?? {};

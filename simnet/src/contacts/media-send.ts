@@ -108,7 +108,7 @@ export async function uploadContactMedia(net: SimnetContext, sender: string, mes
     fileSha256: e.fileSha256,
     fileEncSha256: e.fileEncSha256,
     fileLength: plain.length,
-    mediaKeyTimestamp: Math.floor(Date.now() / 1000),
+    mediaKeyTimestamp: Math.floor(net.now() / 1000),
   };
 }
 

@@ -41,7 +41,7 @@ export async function phoneAnswerRetry(net: SimnetContext, sender: Account, dev:
   const id = node.attrs.id ?? '';
   const count = Number(child(node, 'retry')?.attrs.count ?? 1) || 1;
   const bundle = bundleFromRetry(node);
-  const rec: RetryRecord = { messageId: id, from: dev.account.phone, deviceId: dev.id, count, withKeys: !!bundle, action: 'resent', t: Date.now() };
+  const rec: RetryRecord = { messageId: id, from: dev.account.phone, deviceId: dev.id, count, withKeys: !!bundle, action: 'resent', t: net.now() };
   const sent = sender.recentSent.get(id);
   if (!sent) {
     rec.action = 'unknown';

@@ -7,7 +7,7 @@ import { sendHistory } from './history-sync.js';
 
 export async function sendBootstrap(net: SimnetContext, dev: LinkedDevice): Promise<void> {
   const acc = dev.account;
-  const now = Date.now();
+  const now = net.now();
   await phoneSendToOwnDevice(net, dev, {
     protocolMessage: {
       type: proto.Message.ProtocolMessage.Type.APP_STATE_SYNC_KEY_SHARE,

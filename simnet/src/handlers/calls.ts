@@ -20,9 +20,9 @@ export function callStore(net: SimnetContext): CallStore {
 export interface PlaceCallOptions {
   outcome: CallOutcome;
   video?: boolean;
-  /** Unscaled ms the phone rings before the call ends as asked (default 30 s × timeScale). */
+  /** Protocol ms the phone rings before the call ends as asked (default 30 s). */
   ringMs?: number;
-  /** Unscaled ms an answered call lasts before the caller hangs up (default 10 s × timeScale). */
+  /** Protocol ms an answered call lasts before the caller hangs up (default 10 s). */
   durationMs?: number;
   /** Address the caller by LID (with caller_pn) instead of by phone number. */
   viaLid?: boolean;
@@ -40,7 +40,7 @@ export function placeCall(net: SimnetContext, caller: Account, callee: Account, 
   const callId = net.newId().padEnd(32, '0').slice(0, 32);
   const video = !!opts.video;
   const callerJid = opts.viaLid ? lidJid(caller.lid) : pnJid(caller.phone);
-  const rec: CallRecord = { callId, from: caller.phone, to: callee.phone, video, outcome: opts.outcome, status: 'ringing', offeredAt: Date.now(), devices: 0 };
+  const rec: CallRecord = { callId, from: caller.phone, to: callee.phone, video, outcome: opts.outcome, status: 'ringing', offeredAt: net.now(), devices: 0 };
   store.add(rec);
   const base = { 'call-id': callId, 'call-creator': callerJid };
   const media: BinaryNode[] = [
@@ -62,17 +62,17 @@ export function placeCall(net: SimnetContext, caller: Account, callee: Account, 
   const end = (status: CallRecord['status'], node?: { fromJid: string; inner: BinaryNode }) => {
     if (rec.status !== 'ringing' && rec.status !== 'accepted') return;
     rec.status = status;
-    if (status !== 'accepted') rec.endedAt = Date.now();
+    if (status !== 'accepted') rec.endedAt = net.now();
     if (node) toCallee(node.fromJid, node.inner);
     net.counters.inc(`calls.${status}`);
   };
   const ringMs = opts.ringMs ?? 30_000;
   const schedule = (ms: number, fn: () => void) => {
-    const t = net.after(ms, () => {
+    const cancel = net.after(ms, () => {
       store.timers.delete(callId);
       fn();
     });
-    store.timers.set(callId, t);
+    store.timers.set(callId, cancel);
   };
   switch (opts.outcome) {
     case 'missed':
@@ -121,8 +121,8 @@ export function handleClientCall(net: SimnetContext, conn: ClientConnection, nod
   if (inner.tag === 'reject' && (rec.status === 'ringing' || rec.status === 'accepted')) {
     rec.status = 'rejected';
     rec.rejectedByDevice = dev.id;
-    rec.endedAt = Date.now();
-    net.cancel(store.timers.get(rec.callId));
+    rec.endedAt = net.now();
+    store.timers.get(rec.callId)?.();
     store.timers.delete(rec.callId);
     // The callee's other linked devices stop ringing: they hear the reject from this device.
     const from = parseJid(node.attrs.from)?.server === 'lid' ? lidJid(dev.account.lid, dev.id) : pnJid(dev.account.phone, dev.id);

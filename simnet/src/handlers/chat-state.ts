@@ -76,7 +76,7 @@ export async function applyChatPatch(net: SimnetContext, acc: Account, collectio
       const s = settings(acc, jid);
       const at = Number(v.timestamp ?? 0);
       if (type === 'archive' && v.archiveChatAction) s.archived = !!v.archiveChatAction.archived;
-      else if (type === 'pin_v1' && v.pinAction) s.pinned = v.pinAction.pinned ? at || Date.now() : null;
+      else if (type === 'pin_v1' && v.pinAction) s.pinned = v.pinAction.pinned ? at || net.now() : null;
       else if (type === 'mute' && v.muteAction) s.mutedUntil = v.muteAction.muted ? Number(v.muteAction.muteEndTimestamp ?? -1) : null;
       else if (type === 'markChatAsRead' && v.markChatAsReadAction) s.read = !!v.markChatAsReadAction.read;
       else if (type === 'clearChat') s.cleared++;
@@ -96,7 +96,7 @@ export async function applyChatPatch(net: SimnetContext, acc: Account, collectio
 export async function phoneChangesChat(net: SimnetContext, acc: Account, chat: string, change: PhoneChatChange): Promise<{ patches: number; devices: number }> {
   const jid = chatJidOf(chat);
   if (!isGroupJid(jid) && !jid.endsWith('@s.whatsapp.net') && !jid.endsWith('@lid')) throw new Error(`not a chat: ${chat}`);
-  const now = Date.now();
+  const now = net.now();
   const keyId = acc.appStateKey.id.toString('base64');
   const mutations: { collection: string; index: string[]; value: proto.ISyncActionValue; version: number }[] = [];
   const range = { lastMessageTimestamp: Math.floor(now / 1000), messages: [] };

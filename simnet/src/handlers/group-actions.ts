@@ -152,7 +152,7 @@ export function applyGroupAction(net: SimnetContext, g: Group, actor: Account, i
       requireMember();
       if (g.locked && !isAdmin) throw new HttpError(403, `${g.jid} is locked: only admins edit its info`);
       g.subject = String(input.value ?? '');
-      g.subjectTime = Math.floor(Date.now() / 1000);
+      g.subjectTime = Math.floor(net.now() / 1000);
       return sent(notifyGroup(net, g, actor, { tag: 'subject', attrs: { subject: g.subject, s_o: lidJid(actor.lid), s_t: String(g.subjectTime) } }));
     }
     case 'description': {
@@ -208,7 +208,7 @@ export function applyGroupAction(net: SimnetContext, g: Group, actor: Account, i
       if (member) throw new HttpError(409, `${actor.phone} is already a member of ${g.jid}`);
       if (!g.joinApproval) throw new HttpError(409, `${g.jid} does not require approval: join by invite instead`);
       const method = input.method ?? 'invite_link';
-      g.joinRequests.set(actor.phone, { t: Math.floor(Date.now() / 1000), method });
+      g.joinRequests.set(actor.phone, { t: Math.floor(net.now() / 1000), method });
       out.applied = [actor.phone];
       // Only admins hear about join requests.
       return sent(notifyGroupTo(net, g, actor, { tag: 'created_membership_requests', attrs: { request_method: method }, content: [participantNode(actor)] }, admins(net, g)));

@@ -42,7 +42,7 @@ export async function handleGroupMessage(net: SimnetContext, conn: ClientConnect
     }
   }
   sendAck(net, conn, node);
-  net.messages.add({ id, senderPhone: sender.phone, senderDevice: dev.id, chatJid: group.jid, groupId: group.jid, isAudio: false, t: Date.now() / 1000 });
+  net.messages.add({ id, senderPhone: sender.phone, senderDevice: dev.id, chatJid: group.jid, groupId: group.jid, isAudio: false, t: net.now() / 1000 });
   net.counters.inc('groups.messages');
   const fetchMedia = (p: string) => net.media?.get(p);
   if (skmsg?.content instanceof Uint8Array) {
@@ -57,7 +57,7 @@ export async function handleGroupMessage(net: SimnetContext, conn: ClientConnect
         net.config.log('phone failed to decrypt group message', { id, member: acc.phone, error: (e as Error).message });
         continue;
       }
-      const rec = await describeMessage({ id, from: sender.phone, to: acc.phone, fromDevice: dev.id, groupId: group.jid, message: msg, fetchMedia, ...secretsOf(acc, sender) });
+      const rec = await describeMessage({ id, from: sender.phone, to: acc.phone, fromDevice: dev.id, atMs: net.now(), groupId: group.jid, message: msg, fetchMedia, ...secretsOf(acc, sender) });
       if (node.attrs.edit) rec.editAttr = node.attrs.edit;
       if (acc === sender) {
         pushBounded(sender.sentCopies, { ...rec, destination: group.jid });

@@ -71,7 +71,7 @@ export function handleGroupIq(net: SimnetContext, conn: ClientConnection, node: 
     }
     case 'subject':
       g.subject = bytesOf(op)?.toString('utf8') ?? g.subject;
-      g.subjectTime = Math.floor(Date.now() / 1000);
+      g.subjectTime = Math.floor(net.now() / 1000);
       notifyGroup(net, g, me, { tag: 'subject', attrs: { subject: g.subject, s_o: lidJid(me.lid), s_t: String(g.subjectTime) } });
       break;
     case 'description': {
@@ -136,7 +136,7 @@ function topLevel(net: SimnetContext, conn: ClientConnection, node: BinaryNode, 
     for (const p of childNodes(op)) {
       const acc = resolveParticipant(net, p.attrs.jid);
       if (!acc) failed.push({ tag: 'participant', attrs: { jid: p.attrs.jid ?? '', error: '404' } });
-      else if (!acc.groupAddable) failed.push({ tag: 'participant', attrs: { jid: p.attrs.jid ?? '', error: '403' }, content: [{ tag: 'add_request', attrs: { code: 'simnet', expiration: String(Math.floor(Date.now() / 1000) + 3 * 86400) } }] });
+      else if (!acc.groupAddable) failed.push({ tag: 'participant', attrs: { jid: p.attrs.jid ?? '', error: '403' }, content: [{ tag: 'add_request', attrs: { code: 'simnet', expiration: String(Math.floor(net.now() / 1000) + 3 * 86400) } }] });
       else if (acc !== me) g.participants.set(acc.phone, { phone: acc.phone, role: null });
     }
     net.counters.inc('groups.created');

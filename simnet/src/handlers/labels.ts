@@ -151,7 +151,7 @@ async function phonePatch(net: SimnetContext, acc: Account, index: string[], val
   let state = acc.appState.get(COLLECTION);
   if (!state) acc.appState.set(COLLECTION, (state = { version: 0, patches: [] }));
   const { patch } = await encodeSyncdPatch(
-    { type: COLLECTION, index, syncAction: { ...value, timestamp: Date.now() }, apiVersion: 3, operation: proto.SyncdMutation.SyncdOperation.SET },
+    { type: COLLECTION, index, syncAction: { ...value, timestamp: net.now() }, apiVersion: 3, operation: proto.SyncdMutation.SyncdOperation.SET },
     acc.appStateKey.id.toString('base64'),
     { ...newLTHashState(), version: state.version },
     keyLookup(acc),

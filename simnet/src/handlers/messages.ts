@@ -84,11 +84,11 @@ export async function handleClientMessage(net: SimnetContext, conn: ClientConnec
   sendAck(net, conn, node);
   const fetchMedia = (p: string) => net.media?.get(p);
   const audio = !!(recipientCopy?.audioMessage ?? ownCopy?.deviceSentMessage?.message?.audioMessage);
-  net.messages.add({ id, senderPhone: sender.phone, senderDevice: dev.id, chatJid: viaLid ? lidJid(recipient.lid) : pnJid(recipient.phone), recipientPhone: recipient.phone, isAudio: audio, t: Date.now() / 1000 });
+  net.messages.add({ id, senderPhone: sender.phone, senderDevice: dev.id, chatJid: viaLid ? lidJid(recipient.lid) : pnJid(recipient.phone), recipientPhone: recipient.phone, isAudio: audio, t: net.now() / 1000 });
   if (recipientCopy || error) {
     const rec: ReceivedMessage = recipientCopy
-      ? await describeMessage({ id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, message: recipientCopy, fetchMedia, ...secretsOf(recipient, sender) })
-      : { id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, t: Math.floor(Date.now() / 1000), atMs: Date.now(), type: 'unknown', error, raw: {} };
+      ? await describeMessage({ id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, atMs: net.now(), message: recipientCopy, fetchMedia, ...secretsOf(recipient, sender) })
+      : { id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, t: Math.floor(net.now() / 1000), atMs: net.now(), type: 'unknown', error, raw: {} };
     if (node.attrs.edit) rec.editAttr = node.attrs.edit;
     pushBounded(recipient.received, rec);
     if (recipientCopy) rememberPoll(recipient, id, recipientCopy, pnJid(sender.phone), lidJid(sender.lid));
@@ -98,7 +98,7 @@ export async function handleClientMessage(net: SimnetContext, conn: ClientConnec
   }
   if (ownCopy) {
     const inner = ownCopy.deviceSentMessage?.message ?? ownCopy;
-    const rec = await describeMessage({ id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, message: inner, fetchMedia });
+    const rec = await describeMessage({ id, from: sender.phone, to: recipient.phone, fromDevice: dev.id, atMs: net.now(), message: inner, fetchMedia });
     rec.destination = ownCopy.deviceSentMessage?.destinationJid ?? undefined;
     pushBounded(sender.sentCopies, rec);
     net.counters.inc('phone.copies');

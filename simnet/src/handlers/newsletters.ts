@@ -183,7 +183,7 @@ function runMex(net: SimnetContext, me: Account, id: string, v: Vars): unknown {
       owner(n, me);
       const to = userOf(net, v);
       if (n.isStaff(to.phone)) throw new MexError(409, `${to.phone} is already an admin of ${n.jid}`);
-      const expiration = Math.floor(Date.now() / 1000) + ADMIN_INVITE_SECONDS;
+      const expiration = Math.floor(net.now() / 1000) + ADMIN_INVITE_SECONDS;
       n.adminInvites.set(to.phone, expiration);
       return { id: n.jid, invite_expiration_time: String(expiration) };
     }
@@ -208,7 +208,7 @@ function runMex(net: SimnetContext, me: Account, id: string, v: Vars): unknown {
 }
 
 function applyUpdates(net: SimnetContext, n: Newsletter, updates: Vars): void {
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(net.now() / 1000);
   if (typeof updates.name === 'string') {
     if (!updates.name.trim()) throw new MexError(400, 'a channel needs a name');
     n.name = updates.name;
@@ -274,7 +274,7 @@ function directory(net: SimnetContext, viewer: Account, input: Vars, search: boo
 /** `who` accepts its pending admin invite: it becomes an admin; its devices and the owner's hear the promotion. */
 export function acceptInvite(net: SimnetContext, n: Newsletter, who: Account): void {
   const expires = n.adminInvites.get(who.phone);
-  if (expires === undefined || expires < Date.now() / 1000) throw new MexError(404, `no pending admin invite for ${who.phone}`);
+  if (expires === undefined || expires < net.now() / 1000) throw new MexError(404, `no pending admin invite for ${who.phone}`);
   n.adminInvites.delete(who.phone);
   n.followers.delete(who.phone);
   n.admins.add(who.phone);
@@ -333,7 +333,7 @@ export async function handleNewsletterMessage(net: SimnetContext, conn: ClientCo
  * channel to every linked device of its followers, owner and admins (but the sending device).
  */
 export async function post(net: SimnetContext, n: Newsletter, author: Account, id: string, bytes: Buffer, fromDevice?: LinkedDevice): Promise<PostOutcome> {
-  const p = n.addPost(id, author.phone, bytes);
+  const p = n.addPost(id, author.phone, bytes, Number(net.nowSec()));
   net.counters.inc('newsletters.posts');
   let devices = 0;
   const reached: string[] = [];
@@ -367,7 +367,7 @@ function mediaOf(bytes: Buffer): boolean {
 /** The post as a follower's phone records it; channel media is not encrypted, so its bytes are read as stored. */
 async function describePost(net: SimnetContext, n: Newsletter, id: string, author: Account, bytes: Buffer): Promise<ReceivedMessage> {
   const message = proto.Message.decode(bytes);
-  const rec = await describeMessage({ id, from: author.phone, to: '', fromDevice: 0, message, fetchMedia: () => undefined });
+  const rec = await describeMessage({ id, from: author.phone, to: '', fromDevice: 0, atMs: net.now(), message, fetchMedia: () => undefined });
   rec.newsletter = n.jid;
   const media = message.imageMessage ?? message.videoMessage ?? message.audioMessage ?? message.documentMessage ?? message.stickerMessage;
   const where = media?.directPath ?? media?.url;

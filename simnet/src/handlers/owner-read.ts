@@ -69,7 +69,7 @@ function readReceiptToSender(net: SimnetContext, reader: Account, id: string): v
   if (!idx || idx.senderPhone === reader.phone) return;
   const sender = net.registry.byNumber(idx.senderPhone);
   if (!sender) return;
-  const rec: ReceiptRecord = { messageId: id, from: reader.phone, to: sender.phone, type: 'read', t: Date.now(), groupId: idx.groupId };
+  const rec: ReceiptRecord = { messageId: id, from: reader.phone, to: sender.phone, type: 'read', t: net.now(), groupId: idx.groupId };
   pushBounded(reader.receiptsSent, rec);
   pushBounded(sender.receiptsReceived, rec);
   if (idx.senderDevice === 0) return;

@@ -11,10 +11,16 @@ import { curveSign } from '../identity-key.js';
 import { HttpError } from '../http-error.js';
 import { digitsOf, lidJid, pnJid } from '../network/jid.js';
 
-/** Real lifetimes of QR refs: the first lives 60 s, the others 20 s. */
+/** Real lifetimes of QR refs (protocol ms): the first lives 60 s, the others 20 s. */
 const FIRST_REF_MS = 60_000;
 const NEXT_REF_MS = 20_000;
-/** How long the phone waits for the companion's answer during code pairing (unscaled, real ms). */
+/**
+ * After the last ref has lived (plus a tenth), how long the network still waits for the companion
+ * before it drops the socket: a guard (clock.ts), since the companion times its own QR rotation in
+ * real time and under a time-lapse would otherwise be cut off before it gives up by itself.
+ */
+const UNPAIRED_GRACE_MS = 5_000;
+/** How long the phone waits for the companion's answer during code pairing: a guard (clock.ts). */
 const CODE_FINISH_TIMEOUT_MS = 15_000;
 
 interface RegistrationData {
@@ -63,11 +69,10 @@ export class PairingManager implements Pairing {
       platform: platformName(d.deviceProps),
     };
     conn.phase = 'pairing';
-    const now = Date.now();
     const refs: Pending['refs'] = [];
-    let end = now;
+    let end = this.net.now();
     for (let i = 0; i < this.net.config.qrRefs; i++) {
-      end += this.net.scaled(i === 0 ? FIRST_REF_MS : NEXT_REF_MS);
+      end += i === 0 ? FIRST_REF_MS : NEXT_REF_MS;
       refs.push({ ref: `2@${randomBytes(24).toString('base64')}`, expiresAt: end });
     }
     const pending: Pending = { conn, reg, refs };
@@ -79,8 +84,12 @@ export class PairingManager implements Pairing {
       content: [{ tag: 'pair-device', attrs: {}, content: refs.map((r) => ({ tag: 'ref', attrs: {}, content: Buffer.from(r.ref) })) }],
     });
     // The real network drops an unpaired socket once all refs have lived (plus a grace period).
-    this.net.after((FIRST_REF_MS + NEXT_REF_MS * (refs.length - 1)) * 1.1 + 5000 / this.net.config.timeScale, () => {
-      if (this.byConn.get(conn) === pending && !pending.pairedDevice) conn.close();
+    const unpaired = (): boolean => this.byConn.get(conn) === pending && !pending.pairedDevice;
+    this.net.after((FIRST_REF_MS + NEXT_REF_MS * (refs.length - 1)) * 1.1, () => {
+      if (!unpaired()) return;
+      this.net.guard(UNPAIRED_GRACE_MS, () => {
+        if (unpaired()) conn.close();
+      });
     });
     this.net.counters.inc('registrations');
   }
@@ -106,7 +115,7 @@ export class PairingManager implements Pairing {
     const pending = this.byRef.get(ref);
     if (!pending || pending.conn.phase !== 'pairing') throw new HttpError(404, 'unknown or used QR ref');
     const entry = pending.refs.find((r) => r.ref === ref)!;
-    if (Date.now() > entry.expiresAt) throw new HttpError(410, 'QR ref expired');
+    if (this.net.now() > entry.expiresAt) throw new HttpError(410, 'QR ref expired');
     if (!pending.conn.clientStatic?.equals(Buffer.from(noiseB64, 'base64'))) throw new HttpError(400, 'QR noise key mismatch');
     if (!pending.reg.identityKey.equals(Buffer.from(identityB64, 'base64'))) throw new HttpError(400, 'QR identity mismatch');
     return this.link(account, pending, Buffer.from(advB64, 'base64'));
@@ -181,9 +190,9 @@ export class PairingManager implements Pairing {
     const c = createCipheriv('aes-256-ctr', key, iv);
     const wrapped = Buffer.concat([salt, iv, c.update(primaryEphemeral.public), c.final()]);
     const done = new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => reject(new HttpError(504, 'companion did not finish code pairing')), CODE_FINISH_TIMEOUT_MS);
+      const cancel = this.net.clock.setGuard(CODE_FINISH_TIMEOUT_MS, () => reject(new HttpError(504, 'companion did not finish code pairing')));
       code.finish = (err) => {
-        clearTimeout(t);
+        cancel();
         if (err) reject(err);
         else resolve();
       };
@@ -243,7 +252,7 @@ export class PairingManager implements Pairing {
     dev.signedPreKey = pending.reg.signedPreKey;
     pending.pairedDevice = dev;
     for (const r of pending.refs) this.byRef.delete(r.ref);
-    const details = proto.ADVDeviceIdentity.encode({ rawId: (Math.random() * 2 ** 31) | 0, timestamp: Math.floor(Date.now() / 1000), keyIndex }).finish();
+    const details = proto.ADVDeviceIdentity.encode({ rawId: (Math.random() * 2 ** 31) | 0, timestamp: Math.floor(this.net.now() / 1000), keyIndex }).finish();
     const accountSignature = curveSign(account.accountKey, Buffer.concat([Buffer.from([6, 0]), details, pending.reg.identityKey]));
     const signed = proto.ADVSignedDeviceIdentity.encode({ details, accountSignatureKey: account.accountKey.public, accountSignature }).finish();
     const hmac = createHmac('sha256', advSecret).update(signed).digest();

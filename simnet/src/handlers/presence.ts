@@ -47,7 +47,7 @@ export function contactPresence(net: SimnetContext, from: Account, opts: Contact
   let delivered = 0;
   const { state, to } = opts;
   if (state === 'available' || state === 'unavailable') {
-    from.presence = state === 'available' ? { available: true, lastSeen: null } : { available: false, lastSeen: opts.lastSeen ?? Math.floor(Date.now() / 1000) };
+    from.presence = state === 'available' ? { available: true, lastSeen: null } : { available: false, lastSeen: opts.lastSeen ?? Math.floor(net.now() / 1000) };
     const targets = to && 'phone' in to ? [to] : [...net.registry.all()];
     for (const acc of targets) {
       for (const d of acc.activeCompanions()) {
@@ -124,7 +124,7 @@ export function handleClientChatstate(net: SimnetContext, conn: ClientConnection
   }
   const viaLid = parseJid(to)?.server === 'lid';
   for (const acc of recipients) {
-    pushBounded(acc.chatstatesReceived, { from: me.phone, deviceId: dev.id, state, groupId, t: Date.now() }, 1000);
+    pushBounded(acc.chatstatesReceived, { from: me.phone, deviceId: dev.id, state, groupId, t: net.now() }, 1000);
     const attrs: Record<string, string> = groupId ? { from: groupId, participant: lidJid(me.lid) } : { from: viaLid ? lidJid(me.lid) : pnJid(me.phone) };
     for (const d of acc.activeCompanions()) sendLive(d, { tag: 'chatstate', attrs, content: [first] });
   }

@@ -54,7 +54,7 @@ export function handleProfilePictureIq(net: SimnetContext, conn: ClientConnectio
       // No picture node: remove the picture.
       p.picture = null;
     } else {
-      const id = String(Date.now()) + randomBytes(2).toString('hex');
+      const id = String(net.now()) + randomBytes(2).toString('hex');
       // Served by the media host like any picture WhatsApp hands out (the path is all a client needs).
       const directPath = net.media ? net.media.put(bytes, 'profile', { uploader: acc.phone }) : `/v/t61.24694-24/${id}.jpg`;
       p.picture = { id, bytes, directPath };

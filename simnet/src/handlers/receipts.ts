@@ -40,7 +40,7 @@ export function contactReceipt(net: SimnetContext, contact: Account, messageId: 
   if (kind !== 'delivered') attrs.type = kind;
   const node: BinaryNode = { tag: 'receipt', attrs };
   for (const dev of sender.activeCompanions()) net.deliver(dev, node);
-  const rec: ReceiptRecord = { messageId, from: contact.phone, to: sender.phone, type: kind, t: Date.now(), groupId: idx.groupId };
+  const rec: ReceiptRecord = { messageId, from: contact.phone, to: sender.phone, type: kind, t: net.now(), groupId: idx.groupId };
   pushBounded(contact.receiptsSent, rec);
   pushBounded(sender.receiptsReceived, rec);
   net.counters.inc(`receipts.${kind}`);
@@ -67,7 +67,7 @@ export function handleClientReceipt(net: SimnetContext, conn: ClientConnection, 
     if (!idx || idx.senderPhone === me.phone) continue;
     const sender = net.registry.byNumber(idx.senderPhone);
     if (!sender) continue;
-    const rec: ReceiptRecord = { messageId: id, from: me.phone, to: sender.phone, type: kind, t: Date.now(), groupId: idx.groupId };
+    const rec: ReceiptRecord = { messageId: id, from: me.phone, to: sender.phone, type: kind, t: net.now(), groupId: idx.groupId };
     pushBounded(sender.receiptsReceived, rec);
     net.counters.inc(`client.receipts.${kind}`);
     if (idx.senderDevice === 0) continue;

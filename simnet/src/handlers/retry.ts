@@ -46,7 +46,7 @@ function relayRetry(net: SimnetContext, asking: LinkedDevice, sender: Account, s
     count: Number(child(node, 'retry')?.attrs.count ?? 1) || 1,
     withKeys: !!child(node, 'keys'),
     action: 'relayed',
-    t: Date.now(),
+    t: net.now(),
   };
   pushBounded(sender.retryLog, rec, 1000);
   if (!target || target.removed) return;

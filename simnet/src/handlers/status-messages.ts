@@ -49,7 +49,7 @@ export async function handleStatusMessage(net: SimnetContext, conn: ClientConnec
       net.config.log('phone failed to decrypt status post', { id, viewer: acc.phone, error: (e as Error).message });
       continue;
     }
-    const rec = await describeMessage({ id, from: sender.phone, to: acc.phone, fromDevice: dev.id, groupId: STATUS_JID, message: msg, fetchMedia });
+    const rec = await describeMessage({ id, from: sender.phone, to: acc.phone, fromDevice: dev.id, atMs: net.now(), groupId: STATUS_JID, message: msg, fetchMedia });
     pushBounded(acc.received, rec);
     net.counters.inc('status.views');
     net.emitReceived(rec);

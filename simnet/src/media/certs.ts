@@ -34,6 +34,7 @@ import {
   id_kp_serverAuth,
 } from '@peculiar/asn1-x509';
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { wallNow } from '../clock.js';
 
 /** ecdsa-with-SHA256 (RFC 5758 §3.2): the signature of every certificate minted here (P-256 keys). */
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
@@ -94,7 +95,8 @@ interface SignedBy {
 }
 
 function certificate(subject: Name, key: { info: SubjectPublicKeyInfo; keyId: Buffer }, issuer: SignedBy, days: number, extensions: Extension[]): string {
-  const now = Date.now();
+  // Validity on the wall clock, not the network's: TLS stacks check it against their own real clock.
+  const now = wallNow();
   const algorithm = new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
   const tbs = new TBSCertificate({
     version: Version.v3,

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:https';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { mediaCerts } from './certs.js';
+import type { Cancel, SimClock } from '../clock.js';
 
 /** Caps stored media so a runaway test cannot eat the machine. */
 const MAX_TOTAL_BYTES = 512 * 1024 * 1024;
@@ -11,7 +12,7 @@ const MAX_UPLOAD = 100 * 1024 * 1024;
 
 /** What GETs of blobs uploaded by one phone get instead of the bytes. */
 export type MediaFault =
-  /** Hold the response for `ms` of wall time (other downloads are not held). */
+  /** Hold the response for `ms`, a guard on the host's clock (other downloads are not held). */
   | { kind: 'delay'; ms: number }
   /** Answer this HTTP status with no body. */
   | { kind: 'status'; code: number }
@@ -34,14 +35,19 @@ export interface PutOptions {
 export class MediaHost {
   private readonly blobs = new Map<string, Blob>();
   private readonly faults = new Map<string, MediaFault>();
-  private readonly held = new Set<NodeJS.Timeout>();
+  /** Downloads held by a delay fault: close() cancels them. */
+  private readonly held = new Set<Cancel>();
   private total = 0;
   private server: Server | null = null;
   port = 0;
   readonly caPem: string;
   readonly auth = randomBytes(16).toString('base64url');
 
-  constructor(private readonly host: string) {
+  /** `clock` times delay faults: a guard (clock.ts), how long this host makes a client wait. */
+  constructor(
+    private readonly host: string,
+    private readonly clock: Pick<SimClock, 'setGuard'>,
+  ) {
     this.caPem = mediaCerts().caPem;
   }
 
@@ -87,14 +93,14 @@ export class MediaHost {
           case 'status':
             return void res.writeHead(fault.code).end();
           case 'delay': {
-            const t = setTimeout(() => {
-              this.held.delete(t);
+            const cancel = this.clock.setGuard(fault.ms, () => {
+              this.held.delete(cancel);
               serve();
-            }, fault.ms);
-            this.held.add(t);
+            });
+            this.held.add(cancel);
             res.on('close', () => {
-              clearTimeout(t);
-              this.held.delete(t);
+              cancel();
+              this.held.delete(cancel);
             });
             return;
           }
@@ -141,7 +147,7 @@ export class MediaHost {
   }
 
   async close(): Promise<void> {
-    for (const t of this.held) clearTimeout(t);
+    for (const cancel of this.held) cancel();
     this.held.clear();
     const s = this.server;
     if (!s) return;

@@ -1,4 +1,6 @@
 // Voice/video calls placed by simnet contacts to accounts with linked devices: what happened to each, for tests to assert.
+import type { Cancel } from '../clock.js';
+
 export type CallOutcome = 'missed' | 'cancelled' | 'rejected' | 'accepted' | 'ringing';
 
 export type CallStatus = 'ringing' | 'missed' | 'cancelled' | 'rejected' | 'accepted' | 'ended';
@@ -26,7 +28,7 @@ const MAX = 5000;
 export class CallStore {
   private readonly calls = new Map<string, CallRecord>();
   /** Pending timer per call (ring-out, hang-up), cancelled when the call ends otherwise. */
-  readonly timers = new Map<string, NodeJS.Timeout>();
+  readonly timers = new Map<string, Cancel>();
 
   add(c: CallRecord): void {
     this.calls.set(c.callId, c);

@@ -1,5 +1,6 @@
 // Group state: participants and roles, settings, invite codes; addressed by <digits>@g.us.
 import { randomBytes, randomInt } from 'node:crypto';
+import type { SimClock } from '../clock.js';
 
 /** What makes a group a community. */
 export interface CommunityState {
@@ -46,10 +47,11 @@ export class Group {
   /** This is its community's announcement group (<default_sub_group>). */
   defaultSubGroup = false;
 
-  constructor(id: string, subject: string, creatorPhone: string) {
+  /** `creation`: seconds since the epoch on the network's clock. */
+  constructor(id: string, subject: string, creatorPhone: string, creation: number) {
     this.jid = `${id}@g.us`;
     this.subject = subject;
-    this.creation = Math.floor(Date.now() / 1000);
+    this.creation = creation;
     this.subjectTime = this.creation;
     this.creatorPhone = creatorPhone;
     this.inviteCode = newInviteCode();
@@ -79,6 +81,8 @@ export function newInviteCode(): string {
 }
 
 export class GroupStore {
+  constructor(private readonly clock: Pick<SimClock, 'now'>) {}
+
   private readonly byJid = new Map<string, Group>();
   private readonly byCode = new Map<string, Group>();
   /** Codes that were valid once: answering them says "revoked" (410) rather than "unknown" (406). */
@@ -96,7 +100,7 @@ export class GroupStore {
     let id: string;
     do id = `120363${String(randomInt(0, 2 ** 47)).padStart(12, '0')}`;
     while (this.byJid.has(`${id}@g.us`));
-    const g = new Group(id, subject, creatorPhone);
+    const g = new Group(id, subject, creatorPhone, Math.floor(this.clock.now() / 1000));
     this.byJid.set(g.jid, g);
     this.byCode.set(g.inviteCode, g);
     if (key) this.byCreateKey.set(`${creatorPhone}/${key}`, g);

@@ -2,6 +2,7 @@
 // name/description/picture, reaction setting and the posts; addressed by <digits>@newsletter.
 import { randomInt } from 'node:crypto';
 import { newInviteCode } from './groups.js';
+import type { SimClock } from '../clock.js';
 
 export type NewsletterRole = 'OWNER' | 'ADMIN' | 'SUBSCRIBER' | 'GUEST';
 export type ReactionCodes = 'ALL' | 'BASIC' | 'NONE';
@@ -44,11 +45,12 @@ export class Newsletter {
   readonly posts: NewsletterPost[] = [];
   private nextServerId = 100;
 
-  constructor(id: string, name: string, description: string, ownerPhone: string) {
+  /** `creation`: seconds since the epoch on the network's clock. */
+  constructor(id: string, name: string, description: string, ownerPhone: string, creation: number) {
     this.jid = `${id}@newsletter`;
     this.name = name;
     this.description = description;
-    this.creation = Math.floor(Date.now() / 1000);
+    this.creation = creation;
     this.nameTime = this.creation;
     this.descriptionTime = this.creation;
     this.ownerPhone = ownerPhone;
@@ -81,8 +83,9 @@ export class Newsletter {
     return [...new Set([this.ownerPhone, ...this.admins, ...this.followers.keys()])];
   }
 
-  addPost(id: string, authorPhone: string, bytes: Buffer): NewsletterPost {
-    const post = { serverId: this.nextServerId++, id, authorPhone, t: Math.floor(Date.now() / 1000), bytes };
+  /** `t`: seconds since the epoch on the network's clock. */
+  addPost(id: string, authorPhone: string, bytes: Buffer, t: number): NewsletterPost {
+    const post = { serverId: this.nextServerId++, id, authorPhone, t, bytes };
     this.posts.push(post);
     if (this.posts.length > MAX_POSTS) this.posts.splice(0, this.posts.length - MAX_POSTS);
     return post;
@@ -92,11 +95,13 @@ export class Newsletter {
 export class NewsletterStore {
   private readonly byJid = new Map<string, Newsletter>();
 
+  constructor(private readonly clock: Pick<SimClock, 'now'>) {}
+
   create(name: string, description: string, ownerPhone: string): Newsletter {
     let id: string;
     do id = `120363${String(randomInt(0, 2 ** 47)).padStart(12, '0')}`;
     while (this.byJid.has(`${id}@newsletter`));
-    const n = new Newsletter(id, name, description, ownerPhone);
+    const n = new Newsletter(id, name, description, ownerPhone, Math.floor(this.clock.now() / 1000));
     this.byJid.set(n.jid, n);
     return n;
   }

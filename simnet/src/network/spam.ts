@@ -2,6 +2,7 @@
 // recipients) → 463 nacks, optionally a temporary restriction of new chats, then a ban.
 import { createHash } from 'node:crypto';
 import type { ResolvedConfig } from '../config.js';
+import type { SimClock } from '../clock.js';
 import type { Counters } from './counters.js';
 import type { Account } from './accounts.js';
 
@@ -18,7 +19,8 @@ export class SpamDetector {
   private readonly windows = new Map<string, Window>();
 
   constructor(
-    private readonly config: Pick<ResolvedConfig, 'spam' | 'timeScale'>,
+    private readonly config: Pick<ResolvedConfig, 'spam'>,
+    private readonly clock: Pick<SimClock, 'now'>,
     private readonly counters: Counters,
   ) {}
 
@@ -30,9 +32,9 @@ export class SpamDetector {
       sender.knownPeers.add(recipientPhone);
       return 'ok';
     }
-    const now = Date.now();
+    const now = this.clock.now();
     let w = this.windows.get(sender.phone);
-    if (!w || now - w.start > cfg.windowMs * this.config.timeScale) {
+    if (!w || now - w.start > cfg.windowMs) {
       w = { start: now, newChats: 0, contents: new Map() };
       this.windows.set(sender.phone, w);
     }
@@ -48,7 +50,7 @@ export class SpamDetector {
     if (violation) {
       sender.violations++;
       this.counters.inc('spam.restricted');
-      if (cfg.restrictNewChatsMs > 0) sender.newChatsRestrictedUntil = now + cfg.restrictNewChatsMs * this.config.timeScale;
+      if (cfg.restrictNewChatsMs > 0) sender.newChatsRestrictedUntil = now + cfg.restrictNewChatsMs;
       if (sender.violations >= cfg.banAfterViolations) {
         sender.banned = true;
         this.counters.inc('spam.banned');

@@ -5,6 +5,7 @@
 import type { BinaryNode } from 'baileys';
 import type { IntervalHistogram } from 'node:perf_hooks';
 import type { ResolvedConfig } from '../config.js';
+import type { Cancel, SimClock } from '../clock.js';
 import type { Registry, LinkedDevice } from '../network/accounts.js';
 import type { Counters } from '../network/counters.js';
 import type { GroupStore } from '../network/groups.js';
@@ -52,12 +53,16 @@ export interface SimnetContext {
   readonly media: MediaHost | null;
   readonly counters: Counters;
 
-  // Time, scaled by config.timeScale.
-  /** setTimeout with the delay multiplied by timeScale, cancelled on close. */
-  after(unscaledMs: number, fn: () => void): NodeJS.Timeout;
-  cancel(t: NodeJS.Timeout | undefined): void;
-  scaled(ms: number): number;
+  // Time: protocol ms on the network's clock (clock.ts).
+  readonly clock: SimClock;
+  /** The network's time, ms since the epoch. */
+  now(): number;
+  /** The network's time in whole seconds, as stanzas' `t` carries it. */
   nowSec(): string;
+  /** Runs `fn` once `ms` of protocol time have passed, unless simnet closed first. */
+  after(ms: number, fn: () => void): Cancel;
+  /** Runs `fn` after a guard of `ms` (clock.ts: something outside the network), unless simnet closed first. */
+  guard(ms: number, fn: () => void): Cancel;
   /** Server-generated stanza / message id. */
   newId(): string;
 

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { BinaryNode, proto } from 'baileys';
 import { resolveConfig, type ResolvedConfig, type SimnetOptions } from '../config.js';
+import type { Cancel, SimClock } from '../clock.js';
 import { buildCertChain, genKeyPair, keyPairFromSeed, type KeyPair } from '../cert.js';
 import { acceptWebSocket } from '../transport/websocket.js';
 import { ClientConnection } from './connection.js';
@@ -31,6 +32,7 @@ export type AdminHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export class Simnet implements AdminContext {
   readonly config: ResolvedConfig;
+  readonly clock: SimClock;
   readonly registry: Registry;
   readonly counters = new Counters();
   readonly root: KeyPair;
@@ -38,8 +40,8 @@ export class Simnet implements AdminContext {
   readonly certChain: Uint8Array;
   readonly pairing: PairingManager;
   readonly spam: SpamDetector;
-  readonly groups = new GroupStore();
-  readonly newsletters = new NewsletterStore();
+  readonly groups: GroupStore;
+  readonly newsletters: NewsletterStore;
   /** Business accounts' catalogs (products, collections, cart setting). */
   readonly catalogs = new CatalogStore();
   readonly faults = new Faults();
@@ -49,7 +51,8 @@ export class Simnet implements AdminContext {
   readonly connections = new Set<ClientConnection>();
   media: MediaHost | null = null;
   private http: Server | null = null;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Cancels of the timers not yet fired: close() cancels them all. */
+  private readonly timers = new Set<Cancel>();
   private idCounter = 0;
   private readonly idPrefix = randomBytes(3).toString('hex').toUpperCase();
   private adminHandler: AdminHandler | null = null;
@@ -59,12 +62,15 @@ export class Simnet implements AdminContext {
 
   constructor(opts: SimnetOptions = {}) {
     this.config = resolveConfig(opts);
+    this.clock = this.config.clock;
+    this.groups = new GroupStore(this.clock);
+    this.newsletters = new NewsletterStore(this.clock);
     this.registry = new Registry(this.config.autoUserPattern, this.config.receipts);
     this.root = keyPairFromSeed(this.config.rootSeed);
     this.serverStatic = genKeyPair();
     this.certChain = buildCertChain(this.root, this.serverStatic.public).chain;
     this.pairing = new PairingManager(this);
-    this.spam = new SpamDetector(this.config, this.counters);
+    this.spam = new SpamDetector(this.config, this.clock, this.counters);
   }
 
   setAdminHandler(h: AdminHandler): void {
@@ -77,7 +83,7 @@ export class Simnet implements AdminContext {
       res.writeHead(404).end();
     });
     server.on('upgrade', (req, socket) => {
-      const conn = acceptWebSocket(req, socket);
+      const conn = acceptWebSocket(req, socket, this.clock);
       if (!conn) return;
       const client = new ClientConnection(conn, this.serverStatic, this.certChain, {
         onHandshake: (c, s, p) => this.onHandshake(c, s, p),
@@ -99,7 +105,7 @@ export class Simnet implements AdminContext {
   async close(): Promise<void> {
     this.closed = true;
     this.loopDelay.disable();
-    for (const t of this.timers) clearTimeout(t);
+    for (const cancel of this.timers) cancel();
     this.timers.clear();
     for (const c of this.connections) c.destroy();
     this.connections.clear();
@@ -111,24 +117,30 @@ export class Simnet implements AdminContext {
     }
   }
 
-  /** setTimeout with the delay multiplied by timeScale, cancelled on close. */
-  after(unscaledMs: number, fn: () => void): NodeJS.Timeout {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
+  now(): number {
+    return this.clock.now();
+  }
+
+  after(ms: number, fn: () => void): Cancel {
+    return this.track((run) => this.clock.setTimer(ms, run), fn);
+  }
+
+  guard(ms: number, fn: () => void): Cancel {
+    return this.track((run) => this.clock.setGuard(ms, run), fn);
+  }
+
+  /** A timer close() cancels, whose `fn` never runs once simnet closed. */
+  private track(set: (run: () => void) => Cancel, fn: () => void): Cancel {
+    const cancel = (): void => {
+      this.timers.delete(cancel);
+      clockCancel();
+    };
+    const clockCancel = set(() => {
+      this.timers.delete(cancel);
       if (!this.closed) fn();
-    }, Math.max(0, unscaledMs * this.config.timeScale));
-    this.timers.add(t);
-    return t;
-  }
-
-  cancel(t: NodeJS.Timeout | undefined): void {
-    if (!t) return;
-    clearTimeout(t);
-    this.timers.delete(t);
-  }
-
-  scaled(ms: number): number {
-    return ms * this.config.timeScale;
+    });
+    this.timers.add(cancel);
+    return cancel;
   }
 
   /** Server-generated stanza / message id. */
@@ -137,7 +149,7 @@ export class Simnet implements AdminContext {
   }
 
   nowSec(): string {
-    return Math.floor(Date.now() / 1000).toString();
+    return Math.floor(this.clock.now() / 1000).toString();
   }
 
   /** Hands a stanza to a linked device now, or holds it until the device is online and active. */

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Cancel, SimClock } from '../clock.js';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 /** Frames larger than this are refused: no legitimate stanza comes close, and it bounds buffering. */
@@ -18,8 +19,11 @@ export interface WsConnection {
   onClose: () => void;
 }
 
-/** Completes the upgrade handshake and returns a connection, or null when the request is not a websocket. */
-export function acceptWebSocket(req: IncomingMessage, socket: Duplex): WsConnection | null {
+/**
+ * Completes the upgrade handshake and returns a connection, or null when the request is not a
+ * websocket. `clock` times the guard on a client that never answers a close.
+ */
+export function acceptWebSocket(req: IncomingMessage, socket: Duplex, clock: Pick<SimClock, 'setGuard'>): WsConnection | null {
   const key = req.headers['sec-websocket-key'];
   if (typeof key !== 'string' || req.headers.upgrade?.toLowerCase() !== 'websocket') {
     socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
@@ -30,7 +34,7 @@ export function acceptWebSocket(req: IncomingMessage, socket: Duplex): WsConnect
     'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
       `Sec-WebSocket-Accept: ${accept}\r\n\r\n`,
   );
-  return new Conn(socket);
+  return new Conn(socket, clock);
 }
 
 class Conn implements WsConnection {
@@ -40,8 +44,12 @@ class Conn implements WsConnection {
   private fragments: Buffer[] = [];
   private open = true;
   private closedNotified = false;
+  private cancelCloseGuard: Cancel = () => {};
 
-  constructor(private readonly socket: Duplex) {
+  constructor(
+    private readonly socket: Duplex,
+    private readonly clock: Pick<SimClock, 'setGuard'>,
+  ) {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     // The peer ended its side of the TCP connection (FIN) without a close frame: its process died
     // (the kernel closes its sockets) or it dropped the link. The server treats that as the end of
@@ -74,7 +82,7 @@ class Conn implements WsConnection {
     this.socket.write(encodeFrame(0x8, payload));
     this.socket.end();
     // A client that never answers the close must not keep the socket alive forever.
-    setTimeout(() => this.socket.destroy(), 2000).unref();
+    this.cancelCloseGuard = this.clock.setGuard(2000, () => this.socket.destroy());
   }
 
   destroy(): void {
@@ -85,6 +93,7 @@ class Conn implements WsConnection {
 
   private finish(): void {
     this.open = false;
+    this.cancelCloseGuard();
     if (this.closedNotified) return;
     this.closedNotified = true;
     this.onClose();
