@@ -11,7 +11,7 @@ import { curveSign } from '../identity-key.js';
 import { HttpError } from '../http-error.js';
 import { digitsOf, lidJid, pnJid } from '../network/jid.js';
 
-/** Real lifetimes of QR refs (protocol ms): the first lives 60 s, the others 20 s. */
+/** WhatsApp's lifetimes of QR refs (protocol ms): the first lives 60 s, the others 20 s. */
 const FIRST_REF_MS = 60_000;
 const NEXT_REF_MS = 20_000;
 /**
