@@ -4,6 +4,7 @@
 //   protocol time to pass (a pacing gap, a retry, a QR lifetime, a scheduled time). Every timer
 //   due in the jump fires in order, each at its own time.
 // - 'frozen': time moves only by advance().
+// In every mode guards (setGuard, withTimeout, waitUntil's bound) run on real time: see setGuard.
 // - 'auto': time stands still until everything waiting on it is asleep (the gate, e.g. "every
 //   sender lane is waiting") and the process has been quiet a few event-loop turns; then it jumps to
 //   the earliest timer. Hours of pacing run in milliseconds, and a measured gap is exactly the gap
@@ -66,9 +67,15 @@ export class VirtualClock extends ClockBase {
     };
   }
 
-  /** On a virtual clock a guard is a timer too: a jump past it fires it, as it would in that much time. */
+  /**
+   * Guards stay on real time, in every mode: what they wait for (a socket, simnet, an HTTP peer, a
+   * child process) runs on real time in a test too, so a jump of protocol time must never make a
+   * real answer look late. A test that wants a guard to fire sets a short one and waits for it.
+   */
   setGuard(ms: number, fn: () => void): Cancel {
-    return this.setTimer(ms, fn);
+    const timer = setTimeout(fn, Math.max(0, ms));
+    timer.unref();
+    return () => clearTimeout(timer);
   }
 
   /** How many timers are waiting (for a test to see that something is, or is not, scheduled). */
@@ -114,6 +121,24 @@ export class VirtualClock extends ClockBase {
     if (at === null) return false;
     await this.advanceTo(at);
     return true;
+  }
+
+  /**
+   * Lets protocol time run as fast as the work allows until `done()` holds: whenever the process
+   * has been quiet for `quietMs` of real time, jumps to the next timer. For scenarios that span
+   * hours of pacing (a campaign, a warm-up). Fails after `maxJumps` jumps or `timeoutMs` real ms.
+   */
+  async runUntil(what: string, done: () => boolean | Promise<boolean>, options: { quietMs?: number; maxJumps?: number; timeoutMs?: number } = {}): Promise<void> {
+    const quietMs = options.quietMs ?? 20;
+    const maxJumps = options.maxJumps ?? 100_000;
+    const deadline = performance.now() + (options.timeoutMs ?? 120_000);
+    for (let jumps = 0; ; ) {
+      if (await done()) return;
+      if (jumps >= maxJumps || performance.now() > deadline) throw new Error(`runUntil: ${what} did not happen (${jumps} jumps, clock at ${new Date(this.now()).toISOString()})`);
+      await new Promise((resolve) => setTimeout(resolve, quietMs));
+      if (await done()) return;
+      if (await this.advanceToNext()) jumps++;
+    }
   }
 
   /** 'auto': time moves only once `gate()` resolves (work in flight elsewhere, e.g. a database thread, finishes first). */
