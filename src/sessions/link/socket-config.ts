@@ -43,7 +43,7 @@ export interface SharedCaches {
   readonly groups: BoundedCache;
 }
 
-export function createSharedCaches(now: () => number = Date.now): SharedCaches {
+export function createSharedCaches(now: () => number): SharedCaches {
   return {
     misc: new BoundedCache(50_000, 60 * 60_000, now),
     groups: new BoundedCache(5_000, 5 * 60_000, now),
