@@ -117,7 +117,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
 
   // Cluster mode: the engine, the sender and the outbox write through fenced connections (cluster/member.ts).
   const cluster: ClusterMember | null = config.cluster
-    ? await openClusterMember({ settings: config.cluster, database, databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: overrides.pgSchema, metrics, log, onFenced: () => closeAndExit(async () => engine?.close()) })
+    ? await openClusterMember({ settings: config.cluster, clock, database, databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: overrides.pgSchema, metrics, log, onFenced: () => closeAndExit(clock, async () => engine?.close()) })
     : null;
   const engineStore: Store = cluster?.store ?? store;
   const owns = cluster ? (id: string) => cluster.node.owns(id) : undefined;
@@ -181,7 +181,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       })
     : null;
 
-  const routing: (ClusterRouting & { close?(): Promise<void> }) | null = overrides.clusterRouting ?? (cluster && config.cluster ? clusterRouting(cluster.node, config.cluster.secret, cluster.metrics, 2 * config.commandTimeoutMs + 10_000) : null);
+  const routing: (ClusterRouting & { close?(): Promise<void> }) | null = overrides.clusterRouting ?? (cluster && config.cluster ? clusterRouting(cluster.node, config.cluster.secret, cluster.metrics, 2 * config.commandTimeoutMs + 10_000, clock) : null);
   if (engine) metrics.countSessionsWith(() => engine.sessionCounts());
   // Read at each scrape: what waits to be sent, and what waits to be delivered to webhooks.
   metrics.measureQueueWith(() => store.messages.countAllWaiting());

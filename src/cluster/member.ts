@@ -3,6 +3,7 @@
 // write made after another node took an instance over is refused by the database. The node joins
 // (takes its lease) later, once the gateway is built: the lease is renewed from then on, and nothing
 // heavy runs between the join and the first renewal.
+import type { Clock } from '../clock.js';
 import type { ClusterSettings } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -15,6 +16,7 @@ import { ClusterNode } from './node.js';
 
 interface ClusterMemberDeps {
   settings: ClusterSettings;
+  clock: Clock;
   /** The shared database, opened and migrated (its connections are not fenced). */
   database: Database;
   /** How the fenced connections reach it: the same database (and test schema). */
@@ -45,6 +47,7 @@ export async function openClusterMember(deps: ClusterMemberDeps): Promise<Cluste
   node = new ClusterNode({
     repo: new ClusterRepo(deps.database.db),
     settings,
+    clock: deps.clock,
     log: log.child({ component: 'cluster' }),
     metrics,
     onFenced: () => deps.onFenced(),
@@ -65,10 +68,10 @@ export async function openClusterMember(deps: ClusterMemberDeps): Promise<Cluste
 /**
  * A node that lost its lease closes every WhatsApp socket at once (others may take its instances
  * now), then exits so that its supervisor starts a clean incarnation (exit code 75, "try again").
+ * Closing gets 5 s at most (a guard: sockets that do not close in time are cut by the exit).
  */
-export function closeAndExit(closeSessions: () => Promise<void>): void {
-  const exit = setTimeout(() => process.exit(75), 5_000);
-  exit.unref();
+export function closeAndExit(clock: Clock, closeSessions: () => Promise<void>): void {
+  clock.setGuard(5_000, () => process.exit(75));
   void closeSessions()
     .catch(() => undefined)
     .finally(() => process.exit(75));

@@ -9,6 +9,7 @@
 // migration 018.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { ClockBase, PeriodicTask, type Cancel, type Clock } from '../clock.js';
 import type { ClusterSettings } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ClusterRepo, InstanceOwner } from '../store/cluster-repo.js';
@@ -17,6 +18,7 @@ import type { ClusterMetricsSink, OwnedWork, Placement } from './types.js';
 interface ClusterNodeDeps {
   repo: ClusterRepo;
   settings: ClusterSettings;
+  clock: Clock;
   log: Logger;
   metrics?: ClusterMetricsSink;
   /** Called once when the node fences itself (lease lost): close every socket, then exit. */
@@ -32,13 +34,38 @@ const LEAVE_PARALLEL = 8;
 /** How long a remote owner looked up for a request is trusted. */
 const OWNER_CACHE_MS = 1_000;
 
+/**
+ * The lease runs on the database's clock, in real time, whatever the gateway's time scale: so the
+ * heartbeat is timed like a guard (never scaled), and the lease's age is measured with
+ * performance.now(). On a test's virtual clock a guard is a timer like any other.
+ */
+class LeaseTime extends ClockBase {
+  constructor(private readonly clock: Clock) {
+    super();
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  setTimer(ms: number, fn: () => void): Cancel {
+    return this.clock.setGuard(ms, fn);
+  }
+
+  setGuard(ms: number, fn: () => void): Cancel {
+    return this.clock.setGuard(ms, fn);
+  }
+}
+
 export class ClusterNode {
   readonly incarnation = randomUUID();
   private readonly owned = new Map<string, number>();
   /** Instances being stopped here for a handover (their work winds down; requests answer 503). */
   private readonly moving = new Set<string>();
   private work: OwnedWork | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly leaseTime: Clock;
+  /** Renews the lease, then reconciles (beat()), every heartbeat from the join on. */
+  private readonly heartbeat: PeriodicTask;
   private lastRenewAt = 0;
   private ticking: Promise<void> | null = null;
   private state: 'new' | 'up' | 'leaving' | 'fenced' | 'gone' = 'new';
@@ -47,7 +74,15 @@ export class ClusterNode {
   private gaveAt = -Infinity;
   private readonly ownerCache = new Map<string, { at: number; owner: InstanceOwner | undefined }>();
 
-  constructor(private readonly deps: ClusterNodeDeps) {}
+  constructor(private readonly deps: ClusterNodeDeps) {
+    this.leaseTime = new LeaseTime(deps.clock);
+    this.heartbeat = new PeriodicTask(this.leaseTime, {
+      everyMs: deps.settings.heartbeatMs,
+      run: () => this.tick(),
+      // beat() handles its own failures; anything else is a bug, and the next heartbeat still runs.
+      onError: (err) => deps.log.error({ err }, 'cluster: heartbeat failed'),
+    });
+  }
 
   get nodeId(): string {
     return this.deps.settings.nodeId;
@@ -79,13 +114,12 @@ export class ClusterNode {
         break;
       }
       if (!waited) log.warn({ nodeId: settings.nodeId, heldBy }, 'another process holds a live lease under this ZAPGATE_NODE_ID: waiting for it to leave or run out (if that node still runs, give each node its own id)');
-      await new Promise((r) => setTimeout(r, settings.heartbeatMs));
+      await this.leaseTime.sleep(settings.heartbeatMs);
     }
     this.state = 'up';
     log.info({ nodeId: settings.nodeId, incarnation: this.incarnation, url: settings.nodeUrl }, 'joined the cluster');
     // The lease is renewed from now on, while the rest of the gateway starts (which may take longer than a lease).
-    this.timer = setInterval(() => void this.tick(), settings.heartbeatMs);
-    this.timer.unref();
+    this.heartbeat.start();
   }
 
   /** `work` runs what this node owns: from now on each heartbeat reconciles it, the first one at once. */
@@ -160,13 +194,19 @@ export class ClusterNode {
   async leave(): Promise<void> {
     if (this.state !== 'up') return;
     this.state = 'leaving';
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    await this.heartbeat.stop();
     await this.ticking;
     const { repo, log } = this.deps;
     await repo.setState(this.incarnation, 'leaving').catch((err: unknown) => log.warn({ err }, 'cluster: could not mark this node as leaving'));
     // Renewed meanwhile: a handover of many instances may take longer than one lease.
-    const keepAlive = setInterval(() => void this.renew(), this.deps.settings.heartbeatMs);
+    const keepAlive = new PeriodicTask(this.leaseTime, {
+      everyMs: this.deps.settings.heartbeatMs,
+      run: async () => {
+        await this.renew();
+      },
+      onError: (err) => log.warn({ err }, 'cluster: renewing the lease while leaving failed'),
+    });
+    keepAlive.start();
     try {
       // A few at a time: each one's socket is closed and its writes committed before it is released.
       const queue = [...this.owned.keys()];
@@ -184,15 +224,17 @@ export class ClusterNode {
     } catch (err) {
       log.error({ err }, 'cluster: leaving was cut short; the instances left are taken over when this lease runs out');
     } finally {
-      clearInterval(keepAlive);
+      await keepAlive.stop();
       this.state = 'gone';
     }
   }
 
-  /** Stops the heartbeat without handing anything over (tests that simulate a crash use kill -9 instead). */
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+  /**
+   * Stops the heartbeat without handing anything over (tests that simulate a crash use kill -9
+   * instead); resolves once a beat under way has finished.
+   */
+  stop(): Promise<void> {
+    return this.heartbeat.stop();
   }
 
   // ---- heartbeat ------------------------------------------------------------------------------
@@ -248,7 +290,8 @@ export class ClusterNode {
       return;
     }
     this.state = 'fenced';
-    this.stop();
+    // Not awaited: this runs inside a beat, which stop() would wait for.
+    void this.stop();
     this.deps.log.error({ nodeId: this.nodeId, reason }, 'cluster: this node lost its lease and fences itself: every WhatsApp socket is closed before another node can take its instances');
     this.deps.onFenced(reason);
   }

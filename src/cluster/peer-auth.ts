@@ -7,13 +7,17 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 const MAX_SKEW_MS = 60_000;
 
 export class PeerAuth {
-  constructor(private readonly secret: string) {}
+  constructor(
+    private readonly secret: string,
+    /** The gateway's clock (nodes of one cluster share its origin, so their times agree). */
+    private readonly now: () => number,
+  ) {}
 
-  sign(method: string, path: string, now = Date.now()): string {
+  sign(method: string, path: string, now = this.now()): string {
     return `${now}.${this.mac(method, path, now)}`;
   }
 
-  verify(header: string | undefined, method: string, path: string, now = Date.now()): boolean {
+  verify(header: string | undefined, method: string, path: string, now = this.now()): boolean {
     if (!header) return false;
     const dot = header.indexOf('.');
     const at = Number(header.slice(0, dot));

@@ -1,6 +1,7 @@
 // What the HTTP layer needs of the cluster to run each instance request on the instance's owner
 // (http/cluster-forwarding.ts), put together from the node, the peer authentication and metrics.
 import { Agent, type Dispatcher } from 'undici';
+import type { Clock } from '../clock.js';
 import type { ClusterMetrics } from './metrics.js';
 import type { ClusterNode } from './node.js';
 import { PeerAuth } from './peer-auth.js';
@@ -25,8 +26,8 @@ export interface ClusterRouting {
   readonly timeoutMs: number;
 }
 
-export function clusterRouting(node: ClusterNode, secret: string, metrics: ClusterMetrics, timeoutMs: number): ClusterRouting & { close(): Promise<void> } {
-  const auth = new PeerAuth(secret);
+export function clusterRouting(node: ClusterNode, secret: string, metrics: ClusterMetrics, timeoutMs: number, clock: Clock): ClusterRouting & { close(): Promise<void> } {
+  const auth = new PeerAuth(secret, () => clock.now());
   const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000, connect: { timeout: 5_000 } });
   return {
     nodeId: node.nodeId,

@@ -1,6 +1,7 @@
 // One delivery attempt: a signed POST through the guarded keep-alive Agent, judged by docs/contract.md §5
 // (2xx within the timeout = delivered; redirects are not followed; 410 = the URL is gone).
 import { request, type Dispatcher } from 'undici';
+import type { Clock } from '../clock.js';
 import { AddressRefusedError } from '../net/address-guard.js';
 import { parseRetryAfter } from './schedule.js';
 import { signWebhook } from './signing.js';
@@ -15,8 +16,9 @@ interface AttemptInput {
 
 interface AttemptOptions {
   dispatcher: Dispatcher;
-  /** Wall-clock ms of this attempt (its `webhook-timestamp`). */
-  now: number;
+  /** Gives the attempt its `webhook-timestamp` and times its guard. */
+  clock: Clock;
+  /** Ms the receiver may take to answer: a guard, never scaled. */
   timeoutMs: number;
   allowHttp: boolean;
   /** Aborted when the gateway stops: the attempt is then neither a success nor a failure. */
@@ -59,18 +61,19 @@ function describe(err: unknown, timeoutMs: number, timedOut: boolean): string {
 export async function attemptDelivery(input: AttemptInput, options: AttemptOptions): Promise<AttemptResult> {
   const problem = urlProblem(input.url, options.allowHttp);
   if (problem !== null) return { outcome: 'failed', status: null, error: `address refused: ${problem}`, retryAfterMs: null };
+  const now = options.clock.now();
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'zapgate-webhooks/1',
-    ...signWebhook({ id: input.webhookId, timestamp: Math.floor(options.now / 1000), body: input.body, secrets: input.secrets }),
+    ...signWebhook({ id: input.webhookId, timestamp: Math.floor(now / 1000), body: input.body, secrets: input.secrets }),
   };
   // A controller of its own rather than AbortSignal.any()/timeout(), which are slow on Node 20.
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const cancelGuard = options.clock.setGuard(options.timeoutMs, () => {
     timedOut = true;
     controller.abort();
-  }, options.timeoutMs);
+  });
   const onStop = (): void => controller.abort();
   options.signal.addEventListener('abort', onStop, { once: true });
   const signal = controller.signal;
@@ -89,12 +92,12 @@ export async function attemptDelivery(input: AttemptInput, options: AttemptOptio
     if (status >= 200 && status < 300) return { outcome: 'delivered', status };
     if (status === 410) return { outcome: 'gone', status, error: 'receiver answered 410 Gone' };
     if (status >= 300 && status < 400) return { outcome: 'failed', status, error: `redirect (${status}) not followed`, retryAfterMs: null };
-    return { outcome: 'failed', status, error: `receiver answered HTTP ${status}`, retryAfterMs: parseRetryAfter(res.headers['retry-after'], options.now) };
+    return { outcome: 'failed', status, error: `receiver answered HTTP ${status}`, retryAfterMs: parseRetryAfter(res.headers['retry-after'], now) };
   } catch (err) {
     if (options.signal.aborted) return { outcome: 'aborted' };
     return { outcome: 'failed', status: null, error: describe(err, options.timeoutMs, timedOut), retryAfterMs: null };
   } finally {
-    clearTimeout(timer);
+    cancelGuard();
     options.signal.removeEventListener('abort', onStop);
   }
 }

@@ -41,7 +41,7 @@ const SINK_BUDGET_MS = RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
 export interface DispatcherSettings {
   /** Attempts in flight at once, across all lanes. */
   concurrency: number;
-  /** Real milliseconds an attempt may take (not scaled: it is a network wait). */
+  /** Ms an attempt may take: a guard on the receiver (never scaled: it is a network wait). */
   timeoutMs: number;
   allowHttp: boolean;
   /** Deliveries a lane holds in memory; beyond that they wait in the store. */
@@ -80,7 +80,7 @@ interface Lane {
   refilling: boolean;
   /** A fresh delivery was left in the store while a refill was running. */
   missed: boolean;
-  /** When the lane's earliest not-yet-due delivery becomes due (real ms). */
+  /** When the lane's earliest not-yet-due delivery becomes due (ms on the clock). */
   wakeAt: number | null;
   cancelWake: (() => void) | null;
   /**
@@ -100,7 +100,7 @@ interface Lane {
   retrying: Set<string>;
 }
 
-// A store error while reading a lane: try again after this long (real ms), not in a tight loop.
+// A store error while reading a lane: try again after this long, not in a tight loop.
 const REFILL_BACKOFF_MS = 1_000;
 
 export class DeliveryDispatcher {
@@ -115,7 +115,7 @@ export class DeliveryDispatcher {
   private onIdle: (() => void) | null = null;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.outcomes = new OutcomeLog((items) => deps.store.record(items));
+    this.outcomes = new OutcomeLog(deps.clock, (items) => deps.store.record(items));
   }
 
   /** Resumes every delivery the store still holds (including attempts cut short by a crash). */
@@ -192,8 +192,8 @@ export class DeliveryDispatcher {
       lane.buffer = [];
       this.lanes.delete(lane.key);
     }
-    const deadline = Date.now() + this.deps.settings.timeoutMs;
-    while (mine.some((l) => l.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    // Steps under way finish (an aborted attempt at once, a store read soon), within the attempt's guard.
+    await this.deps.clock.waitUntil(() => !mine.some((l) => l.busy), this.deps.settings.timeoutMs, { pollMs: 10 });
     await Promise.all(mine.flatMap((l) => [...l.writes.values()]));
     await this.outcomes.drain();
   }
@@ -358,7 +358,7 @@ export class DeliveryDispatcher {
     }
     const result = await attemptDelivery(
       { webhookId: job.eventId, url: job.url, body: job.body, secrets: job.secrets },
-      { dispatcher: this.deps.agent, now: clock.now(), timeoutMs: settings.timeoutMs, allowHttp: settings.allowHttp, signal: stop.signal },
+      { dispatcher: this.deps.agent, clock, timeoutMs: settings.timeoutMs, allowHttp: settings.allowHttp, signal: stop.signal },
     ).finally(() => {
       this.inFlight.delete(stop);
       lane.attempt = null;
@@ -387,7 +387,7 @@ export class DeliveryDispatcher {
           return;
         }
         metrics.webhookDeliveries.inc({ result: 'retrying' });
-        const nextAttemptAt = at + clock.scale(delay);
+        const nextAttemptAt = at + delay;
         this.write(lane, { id: job.id, result: 'retrying', httpStatus: result.status, error: result.error, nextAttemptAt, at });
         this.setWake(lane, nextAttemptAt);
         return;
@@ -415,14 +415,14 @@ export class DeliveryDispatcher {
       case 'failed': {
         const delay = result.final ? null : nextSinkDelayMs(job.attempts + 1);
         log.debug({ instanceId: job.instanceId, sink, deliveryId: job.id, attempt: job.attempts + 1, error: result.error }, 'broker publish failed');
-        if (delay === null || at - job.createdAt > clock.scale(SINK_BUDGET_MS)) {
+        if (delay === null || at - job.createdAt > SINK_BUDGET_MS) {
           metrics.sinkPublishes.inc({ sink, result: 'failed' });
           log.warn({ instanceId: job.instanceId, sink, deliveryId: job.id, error: result.error }, 'broker publish failed after every retry');
           this.write(lane, { id: job.id, result: 'failed', httpStatus: null, error: result.error, at });
           return;
         }
         metrics.sinkPublishes.inc({ sink, result: 'retrying' });
-        const nextAttemptAt = at + clock.scale(delay);
+        const nextAttemptAt = at + delay;
         lane.retrying.add(job.id);
         this.write(lane, { id: job.id, result: 'retrying', httpStatus: null, error: result.error, nextAttemptAt, at });
         const p = lane.writes.get(job.id);
@@ -493,8 +493,7 @@ export class DeliveryDispatcher {
     lane.cancelWake?.();
     lane.wakeAt = at;
     const { clock } = this.deps;
-    // Store times are real ms; the clock's timers take protocol ms.
-    lane.cancelWake = clock.setTimer(Math.max(0, at - clock.now()) / clock.timeScale, () => {
+    lane.cancelWake = clock.setTimer(Math.max(0, at - clock.now()), () => {
       lane.wakeAt = null;
       lane.cancelWake = null;
       lane.held = false;

@@ -92,7 +92,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   const log = deps.log;
 
   const engineStore = deps.cluster?.store ?? deps.store;
-  const brokers = new BrokerSinks({ store: deps.store.sinks, guard: deps.guard, defaults: deps.sinkDefaults ?? {}, log, timeoutMs: tuning.timeoutMs });
+  const brokers = new BrokerSinks({ store: deps.store.sinks, guard: deps.guard, defaults: deps.sinkDefaults ?? {}, log, clock: deps.clock, timeoutMs: tuning.timeoutMs });
   const dispatcher = new DeliveryDispatcher({
     sinks: brokers,
     store: engineStore.deliveries,

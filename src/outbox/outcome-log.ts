@@ -2,6 +2,7 @@
 // event loop (0.8 ms on an idle disk, ~6 ms on a busy one in bench/webhooks.ts), so outcomes are
 // gathered for up to 100 ms and committed together. Delaying them costs nothing in safety: an
 // outcome lost in a crash only means one more delivery with the same webhook-id (at-least-once).
+import type { Cancel, Clock } from '../clock.js';
 import type { DeliveryOutcome } from '../store/deliveries-repo.js';
 
 interface Pending {
@@ -12,12 +13,13 @@ interface Pending {
 
 export class OutcomeLog {
   private pending: Pending[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  private cancelFlush: Cancel | null = null;
   private running: Promise<void> = Promise.resolve();
 
   constructor(
+    private readonly clock: Clock,
     private readonly record: (outcomes: readonly DeliveryOutcome[]) => Promise<void>,
-    /** Real milliseconds an outcome may wait for others to share its commit. */
+    /** Ms an outcome may wait for others to share its commit: a guard (fsyncs take real time), never scaled. */
     private readonly windowMs = 100,
     private readonly maxBatch = 2_000,
   ) {}
@@ -27,7 +29,7 @@ export class OutcomeLog {
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ outcome, resolve, reject });
       if (this.pending.length >= this.maxBatch) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.windowMs);
+      else this.cancelFlush ??= this.clock.setGuard(this.windowMs, () => this.flush());
     });
   }
 
@@ -38,8 +40,8 @@ export class OutcomeLog {
   }
 
   private flush(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.cancelFlush?.();
+    this.cancelFlush = null;
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];

@@ -1,6 +1,6 @@
 // Retention: failed deliveries are kept 7 days for replay, delivered ones a short while for
-// inspection; a timer on the (scaled) clock deletes older ones, and their events, in small batches.
-import type { Clock } from '../clock.js';
+// inspection; a periodic task on the clock deletes older ones, and their events, in small batches.
+import { PeriodicTask, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { DeliveriesRepo } from '../store/deliveries-repo.js';
@@ -32,8 +32,7 @@ export const DEFAULT_RETENTION: RetentionSettings = {
 const SWEEP_BATCH = 1000;
 
 export class RetentionSweeper {
-  private cancel: (() => void) | null = null;
-  private running: Promise<void> = Promise.resolve();
+  private readonly task: PeriodicTask;
   private stopped = true;
 
   constructor(
@@ -44,27 +43,40 @@ export class RetentionSweeper {
     private readonly settings: RetentionSettings,
     /** Where events kept for the event stream alone are swept (with settings.streamKeepMs > 0). */
     private readonly streamStore: Pick<StreamEventsRepo, 'sweepUndelivered'> | null = null,
-  ) {}
+  ) {
+    // The first sweep at start, then every sweepEveryMs.
+    this.task = new PeriodicTask(clock, {
+      everyMs: settings.sweepEveryMs,
+      firstAfterMs: 0,
+      run: async () => {
+        await this.sweep();
+      },
+      onError: (err) => {
+        // The next sweep tries again; nothing is lost by sweeping late.
+        this.log.error({ err }, 'webhook retention sweep failed');
+        this.metrics.loggedFailures.inc({ component: 'outbox' });
+      },
+    });
+  }
 
   start(): void {
     this.stopped = false;
-    this.arm(0);
+    this.task.start();
   }
 
+  /** Cancels the next sweep; resolves once the one under way has finished (it stops between batches). */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.cancel?.();
-    this.cancel = null;
-    await this.running;
+    await this.task.stop();
   }
 
   /** Deletes everything past its retention now; returns how many deliveries went. */
   async sweep(): Promise<number> {
     const now = this.clock.now();
-    const failedBefore = now - this.clock.scale(this.settings.failedKeepMs);
-    const deliveredBefore = now - this.clock.scale(this.settings.deliveredKeepMs);
+    const failedBefore = now - this.settings.failedKeepMs;
+    const deliveredBefore = now - this.settings.deliveredKeepMs;
     const streamKeep = this.settings.streamKeepMs ?? 0;
-    const eventsBefore = streamKeep > 0 ? now - this.clock.scale(streamKeep) : Number.MAX_SAFE_INTEGER;
+    const eventsBefore = streamKeep > 0 ? now - streamKeep : Number.MAX_SAFE_INTEGER;
     let total = 0;
     for (;;) {
       const n = await this.store.sweep(failedBefore, deliveredBefore, SWEEP_BATCH, eventsBefore);
@@ -79,20 +91,5 @@ export class RetentionSweeper {
       while (n === SWEEP_BATCH && !this.stopped);
     }
     return total;
-  }
-
-  private arm(delayMs: number): void {
-    this.cancel = this.clock.setTimer(delayMs, () => {
-      this.running = this.sweep().then(
-        () => undefined,
-        (err: unknown) => {
-          // The next sweep tries again; nothing is lost by sweeping late.
-          this.log.error({ err }, 'webhook retention sweep failed');
-          this.metrics.loggedFailures.inc({ component: 'outbox' });
-        },
-      ).then(() => {
-        if (!this.stopped) this.arm(this.settings.sweepEveryMs);
-      });
-    });
   }
 }

@@ -39,10 +39,10 @@ export class AntibanMemory {
   /** Reads the pause, and the last day of cold sends when the strategy is on. */
   async load(strategyOn: boolean): Promise<void> {
     this.pause = await this.repo.pause(this.instanceId);
-    if (strategyOn) this.coldSends = await this.repo.coldSendsSince(this.instanceId, this.clock.now() - this.real(DAY_MS));
+    if (strategyOn) this.coldSends = await this.repo.coldSendsSince(this.instanceId, this.clock.now() - DAY_MS);
   }
 
-  /** Wall-clock ms until which sending is paused, or null. */
+  /** When the pause ends (ms on the clock), or null. */
   pausedUntil(now: number): number | null {
     const until = this.pause?.pausedUntil;
     return until !== null && until !== undefined && until > now ? until : null;
@@ -52,22 +52,21 @@ export class AntibanMemory {
     return isContactAddress(phone) && !this.known.has(phone) && this.repo.isStranger(this.instanceId, phone);
   }
 
-  /** Earliest wall-clock ms the caps, spacing and identical-content limit allow this message. */
+  /** The earliest time (ms on the clock) the caps, spacing and identical-content limit allow this message. */
   readyAt(m: AntibanTraits, pairedAt: number | null, now: number): number {
     const s = this.settings;
-    const hour = this.real(HOUR_MS);
     let ready = 0;
     if (m.stranger) {
-      const dayAgo = now - this.real(DAY_MS);
+      const dayAgo = now - DAY_MS;
       while (this.coldSends.length > 0 && (this.coldSends[0] as number) < dayAgo) this.coldSends.shift();
-      const age = pairedAt === null ? null : (now - pairedAt) / this.clock.timeScale;
+      const age = pairedAt === null ? null : now - pairedAt;
       const caps = strangerCaps(warmupFactor(age, s), s);
-      ready = strangerReadyAt(this.coldSends, caps, { hour, day: this.real(DAY_MS) }, this.real(m.strangerSpacingMs));
+      ready = strangerReadyAt(this.coldSends, caps, { hour: HOUR_MS, day: DAY_MS }, m.strangerSpacingMs);
     }
     if (m.contentKey) {
-      const sends = (this.identical.get(m.contentKey) ?? []).filter((x) => x.at > now - hour);
+      const sends = (this.identical.get(m.contentKey) ?? []).filter((x) => x.at > now - HOUR_MS);
       this.identical.set(m.contentKey, sends);
-      ready = Math.max(ready, identicalReadyAt(sends, m.phone, s.identicalPerHour, hour));
+      ready = Math.max(ready, identicalReadyAt(sends, m.phone, s.identicalPerHour, HOUR_MS));
     }
     return ready;
   }
@@ -87,7 +86,7 @@ export class AntibanMemory {
       else this.identical.set(m.contentKey, [{ phone: m.phone, at }]);
       // Personalised campaigns leave one key per message: drop those that left the window.
       if (this.identical.size > IDENTICAL_KEYS_LIMIT) {
-        const cutoff = at - this.real(HOUR_MS);
+        const cutoff = at - HOUR_MS;
         for (const [key, list] of this.identical) if ((list[list.length - 1]?.at ?? 0) < cutoff) this.identical.delete(key);
       }
     }
@@ -118,17 +117,12 @@ export class AntibanMemory {
     const now = this.clock.now();
     const previous = this.pause;
     if (this.pausedUntil(now) !== null) return null;
-    const sinceLast = previous?.lastRestrictionAt ? (now - previous.lastRestrictionAt) / this.clock.timeScale : null;
+    const sinceLast = previous?.lastRestrictionAt ? now - previous.lastRestrictionAt : null;
     const { pauseMs, restrictions } = pauseAfterRestriction(previous, sinceLast, this.settings);
-    const until = now + this.real(pauseMs);
+    const until = now + pauseMs;
     this.pause = { pausedUntil: until, reason, restrictions, lastRestrictionAt: now };
     await this.repo.savePause(this.instanceId, this.pause, now);
     return { until, pauseMs, restrictions };
-  }
-
-  /** Protocol ms → wall-clock ms (unrounded: deadlines are compared, not slept on). */
-  private real(ms: number): number {
-    return ms * this.clock.timeScale;
   }
 }
 

@@ -64,7 +64,7 @@ interface LaneDeps {
  */
 const LARGE_PAYLOAD_CHARS = 256 * 1024;
 
-/** Wall-clock ms a lane waiting only for scheduled messages sleeps at most before looking again. */
+/** Ms a lane waiting only for scheduled messages sleeps at most before looking again. */
 const MAX_SCHEDULE_WAIT_MS = 3_600_000;
 
 const OPTED_OUT = 'Skipped: the recipient opted out of this account\'s messages';
@@ -178,7 +178,7 @@ export class InstanceLane {
         this.deps.metrics?.loggedFailures.inc({ component: 'sender' });
         this.needsLoad = true;
         this.plan = null;
-        await this.wait(this.real(Math.min(60_000, this.deps.options.retryMs * 2 ** Math.min(failures, 6))));
+        await this.waitMs(Math.min(60_000, this.deps.options.retryMs * 2 ** Math.min(failures, 6)));
       }
     }
   }
@@ -218,7 +218,7 @@ export class InstanceLane {
         // At most an hour at a time: timers overflow past 24.8 days, and a year ahead is allowed.
         this.awaitingSchedule = true;
         try {
-          await this.wait(Math.min(MAX_SCHEDULE_WAIT_MS, Math.max(0, dueAt - clock.now())));
+          await this.waitMs(Math.min(MAX_SCHEDULE_WAIT_MS, Math.max(0, dueAt - clock.now())));
         } finally {
           this.awaitingSchedule = false;
         }
@@ -226,14 +226,14 @@ export class InstanceLane {
       }
       if (!transport.isConnected(this.instanceId)) {
         await this.flushSettle();
-        await this.wait(null);
+        await this.waitMs(null);
         continue;
       }
       const now = clock.now();
       const pausedUntil = this.antiban ? this.memory.pausedUntil(now) : null;
       if (pausedUntil !== null) {
         await this.flushSettle();
-        await this.wait(pausedUntil - now);
+        await this.waitMs(pausedUntil - now);
         continue;
       }
       const plan = await this.planFor(head);
@@ -241,7 +241,7 @@ export class InstanceLane {
       if (readyAt > now) {
         // Look again afterwards: the head may have been removed from the queue meanwhile.
         await this.flushSettle();
-        await this.wait(readyAt - now);
+        await this.waitMs(readyAt - now);
         continue;
       }
       await this.sendOne(head, plan);
@@ -278,15 +278,15 @@ export class InstanceLane {
   }
 
   /**
-   * Wall-clock ms at which the head may go: the gap since the previous send, the retry time of a
+   * When the head may go (ms on the clock): the gap since the previous send, the retry time of a
    * failed attempt, then the strategy's limits.
    */
   private readyAt(head: QueueHead, plan: Plan, now: number): number {
     // A scheduled message leaves at its time; the gap still separates it from the previous send.
     const gapReady =
       head.scheduled_at === null
-        ? Math.max(this.lastSentAt, Number(head.created_at)) + this.real(plan.gapMs)
-        : Math.max(this.lastSentAt + this.real(plan.gapMs), Number(head.scheduled_at));
+        ? Math.max(this.lastSentAt, Number(head.created_at)) + plan.gapMs
+        : Math.max(this.lastSentAt + plan.gapMs, Number(head.scheduled_at));
     const ready = head.next_attempt_at === null ? gapReady : Math.max(gapReady, Number(head.next_attempt_at));
     return plan.antiban ? Math.max(ready, this.memory.readyAt(plan, this.pairedAt, now)) : ready;
   }
@@ -312,7 +312,7 @@ export class InstanceLane {
     if (plan.typingMs > 0 && !head.phone.endsWith('@newsletter')) {
       // A voice note shows "recording audio…" instead of "typing…".
       await this.showTyping(head.phone, head.kind === 'audio' ? 'recording' : 'composing');
-      if (!(await this.sleep(plan.typingMs))) return; // stopping: still in flight, resent at next start
+      if (!(await this.sleepUnlessStopping(plan.typingMs))) return; // stopping: still in flight, resent at next start
     }
     if (plan.message) return this.deliver(head, plan, plan.message);
     // A large payload is read only now, in one of the shared slots, and dropped once settled.
@@ -400,7 +400,7 @@ export class InstanceLane {
           return this.fail(head, `${outcome.reason} (gave up after ${attempts} attempts)`, outcome.code);
         }
         const now = clock.now();
-        const nextAt = now + this.real(retryDelayMs(attempts, options.retryMs, options.random));
+        const nextAt = now + retryDelayMs(attempts, options.retryMs, options.random);
         await store.messages.retryLater(head.seq, now, Math.ceil(nextAt), outcome.reason, outcome.code);
         metrics?.messagesSent.inc({ result: 'retry' });
         return;
@@ -452,22 +452,17 @@ export class InstanceLane {
     this.wake();
   }
 
-  /** Protocol ms → wall-clock ms (unrounded: deadlines are compared, not slept on). */
-  private real(ms: number): number {
-    return ms * this.deps.clock.timeScale;
-  }
-
-  /** Waits `realMs` (null: until woken); returns early on a wake-up or stop. */
-  private async wait(realMs: number | null): Promise<void> {
+  /** Waits `ms` on the clock (null: until woken); returns early on a wake-up or stop. */
+  private async waitMs(ms: number | null): Promise<void> {
     if (this.dirty || this.stopped) return;
     const waker = new AbortController();
     this.waker = waker;
     this.settled();
     try {
-      if (realMs === null) {
+      if (ms === null) {
         await new Promise<void>((resolve) => waker.signal.addEventListener('abort', () => resolve(), { once: true }));
       } else {
-        await this.deps.clock.sleep(realMs / this.deps.clock.timeScale, waker.signal).catch((err: unknown) => {
+        await this.deps.clock.sleep(ms, waker.signal).catch((err: unknown) => {
           if (!waker.signal.aborted) throw err;
         });
       }
@@ -476,12 +471,12 @@ export class InstanceLane {
     }
   }
 
-  /** Sleeps `protocolMs` unless the sender stops; false when stopping. */
-  private async sleep(protocolMs: number): Promise<boolean> {
+  /** Sleeps `ms` on the clock (a wake-up does not cut it short, a stop does); false when stopping. */
+  private async sleepUnlessStopping(ms: number): Promise<boolean> {
     this.asleep = true;
     this.settled();
     try {
-      await this.deps.clock.sleep(protocolMs, this.stopSignal);
+      await this.deps.clock.sleep(ms, this.stopSignal);
       return true;
     } catch (err) {
       if (this.stopSignal.aborted) return false;

@@ -18,7 +18,7 @@ export interface SenderOptions {
   random?: Random;
   maxAttempts?: number;
   retryMs?: number;
-  /** Wall-clock ms stop() waits for sends already handed to the engine. */
+  /** Ms stop() waits for sends already handed to the engine: a guard on the network, never scaled. */
   stopTimeoutMs?: number;
   /** Large payloads (data URIs) being sent at once, across every lane. Default 4. */
   largePayloadSlots?: number;
@@ -103,13 +103,12 @@ export class Sender {
     return this.deps.owns?.(instanceId) ?? true;
   }
 
+  /** Waits for `work` at most stopTimeoutMs; what is still in flight then is resent at the next start. */
   private async withinStopTimeout(work: Promise<unknown>): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.deps.options.stopTimeoutMs ?? 5_000);
+    const gaveUp = new Error('stop timeout');
+    await this.deps.clock.withTimeout(work, this.deps.options.stopTimeoutMs ?? 5_000, () => gaveUp).catch((err: unknown) => {
+      if (err !== gaveUp) throw err;
     });
-    await Promise.race([work, timeout]);
-    clearTimeout(timer);
   }
 
   /**

@@ -2,6 +2,7 @@
 // otherwise), within the command timeout, with Baileys' failures turned into domain errors (a
 // closed link is "not connected", a refusal carries the network's reason, a silent query is a
 // command timeout).
+import type { Clock } from '../clock.js';
 import { DomainError, errors } from '../errors.js';
 import { SendFailure } from '../domain/send-failure.js';
 import type { LiveSession } from './live-session.js';
@@ -35,18 +36,21 @@ export function toDomainError(err: unknown): DomainError {
   return errors.networkRefused(err instanceof Error ? err.message : String(err), err);
 }
 
-/** Runs `fn`, failing with "Worker command timeout" after `ms` of wall-clock time. */
-export async function withTimeout<T>(ms: number, fn: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(errors.commandTimeout()), ms);
-  });
+/**
+ * How long a command on the link may take: a guard on the network's answer (never scaled, since
+ * the network does not answer faster in a time-lapse run), timed by the gateway's clock.
+ */
+export interface CommandLimit {
+  readonly clock: Clock;
+  readonly commandTimeoutMs: number;
+}
+
+/** Runs `fn`, failing with "Worker command timeout" once the limit's guard runs out. */
+export async function withTimeout<T>(limit: CommandLimit, fn: () => Promise<T>): Promise<T> {
   try {
-    return await Promise.race([fn(), timeout]);
+    return await limit.clock.withTimeout(fn(), limit.commandTimeoutMs, () => errors.commandTimeout());
   } catch (err) {
     throw toDomainError(err);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -68,10 +72,8 @@ export function mediaError(err: unknown): Error {
 }
 
 /** Where an engine finds an instance's session, and how long its commands may take. */
-export interface SessionCommandDeps {
+export interface SessionCommandDeps extends CommandLimit {
   sessionOf(instanceId: string): LiveSession | undefined;
-  /** Wall-clock ms a command may take before the caller gets "Worker command timeout". */
-  commandTimeoutMs: number;
 }
 
 /** The one way a feature engine runs a command on an instance's link. */
@@ -87,7 +89,7 @@ export function sessionCommands(deps: SessionCommandDeps): SessionCommands {
     open: (instanceId) => openSocket(deps.sessionOf(instanceId)).session,
     run: (instanceId, fn) => {
       const { session, sock } = openSocket(deps.sessionOf(instanceId));
-      return withTimeout(deps.commandTimeoutMs, () => fn(sock, session));
+      return withTimeout(deps, () => fn(sock, session));
     },
   };
 }

@@ -1,6 +1,7 @@
 // The feature engines over the session manager, one port per family (account, chats, group
 // administration, communities, channels, business, catalog), or each family's offline null object
 // when the process runs without an engine (overrides in tests): the one place that builds them.
+import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { AddressGuard } from '../net/address-guard.js';
@@ -26,6 +27,8 @@ import { NewsletterEngine } from './families/newsletter/newsletter-engine.js';
 import { offlineNewsletters, type NewsletterPort } from './families/newsletter/newsletter-port.js';
 
 export interface EngineFamiliesSettings {
+  /** Times the commands' guards (engine-call.ts) and stamps what the engines write. */
+  clock: Clock;
   commandTimeoutMs: number;
   /** Fetches profile, group, channel and product pictures (address guard). */
   guard: AddressGuard;
@@ -65,22 +68,22 @@ export function createEngines(manager: SessionManager | null, settings: EngineFa
       close: async () => {},
     };
   }
-  const { commandTimeoutMs } = settings;
+  const { clock, commandTimeoutMs } = settings;
   const sessionOf = (id: string) => manager.sessionOf(id);
   // Pictures go through a media pipeline of their own (same guard and limits, its own slots):
   // they are rare, and must not wait behind a queue of video conversions.
   const media = mediaPipeline(settings.guard, settings.media);
-  const business = new BusinessEngine({ sessionOf, labels: settings.labels, commandTimeoutMs });
+  const business = new BusinessEngine({ sessionOf, labels: settings.labels, clock, commandTimeoutMs });
   syncLabelsAtLogin(manager, business, settings.log, settings.metrics);
   const cdn = historyDispatcher(settings.cdn);
   return {
-    account: new AccountEngine({ sessionOf, media, reactions: settings.reactions, commandTimeoutMs }),
-    chats: new ChatsEngine({ sessionOf, checkPhones: (id, phones) => manager.checkPhones(id, phones), commandTimeoutMs }),
-    groupAdmin: new GroupAdminEngine({ sessionOf, media, commandTimeoutMs }),
-    communities: new CommunityEngine({ sessionOf, commandTimeoutMs }),
-    newsletters: new NewsletterEngine({ sessionOf, media, commandTimeoutMs }),
+    account: new AccountEngine({ sessionOf, media, reactions: settings.reactions, clock, commandTimeoutMs }),
+    chats: new ChatsEngine({ sessionOf, checkPhones: (id, phones) => manager.checkPhones(id, phones), clock, commandTimeoutMs }),
+    groupAdmin: new GroupAdminEngine({ sessionOf, media, clock, commandTimeoutMs }),
+    communities: new CommunityEngine({ sessionOf, clock, commandTimeoutMs }),
+    newsletters: new NewsletterEngine({ sessionOf, media, clock, commandTimeoutMs }),
     business,
-    catalog: new CatalogEngine({ sessionOf, media, commandTimeoutMs, cdn }),
+    catalog: new CatalogEngine({ sessionOf, media, clock, commandTimeoutMs, cdn }),
     close: async () => {
       await cdn?.close().catch(() => undefined);
     },

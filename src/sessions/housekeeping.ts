@@ -1,6 +1,6 @@
 // The engine's periodic housekeeping: remembered messages past their retention, and the stored
 // copy of messages past the instance-wide retention settings, pruned every six hours.
-import type { Clock } from '../clock.js';
+import { PeriodicTask, type Clock } from '../clock.js';
 import type { Store } from '../store/index.js';
 import { MESSAGE_RETENTION_MS } from './link/message-memory.js';
 
@@ -19,32 +19,27 @@ export interface HousekeepingDeps {
 }
 
 export class Housekeeping {
-  private cancel: (() => void) | null = null;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly deps: HousekeepingDeps) {}
+  constructor(private readonly deps: HousekeepingDeps) {
+    // The first prune at start, then every six hours.
+    this.task = new PeriodicTask(deps.clock, { everyMs: PRUNE_EVERY_MS, firstAfterMs: 0, run: () => this.prune(), onError: (err) => deps.failed(err, 'housekeeping') });
+  }
 
   start(): void {
-    this.schedule(0);
+    this.task.start();
   }
 
-  stop(): void {
-    this.stopped = true;
-    this.cancel?.();
+  /** Cancels the next prune; resolves once the one under way (if any) has finished. */
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
-  private schedule(delayMs: number): void {
+  private async prune(): Promise<void> {
     const { store, clock, failed } = this.deps;
-    this.cancel = clock.setTimer(delayMs, () => {
-      store.waMessages
-        .pruneOlderThan(clock.now() - MESSAGE_RETENTION_MS)
-        .catch((err: unknown) => failed(err, 'prune remembered messages'))
-        .then(() => this.pruneChatCopy())
-        .catch((err: unknown) => failed(err, 'prune stored chat messages'))
-        .finally(() => {
-          if (!this.stopped) this.schedule(PRUNE_EVERY_MS);
-        });
-    });
+    // Each part is tried whatever became of the other.
+    await store.waMessages.pruneOlderThan(clock.now() - MESSAGE_RETENTION_MS).catch((err: unknown) => failed(err, 'prune remembered messages'));
+    await this.pruneChatCopy().catch((err: unknown) => failed(err, 'prune stored chat messages'));
   }
 
   /** Applies the retention settings to the stored copy of messages; returns how many went. */

@@ -23,7 +23,12 @@ interface EngineSettings {
   waRootKey?: string | undefined;
   /** `host[:port]` of the network's media host for downloads by path (history sync); WhatsApp's when unset. */
   waMediaHost?: string | undefined;
+  /**
+   * ZAPGATE_TIME_SCALE. Baileys keeps its own timers on real time; a time-lapse run compresses its
+   * keep-alive and QR lifetime by this (socket-config.ts). Everything else runs on the clock.
+   */
   timeScale: number;
+  /** Ms a command on the link may take: a guard on the network's answer (engine-call.ts). */
   commandTimeoutMs: number;
   /** Limits of outgoing media (ZAPGATE_MEDIA_*); the defaults of src/convert/limits.ts otherwise. */
   media?: MediaLimits | undefined;
@@ -48,7 +53,7 @@ export interface SessionManagerDeps {
   phoneChecks?: Partial<Omit<PhoneCheckOptions, 'commandTimeoutMs'>>;
   /** Where received media goes and how its links are made. */
   media: { store: MediaStore; signer: MediaUrlSigner; settings: InboundMediaSettings };
-  /** Wall ms a delivery receipt may wait for its event's commit (default 10 s). */
+  /** Ms a delivery receipt may wait for its event's commit (default 10 s): a guard, never scaled. */
   receiptHoldMs?: number;
   /** Files queued messages reference (`zapgate-media:…`), read when they are sent. */
   outgoingMedia?: StoredMediaReader;

@@ -66,10 +66,12 @@ export class SessionManager implements SessionsPort, MessageTransport {
     this.housekeeping = new Housekeeping({ store: deps.store, clock: deps.clock, retention: deps.chatRetention, failed });
     const sessionOf = (id: string) => this.sessions.get(id);
     const commandTimeoutMs = deps.settings.commandTimeoutMs;
+    const clock = deps.clock;
     const media = mediaPipeline(deps.guard, deps.settings.media, deps.outgoingMedia);
     this.messaging = new MessagingEngine({
       sessionOf,
       media,
+      clock,
       commandTimeoutMs,
       listSettings: async (id) => {
         const row = await deps.store.instances.findById(id);
@@ -77,7 +79,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
       },
       statusAudience: (id) => deps.store.antiban.contactsOf(id, STATUS_AUDIENCE_MAX),
     });
-    this.groups = new GroupAdminEngine({ sessionOf, media, commandTimeoutMs });
+    this.groups = new GroupAdminEngine({ sessionOf, media, clock, commandTimeoutMs });
     this.phoneChecks = new PhoneChecks({ sessionOf, cache: deps.store.phoneChecks, clock: deps.clock, options: { ...DEFAULT_PHONE_CHECKS, ...deps.phoneChecks, commandTimeoutMs } });
     this.media = new InboundMedia({
       repo: deps.store.media,
@@ -123,12 +125,9 @@ export class SessionManager implements SessionsPort, MessageTransport {
     });
   }
 
-  /** Waits until a starting session is open or has stopped trying for now. */
+  /** Waits (at most `ms`, a guard on the network) until a starting session is open or has stopped trying for now. */
   private async settled(session: Session, ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!session.open && session.state === 'connecting' && session.attempts === 0 && Date.now() < deadline && !this.closed) {
-      await session.waitForChange(deadline - Date.now());
-    }
+    await session.waitUntil(() => session.open || session.state !== 'connecting' || session.attempts > 0 || this.closed, ms);
   }
 
   /** Applies the retention settings to the stored copy of messages; returns how many went. */
@@ -139,7 +138,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
   /** Closes every socket WITHOUT logging out: the devices stay linked for the next start. */
   async close(): Promise<void> {
     this.closed = true;
-    this.housekeeping.stop();
+    await this.housekeeping.stop();
     await Promise.all([...this.sessions.values()].map((s) => s.stop().catch((err: unknown) => this.failed(err, `stop ${s.id}`))));
     this.sessions.clear();
     await this.deps.store.auth.drain();
@@ -213,7 +212,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
         waRootKey: this.deps.settings.waRootKey,
         mediaAgent: this.deps.mediaAgent,
         proxy,
-        timeScale: this.deps.clock.timeScale,
+        timeScale: this.deps.settings.timeScale,
         queryTimeoutMs: this.deps.settings.commandTimeoutMs,
         historyDispatcher: this.historyDownloads,
       },
@@ -295,10 +294,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
       return this.startSession(instanceId, 'pairing requested', true);
     });
     if (session.isRegistered) return null;
-    const deadline = Date.now() + waitMs;
-    while (!session.qr && !session.open && this.sessions.get(instanceId) === session && Date.now() < deadline) {
-      await session.waitForChange(deadline - Date.now());
-    }
+    await session.waitUntil(() => !!session.qr || session.open || this.sessions.get(instanceId) !== session, waitMs);
     return session.open ? null : session.qr;
   }
 
@@ -313,13 +309,11 @@ export class SessionManager implements SessionsPort, MessageTransport {
       }
       // Baileys writes `me` when asked for a code: each attempt starts from clean credentials.
       const session = await this.startSession(instanceId, 'pairing code requested', true);
-      const deadline = Date.now() + this.deps.settings.commandTimeoutMs;
-      while (!session.qr && this.sessions.get(instanceId) === session && Date.now() < deadline) {
-        await session.waitForChange(deadline - Date.now());
-      }
+      const limit = { clock: this.deps.clock, commandTimeoutMs: this.deps.settings.commandTimeoutMs };
+      await session.waitUntil(() => !!session.qr || this.sessions.get(instanceId) !== session, limit.commandTimeoutMs);
       const sock = session.sock;
       if (!session.qr || !sock) throw errors.commandTimeout();
-      return withTimeout(this.deps.settings.commandTimeoutMs, () => sock.requestPairingCode(phone));
+      return withTimeout(limit, () => sock.requestPairingCode(phone));
     });
   }
 

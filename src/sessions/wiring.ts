@@ -50,7 +50,7 @@ export function buildEngine(w: EngineWiring): BuiltEngine {
   // Baileys' process-wide patches (network root, native signature checks, key pool, quiet libsignal).
   if (w.withEngine) installBaileysPatches({ waRootKey: config.waRootKey, log: log.child({ component: 'libsignal' }) });
   // Auto-read and call rejection, applied by every session from the instance's settings.
-  const reactions = new AccountReactions({ store: w.store, log: log.child({ component: 'sessions' }), metrics, commandTimeoutMs: config.commandTimeoutMs });
+  const reactions = new AccountReactions({ store: w.store, log: log.child({ component: 'sessions' }), metrics, clock, commandTimeoutMs: config.commandTimeoutMs });
   // Business accounts' labels: the store's copy is kept from the app-state sync.
   const labels = new LabelSync({ labels: w.store.labels, now: () => clock.now() });
   const received = config.receivedMedia;
@@ -78,6 +78,7 @@ export function buildEngine(w: EngineWiring): BuiltEngine {
     : null;
   // One port per feature family, or their offline null objects without an engine.
   const ports = createEngines(engine, {
+    clock,
     commandTimeoutMs: config.commandTimeoutMs,
     guard: w.guard,
     media: config.media,

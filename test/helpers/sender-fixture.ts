@@ -24,7 +24,7 @@ export interface SentRecord {
   zaapId: string;
   phone: string;
   text: string | undefined;
-  /** Wall-clock ms when the transport was called and when it finished. */
+  /** Clock ms (the fixture's clock) when the transport was called and when it finished. */
   calledAt: number;
   doneAt: number;
 }
@@ -144,7 +144,7 @@ export interface Fixture {
 }
 
 export interface FixtureOptions {
-  /** Either a clock (e.g. a VirtualClock) or the time scale of a system clock. */
+  /** Either a clock (e.g. a VirtualClock in 'auto' mode) or the time scale of a system clock (a time-lapse of real time). */
   clock?: Clock;
   timeScale?: number;
   pacing?: boolean;

@@ -35,6 +35,7 @@ const context: IncomingContext = {
   latestList: async () => undefined,
   stored: async () => undefined,
   media: async () => new Map(),
+  now: () => NOW,
 };
 
 function importer(store: Store, instanceId: string, retention = { maxAgeMs: 365 * DAY, maxPerChat: 0 }) {

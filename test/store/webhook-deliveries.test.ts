@@ -1,13 +1,16 @@
 // The deliveries repository on SQLite and PostgreSQL: commit, lane reads in due order, outcomes,
-// 410 lane failure, replay requeue, paging, and the retention sweep (driven by the scaled clock).
+// 410 lane failure, replay requeue, paging, and the retention sweep (driven by a virtual clock).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { systemClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import { RetentionSweeper } from '../../src/outbox/retention.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { dialects } from '../helpers/databases.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
+
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
 
 async function seed(store: Store, id: string): Promise<void> {
   await store.accounts.create({ id: `acc-${id}`, name: 'a', token_hash: `h-${id}`, created_at: 1 });
@@ -109,40 +112,42 @@ for (const d of dialects) {
     try {
       const store = createStore(t.database);
       await seed(store, 'I1');
-      const now = Date.now();
-      await add(store, 'I1', 'https://a.example/', ['old-failed', 'new-failed', 'old-delivered', 'old-pending'], now - 100_000);
+      // Time moves only when the test moves it.
+      const clock = new VirtualClock({ mode: 'frozen' });
+      const now = clock.now();
+      const old = now - 8 * DAY;
+      await add(store, 'I1', 'https://a.example/', ['old-failed', 'new-failed', 'old-delivered', 'old-pending'], old);
       await store.deliveries.record([
-        { id: 'old-failed', result: 'failed', httpStatus: 500, error: 'x', at: now - 100_000 },
+        { id: 'old-failed', result: 'failed', httpStatus: 500, error: 'x', at: old },
         { id: 'new-failed', result: 'failed', httpStatus: 500, error: 'x', at: now },
-        { id: 'old-delivered', result: 'delivered', httpStatus: 200, at: now - 100_000 },
+        { id: 'old-delivered', result: 'delivered', httpStatus: 200, at: old },
       ]);
-      // At this scale 7 days are 60 s and an hour is 0.36 s of real time.
-      const sweeper = new RetentionSweeper(store.deliveries, systemClock(0.0001), createLogger('silent'), createMetrics(false), {
-        failedKeepMs: 7 * 24 * 3600_000,
-        deliveredKeepMs: 3600_000,
-        sweepEveryMs: 3600_000,
-      });
+      const settings = { failedKeepMs: 7 * DAY, deliveredKeepMs: HOUR, sweepEveryMs: HOUR };
+      const sweeper = new RetentionSweeper(store.deliveries, clock, createLogger('silent'), createMetrics(false), settings);
       assert.equal(await sweeper.sweep(), 2);
       const left = (await store.deliveries.list('I1', undefined, 0, 10)).map((x) => x.id);
       assert.deepEqual(left, ['new-failed', 'old-pending'], 'young failures and anything still to attempt stay');
       const events = await store.events.listForInstance('I1');
       assert.deepEqual(events.map((e) => e.id).sort(), ['e-new-failed', 'e-old-pending'], 'their events went with them');
 
-      // On its timer: the young failure goes once it is older than "7 days".
-      const fast = new RetentionSweeper(store.deliveries, systemClock(0.000001), createLogger('silent'), createMetrics(false), {
-        failedKeepMs: 7 * 24 * 3600_000,
-        deliveredKeepMs: 3600_000,
-        sweepEveryMs: 3600_000,
-      });
-      fast.start();
+      // On its timer: the young failure goes once it is older than 7 days, at the next hourly sweep.
+      const onTimer = new RetentionSweeper(store.deliveries, clock, createLogger('silent'), createMetrics(false), settings);
+      // The next sweep is timed from the end of the one before: once it is scheduled, time jumps to it.
+      const nextSweep = async (): Promise<void> => {
+        while (clock.nextAt() === null) await new Promise((r) => setImmediate(r));
+        await clock.advanceToNext();
+      };
+      onTimer.start();
       try {
-        const deadline = Date.now() + 10_000;
-        while ((await store.deliveries.find('I1', 'new-failed')) !== undefined) {
-          assert.ok(Date.now() < deadline, 'the failed delivery was not swept after its retention');
-          await new Promise((r) => setTimeout(r, 20));
+        await clock.advance(7 * DAY - HOUR);
+        assert.ok((await store.deliveries.find('I1', 'new-failed')) !== undefined, 'swept before its 7 days');
+        for (let sweeps = 0; (await store.deliveries.find('I1', 'new-failed')) !== undefined; sweeps++) {
+          assert.ok(sweeps < 4, 'the failed delivery was not swept after its retention');
+          await nextSweep();
         }
+        assert.ok(clock.now() - now > 7 * DAY, 'swept only after its 7 days');
       } finally {
-        await fast.stop();
+        await onTimer.stop();
       }
       assert.equal((await store.deliveries.find('I1', 'old-pending'))?.status, 'pending');
     } finally {

@@ -7,6 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ReceiptGate } from '../../src/sessions/link/receipt-gate.js';
 import type { WASocket } from '../../src/sessions/link/socket-config.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
+
+// Time moves only when a test moves it: no hold limit runs out behind a test's back.
+const clock = new VirtualClock({ mode: 'frozen' });
 
 function fakeSocket() {
   const wire: string[] = [];
@@ -57,7 +61,7 @@ test('frames wait for the message to be recorded and for the Signal state, then 
   const steps: string[] = [];
   const f = fakeSocket();
   // The flush records how many frames had gone by then: none of the held ones may precede it.
-  const gate = new ReceiptGate(10_000, { flushState: async () => void steps.push(`flush after ${f.wire.length}`), failed: () => steps.push('failed'), heldTooLong: () => steps.push('late') });
+  const gate = new ReceiptGate(clock, 10_000, { flushState: async () => void steps.push(`flush after ${f.wire.length}`), failed: () => steps.push('failed'), heldTooLong: () => steps.push('late') });
   gate.install(f.sock);
   await f.send('before');
   f.arrive('M1');
@@ -78,7 +82,7 @@ test('frames wait for the message to be recorded and for the Signal state, then 
 
 test('the device\'s own sends are not held; a second message keeps the first one\'s frames waiting', async () => {
   const f = fakeSocket();
-  const gate = new ReceiptGate(10_000, { flushState: async () => {}, failed: () => {}, heldTooLong: () => {} });
+  const gate = new ReceiptGate(clock, 10_000, { flushState: async () => {}, failed: () => {}, heldTooLong: () => {} });
   gate.install(f.sock);
   f.decrypted('OWN'); // our own send, recorded by Baileys the same way, never arrived from the network
   await f.send('own message');
@@ -100,7 +104,7 @@ test('the device\'s own sends are not held; a second message keeps the first one
 test('a failed Signal-state commit drops the held frames and reports it', async () => {
   const f = fakeSocket();
   const failures: unknown[] = [];
-  const gate = new ReceiptGate(10_000, {
+  const gate = new ReceiptGate(clock, 10_000, {
     flushState: async () => {
       throw new Error('disk full');
     },
@@ -123,19 +127,23 @@ test('a failed Signal-state commit drops the held frames and reports it', async 
 test('a hold never outlasts its limit', async () => {
   const f = fakeSocket();
   let late = 0;
-  const gate = new ReceiptGate(30, { flushState: async () => {}, failed: () => {}, heldTooLong: () => late++ });
+  const own = new VirtualClock({ mode: 'frozen' });
+  const gate = new ReceiptGate(own, 30, { flushState: async () => {}, failed: () => {}, heldTooLong: () => late++ });
   gate.install(f.sock);
   f.arrive('SLOW');
   f.decrypted('SLOW');
   await f.send('receipt SLOW');
-  await new Promise((r) => setTimeout(r, 80));
+  await own.advance(29);
+  assert.equal(late, 0);
+  assert.deepEqual(f.wire, [], 'held within the limit');
+  await own.advance(1);
   assert.equal(late, 1);
   assert.deepEqual(f.wire, ['receipt SLOW']);
 });
 
 test('our own sends stay in Baileys\' retry cache (a retry can come back before the store has them); received messages do not', () => {
   const f = fakeSocket();
-  const gate = new ReceiptGate(10_000, { flushState: async () => undefined, failed: () => undefined, heldTooLong: () => undefined });
+  const gate = new ReceiptGate(clock, 10_000, { flushState: async () => undefined, failed: () => undefined, heldTooLong: () => undefined });
   gate.install(f.sock);
   f.arrive('IN1');
   f.decrypted('IN1');
@@ -147,7 +155,7 @@ test('our own sends stay in Baileys\' retry cache (a retry can come back before 
 test('a decryption\'s key writes wait for its message\'s event; its frames do not wait for the decryption', async () => {
   const f = fakeSocket();
   const flushes: number[] = [];
-  const gate = new ReceiptGate(10_000, { flushState: async () => void flushes.push(f.wire.length), failed: () => {}, heldTooLong: () => {} });
+  const gate = new ReceiptGate(clock, 10_000, { flushState: async () => void flushes.push(f.wire.length), failed: () => {}, heldTooLong: () => {} });
   gate.install(f.sock);
   const seen: boolean[] = [];
   // Inside the decryption: key writes are deferred (the ratchet step must not reach the disk ahead
@@ -174,7 +182,7 @@ test('a decryption\'s key writes wait for its message\'s event; its frames do no
 test('a message task whose decryption gave no content flushes what it deferred when it ends', async () => {
   const f = fakeSocket();
   let flushed = 0;
-  const gate = new ReceiptGate(10_000, { flushState: async () => void flushed++, failed: () => {}, heldTooLong: () => {} });
+  const gate = new ReceiptGate(clock, 10_000, { flushState: async () => void flushed++, failed: () => {}, heldTooLong: () => {} });
   gate.install(f.sock);
   f.arrive('EMPTY');
   await f.task(async () => {
@@ -188,7 +196,7 @@ test('a message task whose decryption gave no content flushes what it deferred w
 
 test('a decryption outside a message task defers nothing (only the message tasks are Baileys\' receiving path)', async () => {
   const f = fakeSocket();
-  const gate = new ReceiptGate(10_000, { flushState: async () => {}, failed: () => {}, heldTooLong: () => {} });
+  const gate = new ReceiptGate(clock, 10_000, { flushState: async () => {}, failed: () => {}, heldTooLong: () => {} });
   gate.install(f.sock);
   let deferred: boolean | undefined;
   f.inDecryption(() => (deferred = gate.active()));

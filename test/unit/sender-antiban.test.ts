@@ -1,4 +1,4 @@
-// The anti-ban strategy: its pure rules, and the sender honouring them on the scaled clock —
+// The anti-ban strategy: its pure rules, and the sender honouring them on a virtual clock —
 // stranger caps and warm-up, identical-content spacing, typing, pause on restriction, live toggle.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -76,11 +76,10 @@ describe('anti-ban rules', () => {
   });
 });
 
-// A scaled virtual clock: time moves only while the sender sleeps, so hours pass in milliseconds and
-// what is measured is exactly what the sender decided.
-const FAST = 0.001;
-const protocolSeconds = (clockMs: number, scale: number): number => clockMs / scale / 1000;
-const clock = (scale = FAST): VirtualClock => new VirtualClock(scale);
+// A virtual clock in 'auto' mode: time moves only while the sender sleeps, so hours pass in
+// milliseconds and what is measured is exactly what the sender decided.
+const protocolSeconds = (clockMs: number): number => clockMs / 1000;
+const clock = (): VirtualClock => new VirtualClock({ mode: 'auto' });
 const near = (a: number, b: number, eps = 1e-6): boolean => Math.abs(a - b) < eps;
 const quick = { minGapMs: 100, maxGapMs: 200, strangerGapMs: 1000, identicalPerHour: 0, warmupDays: 0 };
 
@@ -101,7 +100,7 @@ describe('the sender with the strategy on', () => {
       await f.sender.start();
       await f.transport.until(() => f.transport.sent.length === 7, 10_000, '7 sends');
       const t = (phone: string): number => (f.transport.sent.find((s) => s.phone === phone) as SentRecord).calledAt;
-      const hours = (a: number, b: number): number => protocolSeconds(b - a, FAST) / 3600;
+      const hours = (a: number, b: number): number => protocolSeconds(b - a) / 3600;
       // The fourth stranger waits until the first leaves the hour; the fifth until the second does.
       assert.ok(hours(t(cold[0] as string), t(cold[3] as string)) >= 1 - 1e-9, 'fourth stranger inside the first hour');
       assert.ok(hours(t(cold[1] as string), t(cold[4] as string)) >= 1 - 1e-9, 'fifth stranger inside the hour');
@@ -110,7 +109,7 @@ describe('the sender with the strategy on', () => {
       // Every first message was spaced by at least the stranger gap (1 protocol second here).
       const coldTimes = cold.map(t);
       for (let i = 1; i < coldTimes.length; i++) {
-        assert.ok(protocolSeconds((coldTimes[i] as number) - (coldTimes[i - 1] as number), FAST) >= 0.9);
+        assert.ok(protocolSeconds((coldTimes[i] as number) - (coldTimes[i - 1] as number)) >= 0.9);
       }
     } finally {
       await f.close();
@@ -134,7 +133,7 @@ describe('the sender with the strategy on', () => {
       await f.transport.until(() => f.transport.sent.length === 6, 10_000, '6 sends');
       const span = (id: string): number => {
         const s = f.transport.sentBy(id);
-        return protocolSeconds((s[2] as SentRecord).calledAt - (s[0] as SentRecord).calledAt, FAST) / 3600;
+        return protocolSeconds((s[2] as SentRecord).calledAt - (s[0] as SentRecord).calledAt) / 3600;
       };
       // 0.2 × 10 per hour = 2: the third stranger of the new number waits for the hour.
       assert.ok(span(fresh.id) >= 1 - 1e-9, `new number: ${span(fresh.id).toFixed(2)} h`);
@@ -154,7 +153,7 @@ describe('the sender with the strategy on', () => {
       await f.sender.start();
       await f.transport.until(() => f.transport.sent.length === 3, 10_000, '3 sends');
       const s = f.transport.sent;
-      const hours = protocolSeconds((s[2] as SentRecord).calledAt - (s[0] as SentRecord).calledAt, FAST) / 3600;
+      const hours = protocolSeconds((s[2] as SentRecord).calledAt - (s[0] as SentRecord).calledAt) / 3600;
       assert.ok(hours >= 1 - 1e-9, `third identical message after ${hours.toFixed(2)} h`);
       assert.deepEqual(s.map((x) => x.text), ['Promo! 50% off today', 'Promo! 50% off today', 'Promo! 50% off today']);
     } finally {
@@ -163,7 +162,6 @@ describe('the sender with the strategy on', () => {
   });
 
   test('each message is preceded by "typing…" scaled to its length, after a human gap', async () => {
-    const scale = FAST;
     const f = await senderFixture({ clock: clock(), random: () => 0.5, antiban: { minGapMs: 2000, maxGapMs: 2000, typingCharsPerSecond: 10, strangersPerHour: 0, strangersPerDay: 0, strangerGapMs: 0 } });
     try {
       const inst = await f.createInstance({ antiban: true });
@@ -176,11 +174,11 @@ describe('the sender with the strategy on', () => {
       const [s1, s2] = f.transport.sent;
       assert.ok(p1 && p2 && s1 && s2);
       assert.equal(p1.state, 'composing');
-      const typed1 = protocolSeconds(s1.calledAt - p1.at, scale);
-      const typed2 = protocolSeconds(s2.calledAt - p2.at, scale);
+      const typed1 = protocolSeconds(s1.calledAt - p1.at);
+      const typed2 = protocolSeconds(s2.calledAt - p2.at);
       assert.ok(typed1 >= 0.98 && typed1 < 1.5, `short message typed for ${typed1} s`);
       assert.ok(typed2 >= 7.98 && typed2 < 8.5, `80 characters at 10/s typed for ${typed2} s`);
-      const thought = protocolSeconds(p2.at - s1.doneAt, scale);
+      const thought = protocolSeconds(p2.at - s1.doneAt);
       assert.ok(thought >= 1.98 && thought < 2.5, `gap before typing: ${thought} s`);
       assert.deepEqual(f.transport.sent.map((s) => s.text), ['ok', 'x'.repeat(80)]);
     } finally {
@@ -212,7 +210,7 @@ describe('the sender with the strategy on', () => {
       const status = await f.instances.status(inst.id);
       assert.equal(status.antiban.paused, true);
       assert.equal(status.antiban.reason, 'nack 463');
-      assert.ok(near(protocolSeconds((status.antiban.until ?? 0) - vc.now(), FAST), 600));
+      assert.ok(near(protocolSeconds((status.antiban.until ?? 0) - vc.now()), 600));
       // Paused, the instance still accepts messages: they wait in the queue.
       assert.equal(await f.store.messages.countWaiting(inst.id), 2);
       release();
@@ -228,10 +226,10 @@ describe('the sender with the strategy on', () => {
       assert.equal(pauses[0].type, 'ReceivedCallback');
       assert.equal(pauses[0].notificationParameters[0], 'nack 463');
       const length = (e: { momment: number; notificationParameters: string[] }): number =>
-        protocolSeconds(Number(e.notificationParameters[1]) - e.momment, FAST) / 60;
+        protocolSeconds(Number(e.notificationParameters[1]) - e.momment) / 60;
       assert.ok(Math.abs(length(pauses[0]) - 10) < 0.1 && Math.abs(length(pauses[1]) - 20) < 0.1, `pauses ${length(pauses[0])}, ${length(pauses[1])} min`);
       const sentM1 = f.transport.sent[1] as SentRecord;
-      const waited = protocolSeconds(sentM1.calledAt - pauses[0].momment, FAST) / 60;
+      const waited = protocolSeconds(sentM1.calledAt - pauses[0].momment) / 60;
       assert.ok(waited >= 29.9, `m1 went out ${waited.toFixed(1)} min after the first restriction (10 + 20 min of pauses)`);
       // Only DeliveryCallbacks of success: the refused message was not reported failed.
       assert.deepEqual(events.filter((e) => e.type === 'DeliveryCallback').map((e) => e.error), [undefined, undefined, undefined]);

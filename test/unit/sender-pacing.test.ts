@@ -1,15 +1,15 @@
-// The sender's Z-API pacing on a scaled virtual clock (time moves only while the sender sleeps, so a
-// measured gap is exactly the gap it asked for): default 1–3 s gaps, exact delayMessage,
+// The sender's Z-API pacing on a virtual clock in 'auto' mode (time moves only while the sender
+// sleeps, so a measured gap is exactly the gap it asked for): default 1–3 s gaps, exact delayMessage,
 // "typing…" for delayTyping, and ZAPGATE_PACING=off removing every gap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { senderFixture } from '../helpers/sender-fixture.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 
-// 1 protocol second = 1 clock ms: the sender's protocol → wall-clock conversion is exercised.
-const SCALE = 0.001;
-/** Clock ms → protocol seconds. */
-const seconds = (ms: number): number => ms / SCALE / 1000;
+/** Time jumps to the sender's next timer whenever every lane waits. */
+const autoClock = (): VirtualClock => new VirtualClock({ mode: 'auto' });
+/** Clock ms → seconds. */
+const seconds = (ms: number): number => ms / 1000;
 const near = (a: number, b: number): boolean => Math.abs(a - b) < 1e-6;
 
 /** Gaps between one send finishing and the next one starting, in protocol seconds. */
@@ -21,7 +21,7 @@ test('default gaps are random between 1 and 3 seconds', async () => {
   // A fixed jitter sequence hits both ends of the range, then the middle.
   const draws = [0, 0.999, 0.5];
   let n = 0;
-  const f = await senderFixture({ clock: new VirtualClock(SCALE), random: () => draws[n++ % draws.length] as number });
+  const f = await senderFixture({ clock: autoClock(), random: () => draws[n++ % draws.length] as number });
   try {
     const inst = await f.createInstance();
     for (let i = 0; i < 7; i++) await f.sendText(inst, '5511987650000', `m${i}`);
@@ -35,7 +35,7 @@ test('default gaps are random between 1 and 3 seconds', async () => {
 });
 
 test('with real jitter every gap stays within 1–3 seconds, and they differ', async () => {
-  const f = await senderFixture({ clock: new VirtualClock(SCALE) });
+  const f = await senderFixture({ clock: autoClock() });
   try {
     const inst = await f.createInstance();
     for (let i = 0; i < 30; i++) await f.sendText(inst, '5511987650000', `m${i}`);
@@ -50,7 +50,7 @@ test('with real jitter every gap stays within 1–3 seconds, and they differ', a
 });
 
 test('delayMessage waits exactly that many seconds before the message', async () => {
-  const f = await senderFixture({ clock: new VirtualClock(SCALE), random: () => 0 });
+  const f = await senderFixture({ clock: autoClock(), random: () => 0 });
   try {
     const inst = await f.createInstance();
     const delays = [5, 2, 15, 1];
@@ -67,7 +67,7 @@ test('delayMessage waits exactly that many seconds before the message', async ()
 });
 
 test('a message enqueued into an idle queue waits its gap from the moment it was accepted', async () => {
-  const clock = new VirtualClock(SCALE);
+  const clock = autoClock();
   const f = await senderFixture({ clock, random: () => 0.5 });
   try {
     const inst = await f.createInstance();
@@ -82,7 +82,7 @@ test('a message enqueued into an idle queue waits its gap from the moment it was
 });
 
 test('delayTyping shows "typing…" to the recipient for that long before the message', async () => {
-  const f = await senderFixture({ clock: new VirtualClock(SCALE), random: () => 0 });
+  const f = await senderFixture({ clock: autoClock(), random: () => 0 });
   try {
     const inst = await f.createInstance();
     await f.sendText(inst, '5511987650001', 'hello', { delayTyping: 4 });

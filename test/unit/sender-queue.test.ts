@@ -119,7 +119,10 @@ test('a send refused as not connected goes back to the head of the queue and is 
     };
     for (let i = 0; i < 3; i++) await f.sendText(inst, '5511987650000', `m${i}`);
     await f.transport.until(() => f.transport.sent.length === 1, 5_000, 'm0');
-    await new Promise((r) => setTimeout(r, 50));
+    // m1's refusal, then the lane waiting for the link: by then m1 is back in the queue. (A fixed
+    // 50 ms sleep here once let a loaded machine reconnect before m1 was even tried.)
+    await f.transport.until(() => f.transport.calls.length === 2, 5_000, 'the refused m1');
+    await f.sender.idle();
     const row = await f.store.messages.nextToSend(inst.id);
     assert.equal(row?.state, 'queued');
     assert.equal(JSON.parse(row?.payload ?? '{}').content.message, 'm1');

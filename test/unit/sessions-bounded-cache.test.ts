@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { BoundedCache } from '../../src/sessions/link/bounded-cache.js';
 
 test('never holds more than its bound, evicting the least recently used', () => {
-  const c = new BoundedCache(3, 1_000);
+  const c = new BoundedCache(3, 1_000, () => 0);
   c.set('a', 1);
   c.set('b', 2);
   c.set('c', 3);
@@ -26,7 +26,7 @@ test('entries expire', () => {
 });
 
 test('views of two instances never see each other and flush only their own keys', async () => {
-  const c = new BoundedCache(10, 1_000);
+  const c = new BoundedCache(10, 1_000, () => 0);
   const a = c.view('inst-a');
   const b = c.view('inst-b');
   await a.set('msg1', 1);

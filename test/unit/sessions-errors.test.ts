@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toDomainError, withTimeout } from '../../src/sessions/engine-call.js';
 import { errors } from '../../src/errors.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 
 /** Errors shaped like the @hapi/boom ones Baileys throws. */
 function boom(message: string, opts: { statusCode?: number; data?: unknown }): Error {
@@ -30,5 +31,12 @@ test('domain errors pass through; anything else is a refusal with its message', 
 });
 
 test('withTimeout gives up with "Worker command timeout" when the network stays silent', async () => {
-  await assert.rejects(withTimeout(20, () => new Promise(() => {})), (e: Error) => e.message === 'Worker command timeout');
+  const clock = new VirtualClock({ mode: 'frozen' });
+  let settled = false;
+  const call = withTimeout({ clock, commandTimeoutMs: 20 }, () => new Promise(() => {}));
+  void call.catch(() => undefined).finally(() => (settled = true));
+  await clock.advance(19);
+  assert.equal(settled, false, 'still waiting within the limit');
+  await clock.advance(1);
+  await assert.rejects(call, (e: Error) => e.message === 'Worker command timeout');
 });

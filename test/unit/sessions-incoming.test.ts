@@ -34,6 +34,7 @@ function context(lists: StoredList[] = []): IncomingContext {
     latestList: async () => lists[lists.length - 1],
     stored: async () => undefined,
     media: async (messageId, parts) => new Map(parts.map((p) => [p.part, `https://gw.test/media/${messageId}.${p.part}`])),
+    now: () => Date.now(),
   };
 }
 

@@ -19,6 +19,7 @@ function ctx(listMode: OutgoingContext['listMode'] = 'poll', known: Record<strin
     listMode,
     jid: JID,
     quoted: async (id) => (known[id] ? { key: { remoteJid: JID, id, ...known[id] }, message: { conversation: 'x' } } : undefined),
+    now: () => Date.now(),
   };
 }
 

@@ -17,7 +17,7 @@ async function pngDataUri(w: number, h: number): Promise<string> {
 }
 
 function ctx(listMode: OutgoingContext['listMode'] = 'poll'): OutgoingContext {
-  return { media: mediaPipeline(guard), listMode, quoted: async () => undefined, jid: '5511988887777@s.whatsapp.net' };
+  return { media: mediaPipeline(guard), listMode, quoted: async () => undefined, jid: '5511988887777@s.whatsapp.net', now: () => Date.now() };
 }
 
 const ID = '3EB0AAAAAAAAAAAAAAAAAA';

@@ -1,6 +1,7 @@
 // What every broker publisher does, and how it reaches the broker: through the address guard, like
 // a webhook (docs/contract.md §5b), so a sink cannot be aimed at a private address the operator did
 // not allow (ZAPGATE_ALLOW_HOSTS).
+import type { Clock } from '../../clock.js';
 import type { AddressGuard } from '../../net/address-guard.js';
 
 /** One event as a broker message: the webhook's exact body and its Standard Webhooks headers. */
@@ -13,7 +14,7 @@ export interface BrokerMessage {
   headers: Readonly<Record<string, string>>;
   /** The event type (ReceivedCallback, …). */
   type: string;
-  /** Wall-clock ms of this attempt. */
+  /** When this attempt is made (ms on the gateway's clock). */
   now: number;
 }
 
@@ -41,17 +42,17 @@ export async function guardedAddress(guard: AddressGuard, url: URL): Promise<str
   return first.address;
 }
 
-/** Rejects after `ms` with `message`, unless `work` settles first. */
-export async function within<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BrokerError(message)), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** How a publisher reaches its broker: the address guard, and the clock that times its guards. */
+export interface BrokerAccess {
+  guard: AddressGuard;
+  clock: Clock;
+  /** Ms a connection may take to open: a guard on the broker, never scaled. */
+  timeoutMs: number;
+}
+
+/** Rejects after `ms` (a guard) with `message`, unless `work` settles first. */
+export function within<T>(clock: Clock, work: Promise<T>, ms: number, message: string): Promise<T> {
+  return clock.withTimeout(work, ms, () => new BrokerError(message));
 }
 
 /** An error's message without anything of the URL that could carry a password. */

@@ -2,6 +2,7 @@
 // else its account's, else the environment's), one connection per broker URL opened on demand, and
 // one publish attempt as the dispatcher makes it. The dispatcher keeps the guarantees (the store is
 // the queue, one attempt at a time per instance and sink, retries, `failed`, replay).
+import type { Clock } from '../../clock.js';
 import { resolveSink, SINK_KINDS, type SinkKind, type SinkScope, type SinkSettings } from '../../domain/event-sink.js';
 import type { Logger } from '../../logger.js';
 import type { AddressGuard } from '../../net/address-guard.js';
@@ -27,7 +28,7 @@ export interface SinkHealth {
   /** `unused`: no publish tried since start; `up`: the last publish was confirmed; `down`: it failed. */
   state: 'unused' | 'up' | 'down';
   lastError: string | null;
-  /** Wall-clock ms of the last confirmed publish. */
+  /** When the last confirmed publish was (ms on the clock). */
   lastPublishedAt: number | null;
 }
 
@@ -36,9 +37,10 @@ interface BrokerSinksDeps {
   guard: AddressGuard;
   defaults: SinkDefaults;
   log: Logger;
-  /** Real ms a connection or a publish may take. */
+  clock: Clock;
+  /** Ms a connection or a publish may take: a guard on the broker, never scaled. */
   timeoutMs: number;
-  /** Real ms a resolved setting is trusted (other nodes' updates are seen after it). */
+  /** Ms a resolved setting is trusted (other nodes' updates are seen after it). */
   cacheMs?: number;
 }
 
@@ -96,7 +98,7 @@ export class BrokerSinks {
       const publisher = await this.connection(kind, settings);
       if (signal.aborted) return { outcome: 'aborted' };
       await publisher.publish(message, this.deps.timeoutMs);
-      if (health) Object.assign(health, { state: 'up', lastError: null, lastPublishedAt: Date.now() });
+      if (health) Object.assign(health, { state: 'up', lastError: null, lastPublishedAt: this.deps.clock.now() });
       return { outcome: 'delivered' };
     } catch (err) {
       if (signal.aborted) return { outcome: 'aborted' };
@@ -125,8 +127,9 @@ export class BrokerSinks {
     }
     let opening = this.connections.get(key);
     if (opening === undefined) {
-      const { guard, timeoutMs } = this.deps;
-      opening = kind === 'rabbitmq' ? openRabbitPublisher(settings.url, settings.exchange, guard, timeoutMs) : openNatsPublisher(settings.url, guard, timeoutMs);
+      const { guard, clock, timeoutMs } = this.deps;
+      const access = { guard, clock, timeoutMs };
+      opening = kind === 'rabbitmq' ? openRabbitPublisher(settings.url, settings.exchange, access) : openNatsPublisher(settings.url, access);
       this.connections.set(key, opening);
       // A failed opening is forgotten, so the next attempt tries again.
       opening.catch(() => {
@@ -137,7 +140,7 @@ export class BrokerSinks {
   }
 
   private async resolveMany(instanceIds: readonly string[]): Promise<Map<string, Map<SinkKind, Resolved>>> {
-    const now = Date.now();
+    const now = this.deps.clock.now();
     const ttl = this.deps.cacheMs ?? 5_000;
     const out = new Map<string, Map<SinkKind, Resolved>>();
     const missing: string[] = [];

@@ -3,10 +3,9 @@
 // short publishes again (within its duplicate window).
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import type { AddressGuard } from '../../net/address-guard.js';
-import { BrokerError, brokerReason, guardedAddress, within, type BrokerMessage, type BrokerPublisher } from './broker.js';
+import { BrokerError, brokerReason, guardedAddress, within, type BrokerAccess, type BrokerMessage, type BrokerPublisher } from './broker.js';
 
-export async function openNatsPublisher(rawUrl: string, guard: AddressGuard, timeoutMs: number): Promise<BrokerPublisher> {
+export async function openNatsPublisher(rawUrl: string, { guard, clock, timeoutMs }: BrokerAccess): Promise<BrokerPublisher> {
   const url = new URL(rawUrl);
   const address = await guardedAddress(guard, url);
   const tls = url.protocol === 'tls:';
@@ -14,6 +13,7 @@ export async function openNatsPublisher(rawUrl: string, guard: AddressGuard, tim
   let nc: NatsConnection;
   try {
     nc = await within(
+      clock,
       connect({
         // TLS needs the name for the certificate; plain connections go to the checked address.
         servers: `${tls ? url.hostname : address.includes(':') ? `[${address}]` : address}:${port}`,
@@ -44,7 +44,7 @@ export async function openNatsPublisher(rawUrl: string, guard: AddressGuard, tim
       h.set('Content-Type', 'application/json');
       h.set('Zapgate-Event-Type', m.type);
       try {
-        await within(js.publish(m.subject, m.body, { msgID: m.id, headers: h, timeout: publishTimeoutMs }), publishTimeoutMs + 1_000, `no acknowledgement from the stream within ${Math.round(publishTimeoutMs / 1000)} s`);
+        await within(clock, js.publish(m.subject, m.body, { msgID: m.id, headers: h, timeout: publishTimeoutMs }), publishTimeoutMs + 1_000, `no acknowledgement from the stream within ${Math.round(publishTimeoutMs / 1000)} s`);
       } catch (err) {
         const reason = brokerReason(err);
         // No stream takes the subject: said plainly, since it is the operator's to create.

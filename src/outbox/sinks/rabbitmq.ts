@@ -2,10 +2,9 @@
 // persistent messages (docs/contract.md §5b). A message counts as published once the broker
 // confirms it; a nack, a closed channel or no confirm in time is a failed attempt, retried later.
 import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
-import type { AddressGuard } from '../../net/address-guard.js';
-import { BrokerError, brokerReason, guardedAddress, within, type BrokerMessage, type BrokerPublisher } from './broker.js';
+import { BrokerError, brokerReason, guardedAddress, within, type BrokerAccess, type BrokerMessage, type BrokerPublisher } from './broker.js';
 
-export async function openRabbitPublisher(rawUrl: string, exchange: string, guard: AddressGuard, timeoutMs: number): Promise<BrokerPublisher> {
+export async function openRabbitPublisher(rawUrl: string, exchange: string, { guard, clock, timeoutMs }: BrokerAccess): Promise<BrokerPublisher> {
   const url = new URL(rawUrl);
   const address = await guardedAddress(guard, url);
   const tls = url.protocol === 'amqps:';
@@ -13,6 +12,7 @@ export async function openRabbitPublisher(rawUrl: string, exchange: string, guar
   let model: ChannelModel;
   try {
     model = await within(
+      clock,
       amqp.connect(
         {
           protocol: tls ? 'amqps' : 'amqp',
@@ -75,7 +75,7 @@ export async function openRabbitPublisher(rawUrl: string, exchange: string, guar
         );
       });
       try {
-        await within(confirmed, publishTimeoutMs, `no confirm from RabbitMQ within ${Math.round(publishTimeoutMs / 1000)} s`);
+        await within(clock, confirmed, publishTimeoutMs, `no confirm from RabbitMQ within ${Math.round(publishTimeoutMs / 1000)} s`);
       } catch (err) {
         // A channel that lost a confirm is not trusted with the next message: start over.
         dead = true;

@@ -9,6 +9,7 @@
 // the session takes each chunk before Baileys' event buffer would gather them all).
 // With history_webhook on, newly imported messages also go to the received webhook, marked
 // `fromHistory: true` (and reported once: a message reported live before is not reported again).
+import { performance } from 'node:perf_hooks';
 import type { Chat, Contact, WAMessage } from 'baileys';
 import type { EventSink, GatewayEvent } from '../../events/types.js';
 import type { Instance } from '../../domain/instance.js';
@@ -73,7 +74,7 @@ export class HistoryImporter {
   }
 
   private async importSet(set: HistorySet): Promise<void> {
-    const started = Date.now();
+    const started = performance.now();
     const instance = await this.deps.store.instances.find(this.deps.instanceId);
     if (!instance) return;
     const settings = historySettingsOf(instance);
@@ -168,7 +169,7 @@ export class HistoryImporter {
         await this.deps.events.emit(this.deps.instanceId, ids.map((id) => events.get(id)!), ids);
       }
     }
-    this.deps.imported?.({ syncType: set.syncType ?? null, progress: set.progress ?? null, chats: chats.size, messages: rows.length, fresh: fresh.length, dropped, ms: Date.now() - started });
+    this.deps.imported?.({ syncType: set.syncType ?? null, progress: set.progress ?? null, chats: chats.size, messages: rows.length, fresh: fresh.length, dropped, ms: Math.round(performance.now() - started) });
   }
 
   private async contact(c: Contact, ctx: IncomingContext): Promise<HistoryBatch['contacts'][number] | null> {

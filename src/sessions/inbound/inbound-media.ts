@@ -99,8 +99,7 @@ export class InboundMedia {
   /** Records a message's files and returns their links, by part. */
   async register(instanceId: string, messageId: string, parts: readonly MediaPart[]): Promise<Map<MediaPart['part'], string>> {
     const now = this.deps.clock.now();
-    // Retention is protocol time (a scaled clock shortens it in tests); timestamps are wall time.
-    const expiresAt = now + this.deps.clock.scale(this.deps.settings.retentionMs);
+    const expiresAt = now + this.deps.settings.retentionMs;
     const rows: NewMediaFile[] = [];
     const links = new Map<MediaPart['part'], string>();
     for (const p of parts) {
@@ -170,7 +169,7 @@ export class InboundMedia {
       if (!host) throw new Error('the instance is not connected, and no media host is known yet');
       this.knownHost = host;
       const proxy = await this.deps.proxyOf?.(row.instance_id);
-      const deps = { store: this.deps.store, guard: this.deps.guard, agent: proxy ?? this.deps.agent, limits: this.deps.settings.limits };
+      const deps = { store: this.deps.store, guard: this.deps.guard, agent: proxy ?? this.deps.agent, limits: this.deps.settings.limits, clock: this.deps.clock };
       let result: { sha256: string; size: number };
       let updated: string | undefined;
       try {

@@ -37,6 +37,8 @@ export interface IncomingContext {
   stored(messageId: string): Promise<proto.IMessage | undefined>;
   /** Records a message's files and returns their signed links, by part. */
   media(messageId: string, parts: readonly MediaPart[]): Promise<ReadonlyMap<MediaPart['part'], string>>;
+  /** The gateway's clock: the time of what the network sent without one. */
+  now(): number;
 }
 
 interface ReceiveOptions {
@@ -80,7 +82,7 @@ export async function toReceivedCallback(msg: WAMessage, ctx: IncomingContext, o
     messageId: messageId ?? key.id,
     phone: person.phone,
     fromMe: !!key.fromMe,
-    momment: ts > 0 ? ts * 1000 : Date.now(),
+    momment: ts > 0 ? ts * 1000 : ctx.now(),
     status: key.fromMe ? 'SENT' : 'RECEIVED',
     chatName: group ? await ctx.chatName(chat) : key.fromMe ? '' : (msg.pushName ?? ''),
     senderName: msg.pushName ?? '',
@@ -244,7 +246,7 @@ async function contentOf(m: proto.IMessage, src: Source): Promise<Content | null
     return {
       reaction: {
         value: r.text ?? '',
-        time: Number(r.senderTimestampMs ?? Date.now()),
+        time: Number(r.senderTimestampMs ?? src.ctx.now()),
         reactionBy: src.fromMe ? src.ctx.me.pn && userOf(src.ctx.me.pn) : await src.ctx.phoneOf(src.senderJid, src.senderAlt),
         referencedMessage: await referenced(r.key!, src),
       },
@@ -426,7 +428,7 @@ async function eventResponse(enc: proto.Message.IEncEventResponseMessage, src: S
           eventResponse: {
             response: EVENT_RESPONSES[r.response ?? 0] ?? 'UNKNOWN',
             responseFrom: src.fromMe ? (src.ctx.me.pn ? userOf(src.ctx.me.pn) : '') : await src.ctx.phoneOf(src.senderJid, src.senderAlt),
-            time: Number(r.timestampMs ?? Date.now()),
+            time: Number(r.timestampMs ?? src.ctx.now()),
             referencedMessage: await referenced(key, src),
           },
           referenceMessageId: key.id,

@@ -14,6 +14,7 @@ import { request } from 'node:https';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { getMediaKeys, type MediaType } from 'baileys';
+import type { Clock } from '../../clock.js';
 import type { MediaStore } from '../../media/store.js';
 import type { AddressGuard } from '../../net/address-guard.js';
 
@@ -31,7 +32,15 @@ export interface MediaSource {
 
 export interface DownloadLimits {
   maxBytes: number;
+  /** Ms the media host may take to answer, and the body to arrive: guards, never scaled. */
   timeoutMs: number;
+}
+
+/** A signal aborted once `ms` (a guard) pass; `cancel` when the work is done. */
+function deadline(clock: Clock, ms: number): { signal: AbortSignal; cancel: () => void } {
+  const controller = new AbortController();
+  const cancel = clock.setGuard(ms, () => controller.abort(new MediaDownloadError(`the download took longer than ${ms} ms`)));
+  return { signal: controller.signal, cancel };
 }
 
 /** The file is no longer on the media host (expired): the sender's phone can upload it again. */
@@ -49,7 +58,7 @@ const MAC_LENGTH = 10;
 export async function downloadMedia(
   source: MediaSource,
   host: string,
-  deps: { store: MediaStore; guard: AddressGuard; agent: Agent | undefined; limits: DownloadLimits },
+  deps: { store: MediaStore; guard: AddressGuard; agent: Agent | undefined; limits: DownloadLimits; clock: Clock },
 ): Promise<{ sha256: string; size: number }> {
   // The direct path comes from the sender's message: it may only name a file on the media host.
   if (!/^\/[A-Za-z0-9._~\-/%=&?+]*$/.test(source.directPath) || source.directPath.startsWith('//')) {
@@ -92,7 +101,8 @@ export async function downloadMedia(
         done(null, chunk);
       },
     });
-    await pipeline(response, meter, createWriteStream(encPath, { mode: 0o600 }), { signal: AbortSignal.timeout(deps.limits.timeoutMs) });
+    const body = deadline(deps.clock, deps.limits.timeoutMs);
+    await pipeline(response, meter, createWriteStream(encPath, { mode: 0o600 }), { signal: body.signal }).finally(body.cancel);
     if (total <= MAC_LENGTH) throw new MediaDownloadError('the media host sent an empty file');
     if (!mac.digest().subarray(0, MAC_LENGTH).equals(tail)) throw new MediaDownloadError('the file failed its integrity check (HMAC)');
     if (source.fileEncSha256 && encHash.digest('base64') !== source.fileEncSha256) throw new MediaDownloadError('the file failed its integrity check (fileEncSha256)');
@@ -127,7 +137,7 @@ async function downloadPlain(
   source: MediaSource,
   url: URL,
   pinned: { address: string; family: number },
-  deps: { store: MediaStore; agent: Agent | undefined; limits: DownloadLimits },
+  deps: { store: MediaStore; agent: Agent | undefined; limits: DownloadLimits; clock: Clock },
 ): Promise<{ sha256: string; size: number }> {
   if (!source.fileSha256) throw new MediaDownloadError('an unencrypted file without its hash cannot be checked');
   const plainPath = await deps.store.tempPath();
@@ -143,7 +153,8 @@ async function downloadPlain(
         done(null, chunk);
       },
     });
-    await pipeline(response, meter, createWriteStream(plainPath, { mode: 0o600 }), { signal: AbortSignal.timeout(deps.limits.timeoutMs) });
+    const body = deadline(deps.clock, deps.limits.timeoutMs);
+    await pipeline(response, meter, createWriteStream(plainPath, { mode: 0o600 }), { signal: body.signal }).finally(body.cancel);
     if (total === 0) throw new MediaDownloadError('the media host sent an empty file');
     const digest = hash.digest();
     if (digest.toString('base64') !== source.fileSha256) throw new MediaDownloadError('the file does not match the sender\'s hash');

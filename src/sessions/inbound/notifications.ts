@@ -107,7 +107,7 @@ export async function notificationOf(msg: WAMessage, ctx: IncomingContext): Prom
     phone: person.phone,
     chatLid: person.lid,
     fromMe,
-    momment: ts > 0 ? ts * 1000 : Date.now(),
+    momment: ts > 0 ? ts * 1000 : ctx.now(),
     status: fromMe ? 'SENT' : 'RECEIVED',
     chatName: group ? await ctx.chatName(chat) : '',
     senderName: msg.pushName ?? '',

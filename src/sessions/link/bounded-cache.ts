@@ -13,7 +13,8 @@ export class BoundedCache {
   constructor(
     private readonly maxEntries: number,
     private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
+    /** The gateway's clock (expiry is on its time). */
+    private readonly now: () => number,
   ) {}
 
   get size(): number {

@@ -17,6 +17,8 @@ export interface IdentityDeps {
   me(): OwnAddress | null;
   /** The link as it is now: its socket, whether it is open, and whether frames are held. */
   link(): { sock: WASocket | null; open: boolean; holding: boolean };
+  /** The gateway's clock (incoming.ts stamps what the network sent without a time). */
+  now(): number;
   failed(err: unknown, what: string): void;
 }
 
@@ -84,6 +86,7 @@ export class Identity {
       stored: (id) => memory.message(id),
       // Messages the API sent carry no links: the files are the ones the client sent.
       media: async () => new Map(),
+      now: () => this.deps.now(),
     };
   }
 

@@ -27,6 +27,7 @@
 // the counter says so). Only messages that came from the network are held for: the stanza ids seen
 // arriving are remembered, so the device's own sends (which Baileys records the same way) never
 // stall the link.
+import type { Cancel, Clock } from '../../clock.js';
 import type { KeyWriteDeferral } from './auth-state.js';
 import type { WASocket } from './socket-config.js';
 import { ScopedStorage } from './tx-storage.js';
@@ -52,12 +53,15 @@ export interface GateHooks {
 
 export class ReceiptGate implements KeyWriteDeferral {
   private readonly arrived = new Set<string>();
-  private readonly pending = new Map<string, NodeJS.Timeout>();
+  /** Held messages, each with the cancel of its hold limit. */
+  private readonly pending = new Map<string, Cancel>();
   private held: (() => void)[] = [];
   private draining = false;
   private closed = false;
 
   constructor(
+    private readonly clock: Clock,
+    /** A guard on our own commit (a slow disk), so never scaled. */
     private readonly maxHoldMs: number,
     private readonly hooks: GateHooks,
   ) {}
@@ -131,12 +135,11 @@ export class ReceiptGate implements KeyWriteDeferral {
   /** Holds frames until `settle(id)` (or the hold limit). */
   hold(id: string): void {
     if (this.closed || this.pending.has(id)) return;
-    const timer = setTimeout(() => {
+    const cancel = this.clock.setGuard(this.maxHoldMs, () => {
       this.hooks.heldTooLong();
       this.settle(id);
-    }, this.maxHoldMs);
-    timer.unref();
-    this.pending.set(id, timer);
+    });
+    this.pending.set(id, cancel);
   }
 
   /** Whether a message id came from the network on this socket and is not settled yet. */
@@ -146,9 +149,9 @@ export class ReceiptGate implements KeyWriteDeferral {
 
   /** The event for `id` is committed (or nothing is to be reported): its receipt may go. */
   settle(id: string): void {
-    const timer = this.pending.get(id);
-    if (!timer) return;
-    clearTimeout(timer);
+    const cancel = this.pending.get(id);
+    if (!cancel) return;
+    cancel();
     this.pending.delete(id);
     if (this.pending.size === 0) void this.drain();
   }
@@ -156,7 +159,7 @@ export class ReceiptGate implements KeyWriteDeferral {
   /** The socket is gone: nothing is held any more (what was held is redelivered by the network). */
   close(): void {
     this.closed = true;
-    for (const t of this.pending.values()) clearTimeout(t);
+    for (const cancel of this.pending.values()) cancel();
     this.pending.clear();
     this.held = [];
   }

@@ -29,7 +29,7 @@ export interface SessionDeps {
   stableMs: number;
   /** Received media: files recorded before their event, downloaded after it. */
   media: Pick<InboundMedia, 'register' | 'prefetch'>;
-  /** Wall ms a delivery receipt may wait for its event's commit before it goes anyway. */
+  /** Ms a delivery receipt may wait for its event's commit before it goes anyway: a guard, never scaled. */
   receiptHoldMs: number;
   onConnection(connected: boolean): void;
   onRestriction(reason: string, fatal: boolean): void;

@@ -56,7 +56,8 @@ export class Session implements LiveSession {
   private cancelReconnect: (() => void) | null = null;
   private cancelStable: (() => void) | null = null;
   private closeWaiters: Waiter[] = [];
-  private changeWaiters: Waiter[] = [];
+  /** Called at every change of state, QR or link (waitUntil's wake-ups). */
+  private readonly changeListeners = new Set<() => void>();
   private writes: Promise<void> = Promise.resolve();
   private generation = 0;
   private gate: ReceiptGate | null = null;
@@ -75,6 +76,7 @@ export class Session implements LiveSession {
       memory: this.memory,
       me: () => this.me,
       link: () => ({ sock: this.sock, open: this.open, holding: this.gate?.active() ?? false }),
+      now: () => deps.clock.now(),
       failed: (err, what) => this.failed(err, what),
     });
     this.credentials = new SessionCreds({
@@ -170,7 +172,7 @@ export class Session implements LiveSession {
     await this.writes;
     if (this.closing || this.ended) return;
     let sockRef: WASocket | null = null;
-    const gate = new ReceiptGate(this.deps.receiptHoldMs, {
+    const gate = new ReceiptGate(this.deps.clock, this.deps.receiptHoldMs, {
       flushState: () => auth.flushDeferredKeys(),
       failed: (err) => {
         // Signal state not on disk: the held receipts must not go. A new link gets the messages again.
@@ -370,10 +372,7 @@ export class Session implements LiveSession {
   /** Unlinks the device on the network (when a socket is open), then forgets the credentials. */
   async logout(waitOpenMs = 10_000): Promise<void> {
     // A link still being established is given a moment: only an open one can unlink the device.
-    const deadline = Date.now() + waitOpenMs;
-    while (this.sock && !this.open && this.registered && this.state === 'connecting' && Date.now() < deadline) {
-      await this.waitForChange(deadline - Date.now());
-    }
+    await this.waitUntil(() => !this.sock || this.open || !this.registered || this.state !== 'connecting', waitOpenMs);
     const sock = this.sock;
     const wasOpen = this.open;
     if (sock && this.open) {
@@ -393,20 +392,23 @@ export class Session implements LiveSession {
     this.ended = true;
   }
 
-  /** Resolves when the state changes (or after `ms` of wall-clock time). */
-  waitForChange(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const w = { resolve: () => { cancel(); resolve(); } };
-      const cancel = this.deps.clock.setTimer(ms / this.deps.clock.timeScale, () => {
-        this.changeWaiters = this.changeWaiters.filter((x) => x !== w);
-        resolve();
-      });
-      this.changeWaiters.push(w);
+  /**
+   * Resolves true once `check()` holds, looked at again at each change of the session; false when
+   * `ms` pass first. `ms` is a guard (the network's answer: a QR, an open link), never scaled.
+   */
+  waitUntil(check: () => boolean, ms: number): Promise<boolean> {
+    return this.deps.clock.waitUntil(check, ms, {
+      changed: (wake) => {
+        this.changeListeners.add(wake);
+        return () => {
+          this.changeListeners.delete(wake);
+        };
+      },
     });
   }
 
   private wake(): void {
-    for (const w of this.changeWaiters.splice(0)) w.resolve();
+    for (const listener of [...this.changeListeners]) listener();
   }
 
   /** Records a state change with its reason; writes keep their order. */

@@ -1,5 +1,5 @@
 // How every Baileys socket is configured: which network (ZAPGATE_WA_URL / ZAPGATE_WA_ROOT_KEY),
-// protocol timers on the scaled clock, and caches shared by the whole process instead of
+// Baileys' own timers under the time scale, and caches shared by the whole process instead of
 // allocated per socket (the memory budget is ~2 MB per connected instance).
 import type { Agent as HttpAgent } from 'node:http';
 import type { Agent } from 'node:https';
@@ -24,7 +24,10 @@ export interface NetworkSettings {
    * tunnel through it (it carries mediaAgent's CA for the media host's TLS).
    */
   proxy?: HttpAgent | undefined;
-  /** ZAPGATE_TIME_SCALE: protocol timers (keep-alive, QR lifetime) run on the same scale. */
+  /**
+   * ZAPGATE_TIME_SCALE. Baileys runs its timers on real time, not on the gateway's clock: in a
+   * time-lapse run its keep-alive and QR lifetime are compressed by this factor instead.
+   */
   timeScale: number;
   /** Upper bound of any single network query (config.commandTimeoutMs). */
   queryTimeoutMs: number;
@@ -40,7 +43,7 @@ export interface SharedCaches {
   readonly groups: BoundedCache;
 }
 
-export function createSharedCaches(now: () => number = Date.now): SharedCaches {
+export function createSharedCaches(now: () => number): SharedCaches {
   return {
     misc: new BoundedCache(50_000, 60 * 60_000, now),
     groups: new BoundedCache(5_000, 5 * 60_000, now),
@@ -101,7 +104,7 @@ function socketConfig(net: NetworkSettings, caches: SharedCaches, hooks: SocketH
     keepAliveIntervalMs: scaled(DEFAULT_CONNECTION_CONFIG.keepAliveIntervalMs, 250),
     connectTimeoutMs: scaled(DEFAULT_CONNECTION_CONFIG.connectTimeoutMs, 2_000),
     defaultQueryTimeoutMs: net.queryTimeoutMs,
-    // Baileys shows the first QR 60 s and later ones 20 s; a scaled clock shortens both alike.
+    // Baileys shows the first QR 60 s and later ones 20 s; a time-lapse run shortens both alike.
     ...(net.timeScale === 1 ? {} : { qrTimeout: scaled(20_000, 1_000) }),
     // Baileys types both as https.Agent; ws and https.request take any http.Agent.
     ...(net.proxy ? { agent: net.proxy as Agent, fetchAgent: net.proxy as Agent } : net.mediaAgent ? { fetchAgent: net.mediaAgent } : {}),

@@ -14,15 +14,13 @@ import type { ListSettings } from './lists.js';
 import type { MediaPipeline } from './media.js';
 import type { ImageContent } from './content/parts.js';
 import type { LiveSession } from '../live-session.js';
-import { openSocket, withTimeout } from '../engine-call.js';
+import { openSocket, withTimeout, type CommandLimit } from '../engine-call.js';
 import type { WASocket } from '../link/socket-config.js';
 
-export interface MessagingEngineDeps {
+export interface MessagingEngineDeps extends CommandLimit {
   sessionOf(instanceId: string): LiveSession | undefined;
   /** The outgoing media pipeline (address guard, limits, conversion slots). */
   media: MediaPipeline;
-  /** Wall-clock ms a command may take before the caller gets "Worker command timeout". */
-  commandTimeoutMs: number;
   /** The instance's list mode and numbered-text wording (one store read). */
   listSettings(instanceId: string): Promise<ListSettings>;
   /** Who sees the instance's status posts: the numbers it has talked to (digits), bounded. */
@@ -48,7 +46,7 @@ export class MessagingEngine {
   /** Shows "typing…" / "recording audio…" to `phone`, or clears it. */
   async sendPresence(instanceId: string, phone: string, state: 'composing' | 'recording' | 'paused'): Promise<void> {
     const { sock } = openSocket(this.deps.sessionOf(instanceId));
-    await withTimeout(this.deps.commandTimeoutMs, () => sock.sendPresenceUpdate(state, targetJid(phone)));
+    await withTimeout(this.deps, () => sock.sendPresenceUpdate(state, targetJid(phone)));
   }
 
   /**
@@ -66,7 +64,7 @@ export class MessagingEngine {
       throw errors.networkRefused('messageId: unknown message; in a group its sender is needed to mark it read (messages are kept 14 days)');
     }
     const key = { remoteJid: stored?.remote_jid ?? jid, fromMe: false, id: req.messageId, ...(stored?.participant ? { participant: stored.participant } : {}) };
-    await withTimeout(deps.commandTimeoutMs, () => sock.readMessages([key]));
+    await withTimeout(deps, () => sock.readMessages([key]));
   }
 
   /**
@@ -83,7 +81,7 @@ export class MessagingEngine {
     // nothing: say so instead (sent messages are remembered 14 days; WhatsApp allows revokes ~2).
     if (req.owner && !stored) throw errors.notFound('Message not found');
     if (req.owner && stored?.from_me === 0) throw errors.invalidInput('owner=true revokes your own messages: this one was received (owner=false deletes it)');
-    await withTimeout(deps.commandTimeoutMs, async () => {
+    await withTimeout(deps, async () => {
       if (req.owner) {
         await sock.sendMessage(jid, { delete: { remoteJid, fromMe: true, id: req.messageId } });
         return;
@@ -94,7 +92,7 @@ export class MessagingEngine {
         return;
       }
       const fromMe = stored ? stored.from_me === 1 : false;
-      const timestamp = Math.floor((stored?.created_at ?? Date.now()) / 1000);
+      const timestamp = Math.floor((stored?.created_at ?? deps.clock.now()) / 1000);
       await sock.chatModify({ deleteForMe: { key: { remoteJid, fromMe, id: req.messageId }, timestamp, deleteMedia: false } }, remoteJid);
     });
   }
@@ -116,10 +114,11 @@ export class MessagingEngine {
       uploadImage: (image) => uploadImage(sock, image),
       uploadLinkThumbnail: (image) => uploadImage(sock, image, 'thumbnail-link'),
       me: session.me,
+      now: () => deps.clock.now(),
     });
     const quoted = message.message.statusReplyTo
       ? { quoted: await statusPost(session, message.message.statusReplyTo, jid) }
-      : await quotedOption(message.message, { media: deps.media, listMode: 'poll', quoted: (id) => session.memory.quoted(id), jid });
+      : await quotedOption(message.message, { quoted: (id) => session.memory.quoted(id) });
     // A status post goes to the contacts listed with it (the network has no list of its own).
     const broadcast = jid === STATUS_TARGET ? { statusJidList: (await deps.statusAudience(session.id)).map(phoneJid), broadcast: true } : {};
     for (const part of parts) {
@@ -129,7 +128,7 @@ export class MessagingEngine {
       let engineError: unknown;
       let held: { commit(): Promise<void> } | undefined;
       try {
-        await withTimeout(deps.commandTimeoutMs, async () => {
+        await withTimeout(deps, async () => {
           let sent: WAMessage;
           const isMain = part.messageId === message.messageId;
           if ('raw' in part) {

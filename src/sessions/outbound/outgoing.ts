@@ -94,7 +94,7 @@ function contentTools(ctx: OutgoingContext): ContentTools {
 }
 
 /** The `quoted` send option for a reply, when the replied-to message is known to this instance. */
-export async function quotedOption(message: OutgoingMessage, ctx: OutgoingContext): Promise<{ quoted: WAMessage } | Record<string, never>> {
+export async function quotedOption(message: OutgoingMessage, ctx: Pick<OutgoingContext, 'quoted'>): Promise<{ quoted: WAMessage } | Record<string, never>> {
   if (!message.replyTo) return {};
   const q = await ctx.quoted(message.replyTo);
   return q ? { quoted: q } : {};

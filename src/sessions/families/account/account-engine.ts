@@ -5,14 +5,13 @@ import type { AccountPort, AccountReactionSettings, BlacklistCategory, Blacklist
 import * as ops from './account-ops.js';
 import type { AccountReactions } from './account-reactions.js';
 import type { MediaPipeline } from '../../outbound/media.js';
-import { mediaError, sessionCommands, type SessionCommands } from '../../engine-call.js';
+import { mediaError, sessionCommands, type SessionCommands, type CommandLimit } from '../../engine-call.js';
 import type { LiveSession } from '../../live-session.js';
 
-interface AccountEngineDeps {
+interface AccountEngineDeps extends CommandLimit {
   sessionOf(instanceId: string): LiveSession | undefined;
   media: MediaPipeline;
   reactions: AccountReactions;
-  commandTimeoutMs: number;
 }
 
 export class AccountEngine implements AccountPort {
@@ -23,11 +22,11 @@ export class AccountEngine implements AccountPort {
   }
 
   setProfileName(instanceId: string, name: string): Promise<void> {
-    return ops.setProfileName(this.commands.open(instanceId), name, this.deps.commandTimeoutMs);
+    return ops.setProfileName(this.commands.open(instanceId), name, this.deps);
   }
 
   setProfileDescription(instanceId: string, about: string): Promise<void> {
-    return ops.setProfileDescription(this.commands.open(instanceId), about, this.deps.commandTimeoutMs);
+    return ops.setProfileDescription(this.commands.open(instanceId), about, this.deps);
   }
 
   async setProfilePicture(instanceId: string, ref: string): Promise<void> {
@@ -39,35 +38,35 @@ export class AccountEngine implements AccountPort {
         throw mediaError(err);
       }
     });
-    await ops.setProfilePicture(this.commands.open(instanceId), image, this.deps.commandTimeoutMs);
+    await ops.setProfilePicture(this.commands.open(instanceId), image, this.deps);
   }
 
   device(instanceId: string): Promise<DeviceInfo> {
-    return ops.deviceInfo(this.commands.open(instanceId), this.deps.commandTimeoutMs);
+    return ops.deviceInfo(this.commands.open(instanceId), this.deps);
   }
 
   profilePictureUrl(instanceId: string, phone: string): Promise<string | null> {
-    return ops.profilePictureUrl(this.commands.open(instanceId), phone, this.deps.commandTimeoutMs);
+    return ops.profilePictureUrl(this.commands.open(instanceId), phone, this.deps);
   }
 
   setBlocked(instanceId: string, phone: string, blocked: boolean): Promise<void> {
-    return ops.setBlocked(this.commands.open(instanceId), phone, blocked, this.deps.commandTimeoutMs);
+    return ops.setBlocked(this.commands.open(instanceId), phone, blocked, this.deps);
   }
 
   setPrivacy(instanceId: string, category: PrivacyCategory, value: PrivacyValue, blacklist: readonly BlacklistChange[]): Promise<void> {
-    return ops.setPrivacy(this.commands.open(instanceId), category, value, blacklist, this.deps.commandTimeoutMs);
+    return ops.setPrivacy(this.commands.open(instanceId), category, value, blacklist, this.deps);
   }
 
   setChatExpiration(instanceId: string, target: string, seconds: number): Promise<void> {
-    return ops.setChatExpiration(this.commands.open(instanceId), target, seconds, this.deps.commandTimeoutMs);
+    return ops.setChatExpiration(this.commands.open(instanceId), target, seconds, this.deps);
   }
 
   setDefaultDisappearing(instanceId: string, seconds: number): Promise<void> {
-    return ops.setDefaultDisappearing(this.commands.open(instanceId), seconds, this.deps.commandTimeoutMs);
+    return ops.setDefaultDisappearing(this.commands.open(instanceId), seconds, this.deps);
   }
 
   disallowedContacts(instanceId: string, category: BlacklistCategory): Promise<string[]> {
-    return ops.disallowedContacts(this.commands.open(instanceId), category, this.deps.commandTimeoutMs);
+    return ops.disallowedContacts(this.commands.open(instanceId), category, this.deps);
   }
 
   applyReactions(instanceId: string, settings: AccountReactionSettings): void {

@@ -6,34 +6,34 @@ import type { BinaryNode } from 'baileys';
 import { errors } from '../../../errors.js';
 import type { BlacklistCategory, BlacklistChange, DeviceInfo, PrivacyCategory, PrivacyValue } from './account-port.js';
 import { phoneJid, targetJid, userOf } from '../../jids.js';
-import { openSocket, withTimeout } from '../../engine-call.js';
+import { openSocket, withTimeout, type CommandLimit } from '../../engine-call.js';
 import type { LiveSession } from '../../live-session.js';
 import type { WASocket } from '../../link/socket-config.js';
 
 const S_WHATSAPP_NET = 's.whatsapp.net';
 
-export async function setProfileName(session: LiveSession, name: string, timeoutMs: number): Promise<void> {
+export async function setProfileName(session: LiveSession, name: string, limit: CommandLimit): Promise<void> {
   const { sock } = openSocket(session);
   // An app-state patch (critical_block, setting_pushName): the phone and the other devices sync it.
-  await withTimeout(timeoutMs, () => sock.updateProfileName(name));
+  await withTimeout(limit, () => sock.updateProfileName(name));
 }
 
-export async function setProfileDescription(session: LiveSession, about: string, timeoutMs: number): Promise<void> {
+export async function setProfileDescription(session: LiveSession, about: string, limit: CommandLimit): Promise<void> {
   const { sock } = openSocket(session);
-  await withTimeout(timeoutMs, () => sock.updateProfileStatus(about));
+  await withTimeout(limit, () => sock.updateProfileStatus(about));
 }
 
 /** `image` is already decoded and bounded by the media pipeline; Baileys crops it to 640×640 JPEG. */
-export async function setProfilePicture(session: LiveSession, image: Buffer, timeoutMs: number): Promise<void> {
+export async function setProfilePicture(session: LiveSession, image: Buffer, limit: CommandLimit): Promise<void> {
   const { sock } = openSocket(session);
   const me = session.me?.pn;
   if (!me) throw errors.notConnected();
-  await withTimeout(timeoutMs, () => sock.updateProfilePicture(me, image));
+  await withTimeout(limit, () => sock.updateProfilePicture(me, image));
 }
 
-export async function profilePictureUrl(session: LiveSession, phone: string, timeoutMs: number): Promise<string | null> {
+export async function profilePictureUrl(session: LiveSession, phone: string, limit: CommandLimit): Promise<string | null> {
   const { sock } = openSocket(session);
-  const url = await withTimeout(timeoutMs, async () => {
+  const url = await withTimeout(limit, async () => {
     try {
       return await sock.profilePictureUrl(phoneJid(phone), 'image');
     } catch (err) {
@@ -44,10 +44,10 @@ export async function profilePictureUrl(session: LiveSession, phone: string, tim
   return url ?? null;
 }
 
-export async function setBlocked(session: LiveSession, phone: string, blocked: boolean, timeoutMs: number): Promise<void> {
+export async function setBlocked(session: LiveSession, phone: string, blocked: boolean, limit: CommandLimit): Promise<void> {
   const { sock } = openSocket(session);
   // Baileys names the contact by LID and looks it up by number (a usync query) when not known yet.
-  await withTimeout(timeoutMs, () => sock.updateBlockStatus(phoneJid(phone), blocked ? 'block' : 'unblock'));
+  await withTimeout(limit, () => sock.updateBlockStatus(phoneJid(phone), blocked ? 'block' : 'unblock'));
 }
 
 /**
@@ -60,11 +60,11 @@ export async function setPrivacy(
   category: PrivacyCategory,
   value: PrivacyValue,
   blacklist: readonly BlacklistChange[],
-  timeoutMs: number,
+  limit: CommandLimit,
 ): Promise<void> {
   const { sock } = openSocket(session);
   const users: BinaryNode[] = blacklist.map((c) => ({ tag: 'user', attrs: { jid: phoneJid(c.phone), action: c.action } }));
-  await withTimeout(timeoutMs, async () => {
+  await withTimeout(limit, async () => {
     await sock.query({
       tag: 'iq',
       attrs: { xmlns: 'privacy', to: S_WHATSAPP_NET, type: 'set' },
@@ -79,24 +79,24 @@ export async function setPrivacy(
  * A chat's disappearing-messages timer: in a group the setting of the group (admins only, the
  * network refuses others); in a 1:1 chat the message that changes it for both sides.
  */
-export async function setChatExpiration(session: LiveSession, target: string, seconds: number, timeoutMs: number): Promise<void> {
+export async function setChatExpiration(session: LiveSession, target: string, seconds: number, limit: CommandLimit): Promise<void> {
   const { sock } = openSocket(session);
   const jid = targetJid(target);
-  await withTimeout(timeoutMs, async () => {
+  await withTimeout(limit, async () => {
     if (jid.endsWith('@g.us')) await sock.groupToggleEphemeral(jid, seconds);
     else await sock.sendMessage(jid, { disappearingMessagesInChat: seconds === 0 ? false : seconds });
   });
 }
 
-export async function setDefaultDisappearing(session: LiveSession, seconds: number, timeoutMs: number): Promise<void> {
+export async function setDefaultDisappearing(session: LiveSession, seconds: number, limit: CommandLimit): Promise<void> {
   const { sock } = openSocket(session);
-  await withTimeout(timeoutMs, () => sock.updateDefaultDisappearingMode(seconds));
+  await withTimeout(limit, () => sock.updateDefaultDisappearingMode(seconds));
 }
 
 /** The "all contacts except…" list of a category, as phone numbers. */
-export async function disallowedContacts(session: LiveSession, category: BlacklistCategory, timeoutMs: number): Promise<string[]> {
+export async function disallowedContacts(session: LiveSession, category: BlacklistCategory, limit: CommandLimit): Promise<string[]> {
   const { sock } = openSocket(session);
-  const result = await withTimeout(timeoutMs, () =>
+  const result = await withTimeout(limit, () =>
     sock.query({
       tag: 'iq',
       attrs: { xmlns: 'privacy', to: S_WHATSAPP_NET, type: 'get' },
@@ -112,13 +112,13 @@ export async function disallowedContacts(session: LiveSession, category: Blackli
   return phones;
 }
 
-export async function deviceInfo(session: LiveSession, timeoutMs: number): Promise<DeviceInfo> {
+export async function deviceInfo(session: LiveSession, limit: CommandLimit): Promise<DeviceInfo> {
   const { sock } = openSocket(session);
   const creds = session.creds;
   const meJid = creds?.me?.id;
   if (!meJid) throw errors.notConnected();
   const own = phoneJid(userOf(meJid));
-  const [imgUrl, about] = await withTimeout(timeoutMs, () => Promise.all([ownPicture(sock, own), ownAbout(sock, own)]));
+  const [imgUrl, about] = await withTimeout(limit, () => Promise.all([ownPicture(sock, own), ownAbout(sock, own)]));
   const platform = creds.platform ?? '';
   const device = /:(\d+)@/.exec(meJid)?.[1];
   return {

@@ -10,16 +10,15 @@ import type { InstancesRepo } from '../../../store/instances-repo.js';
 import type { Instance } from '../../../domain/instance.js';
 import type { AccountReactionSettings } from './account-port.js';
 import type { CallInfo } from '../../inbound/notifications.js';
-import { withTimeout } from '../../engine-call.js';
+import { withTimeout, type CommandLimit } from '../../engine-call.js';
 import type { SessionReactions } from '../../session-hooks.js';
 import type { LiveSession } from '../../live-session.js';
 
-interface AccountReactionsDeps {
+interface AccountReactionsDeps extends CommandLimit {
   /** The instance's settings, read once per instance (the SQL store implements it). */
   store: { readonly instances: Pick<InstancesRepo, 'find'> };
   log: Logger;
   metrics: Metrics;
-  commandTimeoutMs: number;
 }
 
 /** Content that is not a message a person reads (receipts for these mean nothing to the sender). */
@@ -92,7 +91,7 @@ export class AccountReactions implements SessionReactions {
     }
     const sock = session.sock;
     if (keys.length === 0 || !sock || !session.open) return;
-    await withTimeout(this.deps.commandTimeoutMs, () => sock.readMessages(keys));
+    await withTimeout(this.deps, () => sock.readMessages(keys));
   }
 
   private async reject(session: LiveSession, offers: readonly CallInfo[]): Promise<void> {
@@ -101,7 +100,7 @@ export class AccountReactions implements SessionReactions {
     for (const call of offers) {
       const sock = session.sock;
       if (!sock || !session.open) return;
-      await withTimeout(this.deps.commandTimeoutMs, () => sock.rejectCall(call.id, call.from));
+      await withTimeout(this.deps, () => sock.rejectCall(call.id, call.from));
       const message = settings.callRejectMessage;
       if (!message || call.isGroup) continue;
       const phone = await session.phoneOf(call.from, call.callerPn ?? null);

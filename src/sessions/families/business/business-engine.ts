@@ -10,16 +10,15 @@ import { errors } from '../../../errors.js';
 import type { BusinessCategory, BusinessHours, BusinessPort, BusinessProfile, BusinessProfileChange, DayOfWeek, HoursMode, LabelEdit } from './business-port.js';
 import { groupJid, phoneJid } from '../../jids.js';
 import type { LabelSync } from './label-sync.js';
-import { sessionCommands, type SessionCommands } from '../../engine-call.js';
+import { sessionCommands, type SessionCommands, type CommandLimit } from '../../engine-call.js';
 import type { LiveSession } from '../../live-session.js';
 import type { WASocket } from '../../link/socket-config.js';
 
 const S_WHATSAPP_NET = 's.whatsapp.net';
 
-interface BusinessEngineDeps {
+interface BusinessEngineDeps extends CommandLimit {
   sessionOf(instanceId: string): LiveSession | undefined;
   labels: Pick<LabelSync, 'settled'>;
-  commandTimeoutMs: number;
 }
 
 const DAYS: readonly [string, DayOfWeek][] = [
@@ -121,7 +120,7 @@ export class BusinessEngine implements BusinessPort {
     const jid = chatJid(chatId);
     // One note per chat: its id is derived from the chat, so a second call edits the same note.
     const noteId = createHash('sha256').update(`note:${jid}`).digest('hex').slice(0, 32).toUpperCase();
-    const now = Date.now();
+    const now = this.deps.clock.now();
     return this.commands.run(instanceId, (sock) =>
       sock.appPatch({
         type: 'regular_low',

@@ -17,14 +17,13 @@ import { DomainError, errors } from '../../../errors.js';
 import type { CatalogCollection, CatalogPage, CatalogPort, CatalogProduct, ProductInput, ProductSnapshot } from './catalog-port.js';
 import { phoneJid } from '../../jids.js';
 import type { MediaPipeline } from '../../outbound/media.js';
-import { mediaError, sessionCommands, type SessionCommands } from '../../engine-call.js';
+import { mediaError, sessionCommands, type SessionCommands, type CommandLimit } from '../../engine-call.js';
 import type { LiveSession } from '../../live-session.js';
 import type { WASocket } from '../../link/socket-config.js';
 
-interface CatalogEngineDeps {
+interface CatalogEngineDeps extends CommandLimit {
   sessionOf(instanceId: string): LiveSession | undefined;
   media: MediaPipeline;
-  commandTimeoutMs: number;
   /** Fetches from the network's CDN (product images); undefined: the default one (WhatsApp's own). */
   cdn?: Dispatcher | undefined;
 }

@@ -4,16 +4,15 @@
 import type { ChatModification, MinimalMessage } from 'baileys';
 import type { AddressBookName, ChatAction, ChatsPort, LastMessageRef, NetworkContact } from './chats-port.js';
 import { errors } from '../../../errors.js';
-import { openSocket, withTimeout } from '../../engine-call.js';
+import { openSocket, withTimeout, type CommandLimit } from '../../engine-call.js';
 import { profilePictureUrl } from '../account/account-ops.js';
 import { phoneJid } from '../../jids.js';
 import type { PhoneCheck } from '../../port.js';
 import type { LiveSession } from '../../live-session.js';
 
-interface ChatsEngineDeps {
+interface ChatsEngineDeps extends CommandLimit {
   sessionOf(instanceId: string): LiveSession | undefined;
   checkPhones(instanceId: string, phones: readonly string[]): Promise<PhoneCheck[]>;
-  commandTimeoutMs: number;
 }
 
 /** WhatsApp's "mute for ever". */
@@ -25,7 +24,7 @@ export class ChatsEngine implements ChatsPort {
   async modifyChat(instanceId: string, jid: string, action: ChatAction, last: LastMessageRef | null): Promise<void> {
     const { sock } = openSocket(this.deps.sessionOf(instanceId));
     const mod = modificationOf(jid, action, last);
-    await withTimeout(this.deps.commandTimeoutMs, () => sock.chatModify(mod, jid));
+    await withTimeout(this.deps, () => sock.chatModify(mod, jid));
   }
 
   async contact(instanceId: string, phone: string): Promise<NetworkContact> {
@@ -34,8 +33,8 @@ export class ChatsEngine implements ChatsPort {
     if (!check?.exists) return { exists: false, phone, lid: null, imgUrl: null, about: null };
     const digits = check.outputPhone;
     const [imgUrl, about] = await Promise.all([
-      profilePictureUrl(session, digits, this.deps.commandTimeoutMs),
-      withTimeout(this.deps.commandTimeoutMs, async () => {
+      profilePictureUrl(session, digits, this.deps),
+      withTimeout(this.deps, async () => {
         const list = await sock.fetchStatus(phoneJid(digits));
         return (list?.[0] as { status?: { status?: string | null } } | undefined)?.status?.status ?? null;
       }),
@@ -47,7 +46,7 @@ export class ChatsEngine implements ChatsPort {
     const { session, sock } = openSocket(this.deps.sessionOf(instanceId));
     if (!name) {
       session.chats.expectOwnContactChange(phone);
-      await withTimeout(this.deps.commandTimeoutMs, () => sock.removeContact(phoneJid(phone)));
+      await withTimeout(this.deps, () => sock.removeContact(phoneJid(phone)));
       return phone;
     }
     // Only WhatsApp users can be saved (the entry names their jid); the network's form of the number
@@ -58,7 +57,7 @@ export class ChatsEngine implements ChatsPort {
     session.chats.expectOwnContactChange(check.outputPhone);
     const fullName = name.lastName ? `${name.firstName} ${name.lastName}` : name.firstName;
     // saveOnPrimaryAddressbook: the phone writes it to its own contacts too (Z-API's "save to the phone").
-    await withTimeout(this.deps.commandTimeoutMs, () => sock.addOrEditContact(jid, { fullName, firstName: name.firstName, saveOnPrimaryAddressbook: true }));
+    await withTimeout(this.deps, () => sock.addOrEditContact(jid, { fullName, firstName: name.firstName, saveOnPrimaryAddressbook: true }));
     return check.outputPhone;
   }
 }

@@ -13,7 +13,7 @@ export interface PhoneCheckOptions {
   /** How long an answer stays valid, protocol ms. */
   ttlMs: number;
   chunkSize: number;
-  /** Pause between chunks, protocol ms (scaled by the clock). */
+  /** Pause between chunks, protocol ms. */
   chunkGapMs: number;
   commandTimeoutMs: number;
 }
@@ -47,7 +47,7 @@ export async function checkPhones(
     const chunk = missing.slice(i, i + options.chunkSize);
     const found = await paced(session, clock, options.chunkGapMs, () => {
       const { sock } = openSocket(session);
-      return withTimeout(options.commandTimeoutMs, async () => {
+      return withTimeout({ clock, commandTimeoutMs: options.commandTimeoutMs }, async () => {
         const r = await sock.onWhatsApp(...chunk.map(phoneJid));
         // Baileys answers `undefined` when the query times out: that is not "nobody exists".
         if (r === undefined) throw errors.commandTimeout();

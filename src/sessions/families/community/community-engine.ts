@@ -10,13 +10,12 @@ import { DomainError, errors } from '../../../errors.js';
 import type { CommunityMetadata, CommunityPort, CommunitySubGroup, CommunitySummary, GroupLinkOutcome, WhoCanAddGroups } from './community-port.js';
 import type { ParticipantAction, ParticipantOutcome } from '../../../domain/groups.js';
 import { groupIdOf, groupJid, phoneJid } from '../../jids.js';
-import { sessionCommands, toDomainError, type SessionCommands } from '../../engine-call.js';
+import { sessionCommands, toDomainError, type SessionCommands, type CommandLimit } from '../../engine-call.js';
 import type { LiveSession } from '../../live-session.js';
 import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from '../../link/socket-config.js';
 
-interface CommunityEngineDeps {
+interface CommunityEngineDeps extends CommandLimit {
   sessionOf(instanceId: string): LiveSession | undefined;
-  commandTimeoutMs: number;
 }
 
 const communityJid = (communityId: string): string => `${communityId}@g.us`;

@@ -8,7 +8,7 @@ import type { JoinRequestAction, ParticipantAction, ParticipantOutcome, Particip
 import type { GroupAdminPort } from './group-admin-port.js';
 import { groupIdOf, groupJid, phoneJid, userOf } from '../../jids.js';
 import type { MediaPipeline } from '../../outbound/media.js';
-import { mediaError, sessionCommands, toDomainError, type SessionCommands } from '../../engine-call.js';
+import { mediaError, sessionCommands, toDomainError, type SessionCommands, type CommandLimit } from '../../engine-call.js';
 import { groupCreateKey, inviteLink, toGroupInfo } from './group-info.js';
 // Not re-exported by the package root: the parser Baileys' own groupCreate applies to the answer.
 import { extractGroupMetadata } from 'baileys/lib/Socket/groups.js';
@@ -16,10 +16,9 @@ import type { CreatedGroup, GroupInfo, GroupSettingsChange } from '../../port.js
 import type { LiveSession } from '../../live-session.js';
 import { cachedGroup, forgetGroup, rememberGroup, type WASocket } from '../../link/socket-config.js';
 
-interface GroupAdminEngineDeps {
+interface GroupAdminEngineDeps extends CommandLimit {
   sessionOf(instanceId: string): LiveSession | undefined;
   media: MediaPipeline;
-  commandTimeoutMs: number;
 }
 
 export class GroupAdminEngine implements GroupAdminPort {

@@ -8,14 +8,13 @@ import { DomainError, errors } from '../../../errors.js';
 import { phoneJid } from '../../jids.js';
 import type { MediaPipeline } from '../../outbound/media.js';
 import type { DirectoryQuery, NewsletterPort, NewsletterRole, NewsletterView } from './newsletter-port.js';
-import { mediaError, sessionCommands, type SessionCommands } from '../../engine-call.js';
+import { mediaError, sessionCommands, type SessionCommands, type CommandLimit } from '../../engine-call.js';
 import type { LiveSession } from '../../live-session.js';
 import type { WASocket } from '../../link/socket-config.js';
 
-interface NewsletterEngineDeps {
+interface NewsletterEngineDeps extends CommandLimit {
   sessionOf(instanceId: string): LiveSession | undefined;
   media: MediaPipeline;
-  commandTimeoutMs: number;
 }
 
 /** WhatsApp's query ids (WA Web's GraphQL documents) for what Baileys does not wrap, and their data paths. */

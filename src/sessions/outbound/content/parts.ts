@@ -28,6 +28,8 @@ export interface OutgoingContext {
   uploadLinkThumbnail?(image: ImageContent): Promise<proto.Message.IImageMessage>;
   /** This instance's own jids (votes and event answers are signed with one of them). */
   me?: { pn: string; lid: string | null } | null;
+  /** The gateway's clock (votes and event answers carry the time they were cast). */
+  now(): number;
 }
 
 /**

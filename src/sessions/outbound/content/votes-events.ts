@@ -11,7 +11,7 @@ import type { ContentInput, SendPart } from './parts.js';
 
 type VoteEventContent = Extract<OutgoingContent, { type: 'poll-vote' | 'event' | 'event-edit' | 'event-response' }>;
 
-export async function voteEventParts(c: VoteEventContent, { messageId, tools }: ContentInput): Promise<SendPart[]> {
+export async function voteEventParts(c: VoteEventContent, { messageId, tools, ctx }: ContentInput): Promise<SendPart[]> {
   switch (c.type) {
     case 'poll-vote': {
       const t = await secretTarget(c.pollMessageId, 'pollMessageId', tools);
@@ -24,7 +24,7 @@ export async function voteEventParts(c: VoteEventContent, { messageId, tools }: 
       if (max > 0 && c.options.length > max) throw errors.networkRefused(`pollVote: the poll allows ${max} option(s)`);
       // WhatsApp votes name each option by the SHA-256 of its text.
       const vote = proto.Message.PollVoteMessage.encode({ selectedOptions: c.options.map((o) => createHash('sha256').update(o).digest()) }).finish();
-      const raw: proto.IMessage = { pollUpdateMessage: { pollCreationMessageKey: t.key, vote: encryptWithSecret('Poll Vote', t, vote), senderTimestampMs: Date.now() } };
+      const raw: proto.IMessage = { pollUpdateMessage: { pollCreationMessageKey: t.key, vote: encryptWithSecret('Poll Vote', t, vote), senderTimestampMs: ctx.now() } };
       return [{ messageId, raw }];
     }
     case 'event':
@@ -45,7 +45,7 @@ export async function voteEventParts(c: VoteEventContent, { messageId, tools }: 
       if (!t.message.eventMessage) throw errors.networkRefused(`eventMessageId: message ${c.eventMessageId} is not an event`);
       if (t.key.fromMe) throw errors.networkRefused('eventMessageId: you cannot respond to an event you created');
       const Type = proto.Message.EventResponseMessage.EventResponseType;
-      const answer = proto.Message.EventResponseMessage.encode({ response: c.response === 'GOING' ? Type.GOING : Type.NOT_GOING, timestampMs: Date.now() }).finish();
+      const answer = proto.Message.EventResponseMessage.encode({ response: c.response === 'GOING' ? Type.GOING : Type.NOT_GOING, timestampMs: ctx.now() }).finish();
       const raw: proto.IMessage = { encEventResponseMessage: { eventCreationMessageKey: t.key, ...encryptWithSecret('Event Response', t, answer) } };
       return [{ messageId, raw }];
     }
