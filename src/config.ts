@@ -57,7 +57,7 @@ const EnvSchema = Type.Object({
   // The stored copy of chats and messages (GET /chats): how long messages stay, how many per chat.
   ZAPGATE_CHAT_MESSAGES_RETENTION_DAYS: Type.String({ default: '90', pattern: '^[0-9]*\\.?[0-9]+$' }),
   ZAPGATE_CHAT_MESSAGES_PER_CHAT: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
-  // The anti-ban strategy (docs/design.md); durations are protocol milliseconds (scaled by the time scale).
+  // The anti-ban strategy (docs/design.md); durations are protocol milliseconds (the gateway's clock: docs/design.md, "Time through one clock").
   ZAPGATE_ANTIBAN_MIN_GAP_MS: Type.String({ default: '3000', pattern: '^[0-9]+$' }),
   ZAPGATE_ANTIBAN_MAX_GAP_MS: Type.String({ default: '8000', pattern: '^[0-9]+$' }),
   ZAPGATE_ANTIBAN_TYPING_CPS: Type.String({ default: '6', pattern: '^[0-9]*\\.?[0-9]+$' }),
@@ -162,7 +162,7 @@ export interface Config {
   readonly quotas: QuotaSettings;
   /** phone-exists-batch: unchecked numbers a request waits for; more make a job. */
   readonly phoneCheckSyncMax: number;
-  /** create-group: ms the answer waits for the group to exist (Z-API's `phone`, `invitationLink`); 0 answers at once. Scaled. */
+  /** create-group: ms the answer waits for the group to exist (Z-API's `phone`, `invitationLink`); 0 answers at once. A guard: never scaled. */
   readonly createGroupWaitMs: number;
   /** The event stream: protocol ms events stay resumable (0 = stream only what webhooks take), open streams per account. */
   readonly eventStream: { readonly retentionMs: number; readonly maxPerAccount: number };
