@@ -3,6 +3,7 @@
 // Baileys, sharp or Fastify. Mistakes in how a command is called are one line and that command's
 // usage on stderr, exit 2; failures at start are one line that names the setting to change, exit 1.
 import { createServer } from 'node:net';
+import { systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { explainStartError } from './start-errors.js';
 import { config, help, knownSettings, parse, portOption, UsageError } from './cli/args.js';
@@ -83,7 +84,8 @@ async function main(argv: string[]): Promise<number> {
       const { openDatabase } = await import('./store/database.js');
       const { privateDir } = await import('./store/private-files.js');
       if (!c.databaseUrl) privateDir(c.dataDir);
-      const db = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
+      const clock = systemClock(c.timeScale, c.timeOrigin);
+      const db = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir, now: () => clock.now() });
       await db.close();
       console.log('migrations applied');
       return 0;
@@ -141,11 +143,11 @@ export async function serve(c: Config): Promise<number> {
     gateway.log.info({ signal }, 'shutting down');
     // Bounded: whatever is not handed over by then is closed by the exit, and in cluster mode
     // taken over by another node once this node's lease has run out (docs/cluster.md).
-    const bound = setTimeout(() => {
+    // A guard (the process's own exit is at stake), never scaled; it does not keep the process alive.
+    gateway.clock.setGuard(c.shutdownTimeoutMs, () => {
       gateway.log.error({ timeoutMs: c.shutdownTimeoutMs }, 'shutdown took longer than ZAPGATE_SHUTDOWN_TIMEOUT_MS: exiting now');
       process.exit(1);
-    }, c.shutdownTimeoutMs);
-    bound.unref();
+    });
     await gateway.close();
     process.exit(0);
   };
@@ -167,7 +169,8 @@ async function cluster(args: string[]): Promise<number> {
   const c = await config();
   if (!c.databaseUrl) throw new Error('cluster status reads the cluster\'s PostgreSQL database: set ZAPGATE_DATABASE_URL');
   const [{ openDatabase }, { ClusterRepo }] = await Promise.all([import('./store/database.js'), import('./store/cluster-repo.js')]);
-  const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
+  const clock = systemClock(c.timeScale, c.timeOrigin);
+  const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir, now: () => clock.now() });
   try {
     const repo = new ClusterRepo(database.db);
     const [nodes, owners] = await Promise.all([repo.nodes(), repo.owners()]);

@@ -18,6 +18,9 @@ const EnvSchema = Type.Object({
   ZAPGATE_WEBHOOK_ALLOW_HTTP: Type.String({ default: 'false', enum: ['true', 'false'] }),
   ZAPGATE_ALLOW_HOSTS: Type.String({ default: '' }),
   ZAPGATE_TIME_SCALE: Type.String({ default: '1', pattern: '^[0-9]*\\.?[0-9]+$' }),
+  // Where a time-lapse clock (ZAPGATE_TIME_SCALE below 1) starts, in ms since the epoch; processes
+  // that share data (a restart, a cluster, the CLI) must share it. Default: this process's start.
+  ZAPGATE_TIME_ORIGIN: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
   ZAPGATE_QUEUE_MAX_DISCONNECTED: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
   ZAPGATE_RATE_LIMIT: Type.String({ default: '100', pattern: '^[0-9]+$' }),
   // Days the audit trail keeps its entries (docs/api-keys.md).
@@ -54,7 +57,7 @@ const EnvSchema = Type.Object({
   // The stored copy of chats and messages (GET /chats): how long messages stay, how many per chat.
   ZAPGATE_CHAT_MESSAGES_RETENTION_DAYS: Type.String({ default: '90', pattern: '^[0-9]*\\.?[0-9]+$' }),
   ZAPGATE_CHAT_MESSAGES_PER_CHAT: Type.String({ default: '1000', pattern: '^[0-9]+$' }),
-  // The anti-ban strategy (docs/design.md); durations are protocol milliseconds (scaled by the time scale).
+  // The anti-ban strategy (docs/design.md); durations are protocol milliseconds (the gateway's clock: docs/design.md, "Time through one clock").
   ZAPGATE_ANTIBAN_MIN_GAP_MS: Type.String({ default: '3000', pattern: '^[0-9]+$' }),
   ZAPGATE_ANTIBAN_MAX_GAP_MS: Type.String({ default: '8000', pattern: '^[0-9]+$' }),
   ZAPGATE_ANTIBAN_TYPING_CPS: Type.String({ default: '6', pattern: '^[0-9]*\\.?[0-9]+$' }),
@@ -126,7 +129,10 @@ export interface Config {
   readonly waMediaHost: string | undefined;
   readonly webhookAllowHttp: boolean;
   readonly allowHosts: readonly string[];
+  /** The gateway's clock (src/clock.ts): 1 is the wall clock; below 1 a time-lapse from `timeOrigin`. */
   readonly timeScale: number;
+  /** Ms since the epoch a time-lapse clock starts from (undefined: when the process makes its clock). */
+  readonly timeOrigin: number | undefined;
   readonly queueMaxDisconnected: number;
   readonly rateLimitPerSecond: number;
   /** Days audit entries are kept (ZAPGATE_AUDIT_RETENTION_DAYS). */
@@ -156,7 +162,7 @@ export interface Config {
   readonly quotas: QuotaSettings;
   /** phone-exists-batch: unchecked numbers a request waits for; more make a job. */
   readonly phoneCheckSyncMax: number;
-  /** create-group: ms the answer waits for the group to exist (Z-API's `phone`, `invitationLink`); 0 answers at once. Scaled. */
+  /** create-group: ms the answer waits for the group to exist (Z-API's `phone`, `invitationLink`); 0 answers at once. A guard: never scaled. */
   readonly createGroupWaitMs: number;
   /** The event stream: protocol ms events stay resumable (0 = stream only what webhooks take), open streams per account. */
   readonly eventStream: { readonly retentionMs: number; readonly maxPerAccount: number };
@@ -326,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.ZAPGATE_ALLOW_HOSTS.split(',').map((s) => s.trim()).filter((s) => s.length > 0),
     ),
     timeScale,
+    timeOrigin: e.ZAPGATE_TIME_ORIGIN === undefined ? undefined : Number(e.ZAPGATE_TIME_ORIGIN),
     queueMaxDisconnected: Number(e.ZAPGATE_QUEUE_MAX_DISCONNECTED),
     rateLimitPerSecond: Number(e.ZAPGATE_RATE_LIMIT),
     auditRetentionDays: Number(e.ZAPGATE_AUDIT_RETENTION_DAYS),
@@ -384,7 +391,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxQueuedBytesPerAccount: Number(e.ZAPGATE_MAX_QUEUED_BYTES_PER_ACCOUNT),
     }),
     phoneCheckSyncMax: Number(e.ZAPGATE_PHONE_CHECK_SYNC_MAX),
-    createGroupWaitMs: Math.round(Number(e.ZAPGATE_CREATE_GROUP_WAIT_MS) * timeScale),
+    createGroupWaitMs: Number(e.ZAPGATE_CREATE_GROUP_WAIT_MS),
     eventStream: Object.freeze({
       retentionMs: Number(e.ZAPGATE_EVENT_STREAM_RETENTION_HOURS) * 60 * 60_000,
       maxPerAccount: Number(e.ZAPGATE_EVENT_STREAMS_PER_ACCOUNT),

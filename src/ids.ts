@@ -49,19 +49,20 @@ function pooledHex(bytes: number): string {
 
 // Both ids below lead with the time, so the messages table's indexes on them grow at one end
 // instead of touching a random page per insert: with 200k rows queued that halves the cost of a
-// 50-row commit under synchronous=FULL (bench/enqueue).
+// 50-row commit under synchronous=FULL (bench/enqueue). The caller passes the time, from the
+// gateway's clock (src/clock.ts), like every other timestamp it writes.
 
 /**
  * A message id in the format WhatsApp Web clients use (`3EB0` + 18 upper-case hex digits),
- * fixed at enqueue so a resend after a crash carries the same id: 8 hex digits of Unix seconds,
- * then 40 random bits.
+ * fixed at enqueue so a resend after a crash carries the same id: 8 hex digits of Unix seconds
+ * (`now`, ms since the epoch), then 40 random bits.
  */
-export function newWaMessageId(): string {
-  const seconds = Math.floor(Date.now() / 1000) >>> 0;
+export function newWaMessageId(now: number): string {
+  const seconds = Math.floor(now / 1000) >>> 0;
   return '3EB0' + seconds.toString(16).toUpperCase().padStart(8, '0') + pooledHex(5);
 }
 
-/** Queue id returned to clients as `zaapId`: 12 hex digits of epoch milliseconds, then 80 random bits. */
-export function newZaapId(): string {
-  return Date.now().toString(16).toUpperCase().padStart(12, '0') + pooledHex(10);
+/** Queue id returned to clients as `zaapId`: 12 hex digits of epoch milliseconds (`now`), then 80 random bits. */
+export function newZaapId(now: number): string {
+  return Math.floor(now).toString(16).toUpperCase().padStart(12, '0') + pooledHex(10);
 }

@@ -68,6 +68,8 @@ export interface GatewayOverrides {
 
 export interface Gateway {
   readonly config: Config;
+  /** The gateway's one clock (src/clock.ts). */
+  readonly clock: Clock;
   readonly log: Logger;
   readonly store: Store;
   readonly metrics: Metrics;
@@ -90,7 +92,7 @@ export interface Gateway {
 }
 
 export async function createGateway(config: Config, overrides: GatewayOverrides = {}): Promise<Gateway> {
-  const clock = overrides.clock ?? systemClock(config.timeScale);
+  const clock = overrides.clock ?? systemClock(config.timeScale, config.timeOrigin);
   const log = overrides.logger ?? createLogger(config.logLevel);
   const metrics = createMetrics(overrides.collectProcessMetrics ?? true);
 
@@ -109,11 +111,12 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     sqliteThread: config.sqliteThread,
+    now: () => clock.now(),
     ...(overrides.sqliteFile ? { sqliteFile: overrides.sqliteFile } : {}),
     ...(overrides.pgSchema ? { pgSchema: overrides.pgSchema } : {}),
   });
   const store = createStore(database);
-  const diskFull = watchDiskSpace(database, log);
+  const diskFull = watchDiskSpace(database, log, clock);
 
   // Cluster mode: the engine, the sender and the outbox write through fenced connections (cluster/member.ts).
   const cluster: ClusterMember | null = config.cluster
@@ -123,7 +126,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   const owns = cluster ? (id: string) => cluster.node.owns(id) : undefined;
   const guard = overrides.guard ?? createAddressGuard({ allowHosts: config.allowHosts, allowHttp: config.webhookAllowHttp });
   // Streams read the outbox's events back from the store; the outbox wakes them when it commits some.
-  const eventStreams = new EventStreamHub(store.streamEvents, { ...DEFAULT_EVENT_STREAM, maxPerAccount: config.eventStream.maxPerAccount, ...overrides.eventStream });
+  const eventStreams = new EventStreamHub(store.streamEvents, clock, { ...DEFAULT_EVENT_STREAM, maxPerAccount: config.eventStream.maxPerAccount, ...overrides.eventStream });
   countOpenStreams(eventStreams, metrics.registry);
   // The broker sinks every instance publishes to unless it or its account sets otherwise.
   const sinkDefaults = {
@@ -155,7 +158,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   // Outgoing media: data URIs are stored once as files and queued by reference. In cluster mode they
   // are kept in the shared database instead: any node may be the one that sends them.
   const outgoingFiles = new OutgoingMediaStore(cluster ? new OutgoingBlobsRepo(database.db) : join(config.dataDir, 'outgoing-media'));
-  const outgoingSweeper = new OutgoingMediaSweeper(store.messages, outgoingFiles, log.child({ component: 'media' }), metrics);
+  const outgoingSweeper = new OutgoingMediaSweeper(store.messages, outgoingFiles, clock, log.child({ component: 'media' }), metrics);
   const mediaReleased = () => outgoingSweeper.soon();
 
   // The engine (sessions/wiring.ts): incoming 1:1 messages also tell the anti-ban strategy who is no stranger (outbox/pipeline.ts).
@@ -210,7 +213,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     metrics,
     services,
     onClosing: () => eventStreams.closeAll(),
-    now: () => clock.now(),
+    clock,
     ...(routing ? { cluster: routing } : {}),
     async ready() {
       if (draining) return { ok: false, reason: 'draining' };
@@ -220,7 +223,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   });
 
   return {
-    config, log, store, metrics, sessions, engine, sender, accounts, instances, messages, groups, http,
+    config, clock, log, store, metrics, sessions, engine, sender, accounts, instances, messages, groups, http,
     events: outbox.sink,
     async listen() {
       await outbox.start();
@@ -232,7 +235,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       mediaSweeper.start();
       outgoingSweeper.start();
       services.audit.startPruning(log.child({ component: 'audit' }));
-      await applyAccountDeletions({ accounts, instances, sessions, mediaReleased, log, metrics });
+      await applyAccountDeletions({ accounts, instances, sessions, mediaReleased, log, metrics, clock });
       await optOuts.load();
       // Lanes for every instance with messages waiting (in-flight ones are resent, same id).
       await sender?.start();
@@ -268,8 +271,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       await ports.close();
       await engine?.media.idle();
       await mediaSweeper.stop();
-      services.audit.stopPruning();
-      diskFull.stop();
+      await services.audit.stopPruning();
+      await diskFull.stop();
       await outgoingSweeper.stop();
       await outbox.close();
       await guard.close();

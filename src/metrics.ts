@@ -75,7 +75,8 @@ export function createMetrics(collectProcessMetrics = true): Metrics {
   let countSessions: (() => ReadonlyMap<string, number>) | null = null;
   let countQueue: (() => Promise<number>) | null = null;
   let readBacklog: (() => Promise<WebhookBacklog>) | null = null;
-  let clockNow = Date.now;
+  // The gateway's clock, given with the backlog's reader (measureWebhooksWith): unread until then.
+  let clockNow: () => number = () => 0;
   let sinksUp: (() => ReadonlyMap<string, boolean>) | null = null;
   let sinksPending: (() => Promise<ReadonlyMap<string, number>>) | null = null;
   let readNumbers: (() => Promise<readonly NumberFigures[]>) | null = null;

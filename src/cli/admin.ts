@@ -110,10 +110,12 @@ async function openAdmin() {
     import('../store/private-files.js'),
   ]);
   if (!c.databaseUrl) privateDir(c.dataDir);
-  const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir });
+  // The server's clock: what this command writes (a key's expiry, an audit entry's time) is read
+  // against it, so a time-lapse server and its CLI share the origin (ZAPGATE_TIME_ORIGIN).
+  const clock = systemClock(c.timeScale, c.timeOrigin);
+  const database = await openDatabase({ databaseUrl: c.databaseUrl, dataDir: c.dataDir, now: () => clock.now() });
   const store = createStore(database);
-  const clock = systemClock();
-  return { database, store, accounts: new AccountsService(store, clock), keys: new ApiKeysService(store, clock), audit: new AuditService(store, clock, c.auditRetentionDays) };
+  return { database, store, clock, accounts: new AccountsService(store, clock), keys: new ApiKeysService(store, clock), audit: new AuditService(store, clock, c.auditRetentionDays) };
 }
 
 export async function keys(args: string[]): Promise<number> {
@@ -165,7 +167,7 @@ export async function keys(args: string[]): Promise<number> {
           instanceIds: values.instance ?? null,
           cidrs: values.cidr ?? null,
           rateLimit: rateLimit ?? null,
-          expiresAt: expiresIn === undefined ? null : Date.now() + expiresIn * 1000,
+          expiresAt: expiresIn === undefined ? null : s.clock.now() + expiresIn * 1000,
         });
         await s.audit.record({ accountId, ...CLI_ACTOR }, 'keys_create', k.id, null, { name: k.name, scopes: k.scopes, instanceIds: k.instanceIds, cidrs: k.cidrs, rateLimit: k.rateLimit, expiresAt: k.expiresAt });
         console.log(JSON.stringify(k));

@@ -8,9 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { systemClock, type Clock } from '../clock.js';
 import type { MediaLimits } from './limits.js';
 
 const require = createRequire(import.meta.url);
+
+/** A child process runs in real time whatever the protocol clock does: its limit is a guard. */
+const REAL_TIME: Pick<Clock, 'setGuard'> = systemClock();
 
 export class ToolError extends Error {
   constructor(
@@ -71,6 +75,8 @@ export function bundledTool(tool: 'ffmpeg' | 'ffprobe'): string {
 interface RunOptions {
   /** Largest stdout kept, bytes (the rest is an error). */
   maxStdout?: number;
+  /** Where the time limit is timed (default: the system clock's guards). */
+  clock?: Pick<Clock, 'setGuard'>;
 }
 
 /** Runs the tool; resolves with its stdout, rejects with a ToolError (timeout, exit code, limits). */
@@ -90,10 +96,10 @@ export function runTool(tool: 'ffmpeg' | 'ffprobe', args: readonly string[], lim
     let outBytes = 0;
     let err = '';
     let failure: ToolError | null = null;
-    const timer = setTimeout(() => {
+    const cancel = (options.clock ?? REAL_TIME).setGuard(limits.convertTimeoutMs, () => {
       failure = new ToolError(`${tool} took longer than ${limits.convertTimeoutMs} ms`, true);
       child.kill('SIGKILL');
-    }, limits.convertTimeoutMs);
+    });
     child.stdout.on('data', (c: Buffer) => {
       outBytes += c.length;
       if (outBytes > maxStdout) {
@@ -106,11 +112,11 @@ export function runTool(tool: 'ffmpeg' | 'ffprobe', args: readonly string[], lim
       err = (err + c.toString('utf8')).slice(-4000);
     });
     child.on('error', (e) => {
-      clearTimeout(timer);
+      cancel();
       reject(new ToolError(`${tool} could not start: ${e.message}`, false));
     });
     child.on('close', (code, signal) => {
-      clearTimeout(timer);
+      cancel();
       if (failure) return reject(failure);
       if (code === 0) return resolve(Buffer.concat(out));
       const why = signal ? `killed by ${signal} (memory or CPU limit)` : `exit code ${code}`;

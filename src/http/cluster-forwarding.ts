@@ -6,6 +6,7 @@
 // Node URLs come from the nodes' own settings (ZAPGATE_NODE_URL), never from a request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { request as undiciRequest, type Dispatcher } from 'undici';
+import { PeriodicTask, type Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { ClusterRouting } from '../cluster/routing.js';
 import { markOwnerless } from './ownerless.js';
@@ -24,7 +25,7 @@ export function nodeHeader(nodeId: string) {
 }
 
 /** The preHandler of instance-scoped routes. */
-export function forwardToOwner(routing: ClusterRouting) {
+export function forwardToOwner(routing: ClusterRouting, clock: Clock) {
   return async function forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const instanceId = (request.params as { instanceId?: string }).instanceId;
     const by = request.headers[FORWARDED_BY];
@@ -53,14 +54,15 @@ export function forwardToOwner(routing: ClusterRouting) {
       // A paused owner accepts the connection and never answers: while the request waits, the
       // owner's lease is checked every heartbeat, and a lost lease ends the wait (503).
       const abort = new AbortController();
-      const watch = setInterval(() => {
-        void routing.stillOwner(instanceId, place.nodeId).then(
-          (still) => {
-            if (!still) abort.abort(new Error(`${place.nodeId} no longer owns the instance`));
-          },
-          () => undefined,
-        );
-      }, routing.ownerCheckMs);
+      const watch = new PeriodicTask(clock, {
+        everyMs: routing.ownerCheckMs,
+        run: async () => {
+          if (!(await routing.stillOwner(instanceId, place.nodeId))) abort.abort(new Error(`${place.nodeId} no longer owns the instance`));
+        },
+        // A failed read proves nothing: the next check, or the request's own timeouts, decide.
+        onError: () => undefined,
+      });
+      watch.start();
       let payload: Buffer;
       let res: Dispatcher.ResponseData;
       try {
@@ -75,7 +77,7 @@ export function forwardToOwner(routing: ClusterRouting) {
         });
         payload = Buffer.from(await res.body.arrayBuffer());
       } finally {
-        clearInterval(watch);
+        void watch.stop();
       }
       routing.forwarded('ok');
       reply.code(res.statusCode);

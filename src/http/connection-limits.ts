@@ -4,6 +4,7 @@
 import type { Server } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
+import type { Clock } from '../clock.js';
 import type { HttpLimits } from '../config.js';
 import type { Logger } from '../logger.js';
 
@@ -26,10 +27,10 @@ export function timeoutOptions(limits: HttpLimits) {
 }
 
 /** Counts connections by client address and closes those over the limits. */
-export function limitConnections(server: Server, limits: HttpLimits, log: Logger): void {
+export function limitConnections(server: Server, limits: HttpLimits, log: Logger, clock: Pick<Clock, 'now'>): void {
   let lastWarning = -Infinity;
   const warn = (detail: Record<string, unknown>, message: string): void => {
-    const now = Date.now();
+    const now = clock.now();
     if (now - lastWarning < WARN_EVERY_MS) return;
     lastWarning = now;
     log.warn(detail, message);
@@ -79,14 +80,15 @@ const TOO_LONG = JSON.stringify({ error: 'Service Unavailable', message: 'the re
  * The total request time: a request not answered `ms` after its headers arrived gets a 503 (the
  * contract's error body) and its connection is closed; a response already streaming is cut. The
  * handler may still finish its work (as after a 504), but its late answer is dropped quietly.
- * One timer per request, not Fastify's handlerTimeout: with that one a trivial route served 0.5-0.7x
- * the requests per second in local A/B runs (alternating autocannon rounds, same process), while a
- * plain setTimeout/clearTimeout pair per request measured level with no timer at all.
+ * One timer per request (a guard: the client's pace, never scaled), not Fastify's handlerTimeout:
+ * with that one a trivial route served 0.5-0.7x the requests per second in local A/B runs
+ * (alternating autocannon rounds, same process), while a plain timer and its cancel per request
+ * measured level with no timer at all.
  */
-export function requestDeadline(ms: number): (request: FastifyRequest, reply: FastifyReply, done: () => void) => void {
+export function requestDeadline(ms: number, clock: Pick<Clock, 'setGuard'>): (request: FastifyRequest, reply: FastifyReply, done: () => void) => void {
   return (request, reply, done) => {
     const res = reply.raw;
-    const timer = setTimeout(() => {
+    const cancel = clock.setGuard(ms, () => {
       if (res.writableEnded || res.destroyed || (res as unknown as Record<symbol, boolean>)[LONG_LIVED] === true) return;
       if (res.headersSent || !request.raw.complete) {
         // Streaming out, or the body is still arriving: nothing sensible can be said any more.
@@ -102,8 +104,8 @@ export function requestDeadline(ms: number): (request: FastifyRequest, reply: Fa
         'x-request-id': request.id,
       });
       res.end(TOO_LONG);
-    }, ms);
-    res.once('close', () => clearTimeout(timer));
+    });
+    res.once('close', cancel);
     done();
   };
 }

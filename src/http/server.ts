@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { redactUrl } from '../logger.js';
@@ -78,7 +79,7 @@ interface HttpDeps {
   /** Called when the server starts closing, before it waits for open requests (ends event streams). */
   onClosing?: () => void;
   ready(): Promise<{ ok: boolean; reason?: string }>;
-  now(): number;
+  clock: Clock;
   /** Cluster mode: instance requests run on their owner node (http/cluster-forwarding.ts). */
   cluster?: ClusterRouting;
 }
@@ -106,8 +107,8 @@ export async function buildHttpServer(deps: HttpDeps) {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  limitConnections(app.server, deps.config.http, deps.log);
-  app.addHook('onRequest', requestDeadline(deps.config.http.requestTimeoutMs));
+  limitConnections(app.server, deps.config.http, deps.log, deps.clock);
+  app.addHook('onRequest', requestDeadline(deps.config.http.requestTimeoutMs, deps.clock));
   app.decorateRequest('account', null);
   app.decorateRequest('instance', null);
   app.decorateRequest('apiKey', null);
@@ -189,12 +190,12 @@ export async function buildHttpServer(deps: HttpDeps) {
   }
 
   if (deps.cluster) app.addHook('onSend', nodeHeader(deps.cluster.nodeId));
-  const limiter = new RateLimiter(deps.config.rateLimitPerSecond, deps.now);
+  const limiter = new RateLimiter(deps.config.rateLimitPerSecond, () => deps.clock.now());
   // Each key with a rate of its own has its own bucket (one limiter per distinct rate).
   const keyLimiters = new Map<number, RateLimiter>();
   const keyLimiter = (keyId: string, rate: number): number => {
     let l = keyLimiters.get(rate);
-    if (!l) keyLimiters.set(rate, (l = new RateLimiter(rate, deps.now)));
+    if (!l) keyLimiters.set(rate, (l = new RateLimiter(rate, () => deps.clock.now())));
     return l.take(keyId);
   };
   const authenticateAccount = accountHook(deps.services.accounts, deps.services.apiKeys, limiter, keyLimiter);
@@ -207,7 +208,7 @@ export async function buildHttpServer(deps: HttpDeps) {
     await scoped.register(
       async (inst) => {
         inst.addHook('onRequest', authenticateInstance);
-        if (deps.cluster) inst.addHook('preHandler', forwardToOwner(deps.cluster));
+        if (deps.cluster) inst.addHook('preHandler', forwardToOwner(deps.cluster, deps.clock));
         for (const plugin of routes.instance) await inst.register(plugin);
       },
       { prefix: INSTANCE_PREFIX },

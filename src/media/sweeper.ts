@@ -2,8 +2,8 @@
 // then the bytes once no other row references them), files no row references (a crash between the
 // download and its row) are removed, and reported message ids older than the network could ever
 // redeliver are forgotten, and so are sends' Idempotency-Keys past their 24 hours. Runs on the
-// (scaled) clock in small batches.
-import type { Clock } from '../clock.js';
+// gateway's clock (a time-lapse run sees retention pass) in small batches.
+import { PeriodicTask, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { DeliveriesRepo } from '../store/deliveries-repo.js';
@@ -19,8 +19,7 @@ const BATCH = 500;
 const ONCE_KEY_KEEP_MS = 45 * 24 * 60 * 60_000;
 
 export class MediaSweeper {
-  private cancel: (() => void) | null = null;
-  private running: Promise<void> = Promise.resolve();
+  private readonly task: PeriodicTask;
   /** Files no row named at the last sweep. */
   private unnamed = new Set<string>();
 
@@ -30,10 +29,22 @@ export class MediaSweeper {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.task = new PeriodicTask(clock, {
+      everyMs: EVERY_MS,
+      firstAfterMs: 0,
+      run: async () => {
+        await this.sweep();
+      },
+      onError: (err) => {
+        this.metrics.loggedFailures.inc({ component: 'media' });
+        this.log.error({ err }, 'media retention sweep failed');
+      },
+    });
+  }
 
   start(): void {
-    this.schedule(0);
+    this.task.start();
   }
 
   /**
@@ -42,23 +53,7 @@ export class MediaSweeper {
    * inside a demo's data dir as it was being deleted).
    */
   async stop(): Promise<void> {
-    this.cancel?.();
-    this.cancel = null;
-    await this.running;
-  }
-
-  private schedule(ms: number): void {
-    this.cancel = this.clock.setTimer(ms, () => {
-      this.running = this.sweep()
-        .then(() => undefined)
-        .catch((err: unknown) => {
-          this.metrics.loggedFailures.inc({ component: 'media' });
-          this.log.error({ err }, 'media retention sweep failed');
-        })
-        .finally(() => {
-          if (this.cancel) this.schedule(EVERY_MS);
-        });
-    });
+    await this.task.stop();
   }
 
   /** One full sweep; resolves with what it removed. */
@@ -92,13 +87,9 @@ export class MediaSweeper {
     }
     this.unnamed = unnamed;
     let ids = 0;
-    const before = this.clock.now() - this.clock.scale(ONCE_KEY_KEEP_MS);
+    const before = this.clock.now() - ONCE_KEY_KEEP_MS;
     for (let n = BATCH; n === BATCH; ids += n) n = await this.store.deliveries.pruneOnceKeys(before, BATCH);
-    await this.store.messages.pruneIdempotencyKeys(this.clock.now() - this.clock.scale(IDEMPOTENCY_KEY_MS));
+    await this.store.messages.pruneIdempotencyKeys(this.clock.now() - IDEMPOTENCY_KEY_MS);
     return { files, ids };
-  }
-
-  async idle(): Promise<void> {
-    await this.running;
   }
 }

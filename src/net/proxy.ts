@@ -8,7 +8,11 @@ import { connect as netConnect, isIP } from 'node:net';
 import { Agent as AgentBase, type AgentConnectOpts } from 'agent-base';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { SocksProxyAgent } from 'socks-proxy-agent';
+import { systemClock, type Clock } from '../clock.js';
 import type { AddressGuard } from './address-guard.js';
+
+/** Sockets answer in real time whatever the protocol clock does: their deadlines are guards. */
+const REAL_TIME: Pick<Clock, 'setGuard' | 'withTimeout'> = systemClock();
 
 type ProxyScheme = 'http' | 'socks5' | 'socks5h';
 
@@ -111,6 +115,8 @@ interface ProxyAgentOptions {
   tls?: Pick<ConnectionOptions, 'ca'> | undefined;
   /** Longest a tunnel may take to open: connect to the proxy, its handshake, its connect onwards. */
   timeoutMs: number;
+  /** Where that deadline is timed (default: the system clock's guards). */
+  clock?: Pick<Clock, 'withTimeout'> | undefined;
 }
 
 /**
@@ -149,27 +155,19 @@ export class ProxyAgent extends AgentBase {
     if (!decision.ok) throw new ProxyError(`proxy ${this.display} refused by the address guard: ${decision.reason}`, 'EPROXYREFUSED');
     const tunnel = this.#tunnel(proxy, decision.addresses[0]!.address);
     const withTls = { ...this.#options.tls, ...dropUndefined(opts) } as AgentConnectOpts;
-    let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
     const opening = Promise.resolve(tunnel.connect(req, withTls)) as Promise<Duplex>;
     try {
-      return await Promise.race([
-        opening,
-        new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(() => {
-            timedOut = true;
-            reject(new ProxyError(`proxy ${this.display} did not open a tunnel within ${this.#options.timeoutMs} ms`, 'ETIMEDOUT'));
-          }, this.#options.timeoutMs);
-        }),
-      ]);
+      return await (this.#options.clock ?? REAL_TIME).withTimeout(opening, this.#options.timeoutMs, () => {
+        timedOut = true;
+        return new ProxyError(`proxy ${this.display} did not open a tunnel within ${this.#options.timeoutMs} ms`, 'ETIMEDOUT');
+      });
     } catch (err) {
       // A tunnel that opens after its deadline is nobody's: close it.
       if (timedOut) opening.then((s) => s.destroy(), () => undefined);
       if (err instanceof ProxyError) throw err;
       const e = err as Error & { code?: unknown };
       throw new ProxyError(`proxy ${this.display}: ${e.message}`, typeof e.code === 'string' && e.code.startsWith('E') ? e.code : 'EPROXY', { cause: err });
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -194,18 +192,18 @@ function dropUndefined<T extends object>(o: T): T {
  * Whether the proxy accepts a TCP connection now (Z-API's configure-proxy answers "Proxy is not
  * reachable" otherwise): null when it does, else why not. The guard checks the host first.
  */
-export async function probeProxy(proxy: ProxySpec, guard: AddressGuard, timeoutMs: number): Promise<string | null> {
+export async function probeProxy(proxy: ProxySpec, guard: AddressGuard, timeoutMs: number, clock: Pick<Clock, 'setGuard'> = REAL_TIME): Promise<string | null> {
   const decision = await guard.checkHost(proxy.host);
   if (!decision.ok) return decision.reason;
   const { address } = decision.addresses[0]!;
   return new Promise((resolve) => {
     const socket = netConnect({ host: address, port: proxy.port });
     const done = (reason: string | null): void => {
-      clearTimeout(timer);
+      cancel();
       socket.destroy();
       resolve(reason);
     };
-    const timer = setTimeout(() => done(`no answer from ${hostPort(proxy)} within ${timeoutMs} ms`), timeoutMs);
+    const cancel = clock.setGuard(timeoutMs, () => done(`no answer from ${hostPort(proxy)} within ${timeoutMs} ms`));
     socket.once('connect', () => done(null));
     socket.once('error', (err: Error & { code?: string }) => done(`${hostPort(proxy)}: ${err.code ?? err.message}`));
   });

@@ -1,6 +1,7 @@
 // Account rotations and deletions made by the CLI (another process) apply in this one within 100 ms:
 // the accounts' change feed is polled, and the instances of a deleted account lose their cached
 // rows and their sessions here.
+import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { SessionsPort } from '../sessions/port.js';
@@ -15,6 +16,7 @@ interface AccountDeletionsDeps {
   mediaReleased(): void;
   log: Logger;
   metrics: Pick<Metrics, 'loggedFailures'>;
+  clock: Pick<Clock, 'now'>;
 }
 
 /** How often the change feed is read. */
@@ -23,8 +25,8 @@ const POLL_MS = 100;
 const ERROR_LOG_EVERY_MS = 60_000;
 
 export async function applyAccountDeletions(deps: AccountDeletionsDeps): Promise<void> {
-  const { instances, sessions, log, metrics } = deps;
-  let errorLoggedAt = 0;
+  const { instances, sessions, log, metrics, clock } = deps;
+  let errorLoggedAt = -Infinity;
   await deps.accounts.watch(
     async (instanceIds) => {
       for (const id of instanceIds) {
@@ -37,8 +39,9 @@ export async function applyAccountDeletions(deps: AccountDeletionsDeps): Promise
     POLL_MS,
     (err) => {
       metrics.loggedFailures.inc({ component: 'accounts' });
-      if (Date.now() - errorLoggedAt < ERROR_LOG_EVERY_MS) return;
-      errorLoggedAt = Date.now();
+      const now = clock.now();
+      if (now - errorLoggedAt < ERROR_LOG_EVERY_MS) return;
+      errorLoggedAt = now;
       log.error({ err }, 'reading account changes failed');
     },
   );

@@ -1,5 +1,5 @@
 // Accounts and Client-Tokens: creation, bootstrap on first start, rotation, authentication.
-import type { Clock } from '../clock.js';
+import { PeriodicTask, type Clock } from '../clock.js';
 import type { Account } from '../domain/account.js';
 import { errors } from '../errors.js';
 import { hashToken, newToken, newUuid } from '../ids.js';
@@ -75,8 +75,7 @@ export class AccountsService {
   // database read per request: bench/enqueue); instead the server polls the account_changes log
   // every `intervalMs` — one indexed read that finds nothing nearly always — and drops its cache
   // when anything changed, so a rotated or deleted Client-Token is refused within one interval.
-  private watcher: NodeJS.Timeout | null = null;
-  private polling: Promise<void> = Promise.resolve();
+  private watcher: PeriodicTask | null = null;
   private lastSeq = 0;
   /** Told of every change found (API keys drop their cache: services/api-keys-service.ts). */
   private readonly changeListeners: (() => void)[] = [];
@@ -91,22 +90,15 @@ export class AccountsService {
   /** Starts polling; `deleted` is told the instances of each deleted account (to close their sessions). */
   async watch(deleted: (instanceIds: string[]) => Promise<void>, intervalMs = 100, onError?: (err: unknown) => void): Promise<void> {
     this.lastSeq = await this.store.accounts.lastChange();
-    let busy = false;
-    this.watcher = setInterval(() => {
-      // One poll at a time: a slow or unreachable database must not pile polls up.
-      if (busy) return;
-      busy = true;
-      this.polling = this.poll(deleted)
-        .catch((err: unknown) => onError?.(err))
-        .finally(() => (busy = false));
-    }, intervalMs);
-    this.watcher.unref();
+    // One poll at a time (a PeriodicTask's runs never overlap): a slow or unreachable database must not pile polls up.
+    this.watcher = new PeriodicTask(this.clock, { everyMs: intervalMs, run: () => this.poll(deleted), onError: (err) => onError?.(err) });
+    this.watcher.start();
   }
 
+  /** Stops polling; resolves once the poll under way has ended. */
   async unwatch(): Promise<void> {
-    if (this.watcher) clearInterval(this.watcher);
+    await this.watcher?.stop();
     this.watcher = null;
-    await this.polling;
   }
 
   private async poll(deleted: (instanceIds: string[]) => Promise<void>): Promise<void> {

@@ -1,7 +1,7 @@
 // The audit trail (docs/api-keys.md, "Audit trail"): who changed what, when, from where, with a
 // redacted before and after; entries hash-chained in the store (store/audit-repo.ts) and pruned
 // after the retention period.
-import type { Clock } from '../clock.js';
+import { PeriodicTask, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { AuditEntry, AuditFilter, ChainBreak } from '../store/audit-repo.js';
 import type { Store } from '../store/index.js';
@@ -39,9 +39,10 @@ export function redact(value: unknown, depth = 0): unknown {
 }
 
 const DAY_MS = 86_400_000;
+const PRUNE_EVERY_MS = 60 * 60_000;
 
 export class AuditService {
-  private pruner: NodeJS.Timeout | null = null;
+  private pruner: PeriodicTask | null = null;
 
   constructor(
     private readonly store: Pick<Store, 'audit'>,
@@ -70,14 +71,19 @@ export class AuditService {
 
   /** Prunes now and then hourly. */
   startPruning(log: Logger): void {
-    const run = () => void this.prune().catch((err: unknown) => log.warn({ err }, 'pruning the audit trail failed'));
-    run();
-    this.pruner = setInterval(run, 3_600_000);
-    this.pruner.unref();
+    this.pruner ??= new PeriodicTask(this.clock, {
+      everyMs: PRUNE_EVERY_MS,
+      firstAfterMs: 0,
+      run: async () => {
+        await this.prune();
+      },
+      onError: (err) => log.warn({ err }, 'pruning the audit trail failed'),
+    });
+    this.pruner.start();
   }
 
-  stopPruning(): void {
-    if (this.pruner) clearInterval(this.pruner);
-    this.pruner = null;
+  /** Stops pruning; resolves once a prune under way has ended (the store closes next). */
+  async stopPruning(): Promise<void> {
+    await this.pruner?.stop();
   }
 }

@@ -6,7 +6,7 @@
 // from the store (the pacing from the last message's queued_at too), so a restart or, in cluster
 // mode, the node that takes a number over goes on where the last one stopped; a node steps only the
 // numbers it owns, like the lanes that send them.
-import type { Clock } from '../clock.js';
+import { PeriodicTask, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { newWaMessageId, newZaapId } from '../ids.js';
@@ -27,41 +27,38 @@ interface RunnerDeps {
   queue: SendQueue | null;
   /** Reports the campaigns' changes on the numbers this node owns (each step, before the campaigns). */
   events?: Pick<CampaignEvents, 'deliver'>;
-  /** Real ms between steps. */
+  /** Ms between steps, on the clock. */
   stepMs?: number;
 }
 
 export class CampaignRunner {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly task: PeriodicTask;
   /** Cluster mode: whether this node runs the instance now (cluster/node.ts); alone, every one. */
   private owns: (instanceId: string) => boolean = () => true;
 
-  constructor(private readonly deps: RunnerDeps) {}
+  constructor(private readonly deps: RunnerDeps) {
+    this.task = new PeriodicTask(deps.clock, {
+      everyMs: deps.stepMs ?? 100,
+      run: () => this.step(),
+      onError: (err) => {
+        // The number moved to another node between the ownership check and the write: the fence
+        // refused the write (counted in zapgate_cluster_fencing_refusals_total), the new owner goes on.
+        if ((err as { code?: unknown }).code === 'ZG001') return this.deps.log.info({ err }, 'campaign step: the number moved to another node');
+        this.deps.log.error({ err }, 'campaign step failed');
+        this.deps.metrics?.loggedFailures.inc({ component: 'campaigns' });
+      },
+    });
+  }
 
   /** `owns`: in cluster mode, the numbers this node steps (ownership moves; it is asked every step). */
   start(owns?: (instanceId: string) => boolean): void {
     if (owns) this.owns = owns;
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.step()
-        .catch((err: unknown) => {
-          // The number moved to another node between the ownership check and the write: the fence
-          // refused the write (counted in zapgate_cluster_fencing_refusals_total), the new owner goes on.
-          if ((err as { code?: unknown }).code === 'ZG001') return this.deps.log.info({ err }, 'campaign step: the number moved to another node');
-          this.deps.log.error({ err }, 'campaign step failed');
-          this.deps.metrics?.loggedFailures.inc({ component: 'campaigns' });
-        })
-        .finally(() => (this.running = null));
-    }, this.deps.stepMs ?? 100);
-    this.timer.unref?.();
+    this.task.start();
   }
 
+  /** No further step starts, and the one under way has ended when this resolves. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.task.stop();
   }
 
   /** One pass: the changes' notices of the numbers this node owns, then the running campaigns (exposed for tests). */
@@ -73,20 +70,17 @@ export class CampaignRunner {
   private async stepCampaign(c: CampaignRow): Promise<void> {
     const { store, clock } = this.deps;
     const s = JSON.parse(c.settings) as CampaignSettings;
+    // The campaign's clock is the gateway's: a time-lapse run sees days and quiet hours pass.
     const now = clock.now();
-    const started = Number(c.started_at ?? now);
     if (s.startAt !== null && now < s.startAt) return;
     if (s.endAt !== null && now > s.endAt) {
       await store.campaigns.move(c.id, ['running'], 'done', now, { notices: campaignNotices(c, 'finished', now, 'endAt passed') });
       return;
     }
-    const scale = clock.timeScale;
-    // The campaign's own clock: protocol time, so a scaled test sees days and quiet hours pass.
-    const t = started + (now - started) / scale;
-    if (inQuietHours(t, s)) return;
+    if (inQuietHours(now, s)) return;
     if (await this.governorPaused(c, now)) return;
     // Whole ms: PostgreSQL compares it with a bigint column (a fraction there is an error).
-    const dayStart = Math.floor(started + (t - msOfLocalDay(t, s.timeZone) - started) * scale);
+    const dayStart = Math.floor(now - msOfLocalDay(now, s.timeZone));
     let busy = false;
     for (const instanceId of JSON.parse(c.instance_ids) as string[]) {
       const last = await store.campaigns.lastQueued(c.id, instanceId);
@@ -96,7 +90,7 @@ export class CampaignRunner {
       }
       // Another node's number: it paces and caps it (its recipients keep pendingCount above 0).
       if (!this.owns(instanceId)) continue;
-      if (last && last.queuedAt + s.paceMs * scale > now) {
+      if (last && last.queuedAt + s.paceMs > now) {
         busy = true;
         continue;
       }
@@ -115,9 +109,9 @@ export class CampaignRunner {
         c.id,
         next.phone,
         {
-          zaap_id: newZaapId(),
+          zaap_id: newZaapId(now),
           instance_id: instanceId,
-          message_id: newWaMessageId(),
+          message_id: newWaMessageId(now),
           phone: next.phone,
           kind: 'text',
           payload,

@@ -60,7 +60,7 @@ export class CampaignsService {
     const needed = templateVars(req.message).filter((v) => v !== 'phone');
     const seen = new Set<string>();
     const recipients: CampaignRecipientRow[] = [];
-    const id = newZaapId();
+    const id = newZaapId(now);
     raw.forEach((r, i) => {
       const phone = parsePhone(r.phone, `recipients[${i}].phone`);
       if (seen.has(phone)) return; // a number listed twice gets one message

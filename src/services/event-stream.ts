@@ -3,6 +3,7 @@
 // streams it concerns, and each stream reads what follows its own cursor, so a slow or reconnecting
 // consumer gets every event once, in order, for as long as the outbox keeps it.
 import { Gauge, type Registry } from 'prom-client';
+import type { Cancel, Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import type { LiveStream } from '../outbox/sink.js';
 import type { StreamEvent, StreamEventsRepo } from '../store/events-repo.js';
@@ -14,7 +15,10 @@ export interface EventStreamSettings {
   maxPerAccount: number;
   /** Events read per query; a stream behind by more reads again at once. */
   batch: number;
-  /** A comment line is sent this often (real ms), so proxies and clients see a live connection. */
+  /**
+   * A comment line is sent this often, so proxies and clients see a live connection: a guard
+   * (their idle timeouts are wall-clock), never scaled.
+   */
   heartbeatMs: number;
 }
 
@@ -112,6 +116,7 @@ export class EventStreamHub implements LiveStream {
 
   constructor(
     private readonly reads: Reads,
+    private readonly clock: Clock,
     private readonly settings: EventStreamSettings = DEFAULT_EVENT_STREAM,
   ) {}
 
@@ -126,8 +131,21 @@ export class EventStreamHub implements LiveStream {
     return this.streams.size;
   }
 
-  get heartbeatMs(): number {
-    return this.settings.heartbeatMs;
+  /** Calls `beat` every heartbeatMs until the returned function is called. */
+  heartbeat(beat: () => void): Cancel {
+    let cancel: Cancel | null = null;
+    const arm = (): void => {
+      cancel = this.clock.setGuard(this.settings.heartbeatMs, () => {
+        if (cancel === null) return;
+        beat();
+        arm();
+      });
+    };
+    arm();
+    return () => {
+      cancel?.();
+      cancel = null;
+    };
   }
 
   /**
@@ -162,27 +180,19 @@ export class EventStreamHub implements LiveStream {
   }
 
   /**
-   * Resolves at this node's next commit of events of the instance, after `ms`, or when `signal`
-   * aborts, whichever comes first. A commit on another node does not wake it: callers re-read on a
-   * short period as well.
+   * Calls `wake` at each of this node's commits of events of the instance, until the returned
+   * function is called. A commit on another node does not call it: callers re-read on a short
+   * period as well.
    */
-  waitFor(instanceId: string, ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const set = this.waiters.get(instanceId) ?? new Set<() => void>();
-      this.waiters.set(instanceId, set);
-      const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        set.delete(done);
-        if (set.size === 0 && this.waiters.get(instanceId) === set) this.waiters.delete(instanceId);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      timer.unref();
-      set.add(done);
-      if (signal?.aborted === true) done();
-      else signal?.addEventListener('abort', done, { once: true });
-    });
+  onCommit(instanceId: string, wake: () => void): Cancel {
+    const set = this.waiters.get(instanceId) ?? new Set<() => void>();
+    this.waiters.set(instanceId, set);
+    const listener = (): void => wake();
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.waiters.get(instanceId) === set) this.waiters.delete(instanceId);
+    };
   }
 
   /** Ends every stream (shutdown): consumers reconnect elsewhere or later with Last-Event-ID. */

@@ -82,9 +82,12 @@ export class GroupsService {
     this.track(completing);
     const answer: CreatedGroupAnswer = { groupId: row.id, inviteLink: null };
     if (this.createWaitMs <= 0) return answer;
-    let timer: NodeJS.Timeout | undefined;
-    const waited = await Promise.race([completing.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), this.createWaitMs)))]);
-    clearTimeout(timer);
+    // A guard: the network's pace, not protocol time.
+    const late = new Error('the group is not made yet');
+    const waited = await this.clock.withTimeout(completing.then(() => true), this.createWaitMs, () => late).catch((err: unknown) => {
+      if (err === late) return false;
+      throw err;
+    });
     if (!waited) return answer;
     const view = await this.pending(instanceId, row.id);
     if (view.status !== 'created' || !view.phone) return answer;

@@ -17,7 +17,7 @@ import type { NumberFigures } from '../metrics.js';
 const STRANGER_DAYS = 7;
 
 /**
- * Real ms the per-instance gauges reuse one reading for: a scrape costs a few indexed reads per
+ * How long the per-instance gauges reuse one reading: a scrape costs a few indexed reads per
  * instance, so several scrapers (or a short scrape interval) over many instances must not multiply
  * them. The figures are a day's, so a minute's staleness changes nothing a dashboard shows.
  */
@@ -52,20 +52,19 @@ export class HealthService {
   async of(instanceId: string): Promise<NumberHealth> {
     const inst = await this.store.instances.find(instanceId);
     if (!inst) throw errors.instanceNotFound();
+    // Windows are on the gateway's clock, like the anti-ban caps: a time-lapse run sees days pass.
     const now = this.clock.now();
-    // Windows are protocol time, like the anti-ban caps: a scaled test sees days pass.
-    const day = DAY_MS * this.clock.timeScale;
-    const since = Math.floor(now - day);
+    const since = now - DAY_MS;
     const [tally, cold, lost, pause] = await Promise.all([
       this.store.health.messages(instanceId, since),
-      this.store.antiban.coldSendsSince(instanceId, now - STRANGER_DAYS * day),
+      this.store.antiban.coldSendsSince(instanceId, now - STRANGER_DAYS * DAY_MS),
       this.store.health.disconnections(instanceId, since),
       this.store.antiban.pause(instanceId),
     ]);
-    const age = inst.pairedAt === null ? null : (now - inst.pairedAt) / this.clock.timeScale;
+    const age = inst.pairedAt === null ? null : now - inst.pairedAt;
     const factor = warmupFactor(age, this.antiban);
     const caps = strangerCaps(factor, this.antiban);
-    const days = perDay(cold, now, day, STRANGER_DAYS);
+    const days = perDay(cold, now, DAY_MS, STRANGER_DAYS);
     const until = pause?.pausedUntil ?? null;
     const paused = inst.antiban && until !== null && until > now;
     return {
@@ -99,7 +98,7 @@ export class HealthService {
 
   /** Every instance's figures as the per-instance metrics show them (read at most once a minute). */
   figures(): Promise<NumberFigures[]> {
-    const at = Date.now();
+    const at = this.clock.now();
     if (!this.cached || at - this.cached.at >= FIGURES_TTL_MS) {
       const figures = this.readFigures();
       // A failed read is not kept: the next scrape tries again.

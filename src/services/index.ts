@@ -133,7 +133,7 @@ export function createServices(deps: ServicesDeps) {
     communities,
     /** Not a route's: resumed at start-up and on hand-over, closed at shutdown (undefined: no engine). */
     phoneCheckJobs,
-    queue: new QueueService(store, media.released, deps.events, clock),
+    queue: new QueueService(store, clock, media.released, deps.events),
     contacts: new ContactsService(sessions, phoneCheckJobs, config.phoneCheckSyncMax),
     deliveries: deps.deliveries,
     sinks: new SinksService(store.sinks, guard, clock, deps.sinks.defaults, deps.sinks.runtime),

@@ -21,6 +21,11 @@ interface MediaFile {
   fileName: string | null;
 }
 
+/** How often a node that does not own the instance looks for the owner's copy. */
+const OWNER_POLL_MS = 200;
+
+const stillRunning = (): Error => errors.upstreamUnavailable('the download from the network is still running', 5);
+
 export class MediaService {
   constructor(
     private readonly repo: Pick<MediaRepo, 'find' | 'findMany'>,
@@ -34,7 +39,7 @@ export class MediaService {
      * copy in the shared store instead of downloading — or marking the file failed — itself.
      */
     private readonly owns: ((instanceId: string) => boolean) | null = null,
-    /** Wall ms a request waits for a download still running before answering 502. */
+    /** How long a request waits for a download still running before answering 502 (a guard: the network's pace). */
     private readonly waitMs = 30_000,
   ) {}
 
@@ -66,30 +71,24 @@ export class MediaService {
 
   /** The row once the owner (another node) has stored the file; 502 when it has not within the wait. */
   private async ownersCopy(id: string): Promise<MediaFileRow> {
-    const until = Date.now() + this.waitMs;
-    for (;;) {
-      const row = await this.repo.find(id);
-      if (!row) throw errors.notFound('Media not found');
-      if (row.status === 'stored') return row;
-      if (row.status === 'failed') throw errors.upstreamUnavailable('the download failed on the node that runs the instance; a retry that reaches that node tries it again', 5);
-      if (Date.now() >= until) throw errors.upstreamUnavailable('the download from the network is still running', 5);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    let row: MediaFileRow | undefined;
+    const settled = async (): Promise<boolean> => {
+      row = await this.repo.find(id);
+      return !row || row.status === 'stored' || row.status === 'failed';
+    };
+    if (!(await this.clock.waitUntil(settled, this.waitMs, { pollMs: OWNER_POLL_MS }))) throw stillRunning();
+    if (!row) throw errors.notFound('Media not found');
+    if (row.status === 'failed') throw errors.upstreamUnavailable('the download failed on the node that runs the instance; a retry that reaches that node tries it again', 5);
+    return row;
   }
 
   private async fetch(id: string): Promise<MediaFileRow> {
     if (!this.fetcher) throw errors.upstreamUnavailable('this gateway runs without the engine', 60);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(errors.upstreamUnavailable('the download from the network is still running', 5)), this.waitMs);
-    });
     try {
-      return await Promise.race([this.fetcher.ensure(id), timeout]);
+      return await this.clock.withTimeout(this.fetcher.ensure(id), this.waitMs, stillRunning);
     } catch (err) {
       if (err instanceof Error && err.name === 'DomainError') throw err;
       throw errors.upstreamUnavailable(err instanceof Error ? err.message : String(err), 30);
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -165,12 +165,14 @@ export class MessagesService {
     return true;
   }
 
-  /** Waits while a lane is sending the message (claimed, not yet settled), up to IN_FLIGHT_WAIT_MS. */
+  /**
+   * Waits while a lane is sending the message (claimed, not yet settled), up to IN_FLIGHT_WAIT_MS:
+   * a guard, since the send is waiting on the network.
+   */
   private async settled(instanceId: string, messageId: string): Promise<void> {
-    const until = Date.now() + IN_FLIGHT_WAIT_MS;
-    while ((await this.store.messages.stateOf(instanceId, messageId)) === 'in_flight') {
-      if (Date.now() >= until) throw errors.conflict('Message is being sent', 'messageId: the message is being sent right now; try again in a few seconds');
-      await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_POLL_MS));
+    const notInFlight = async (): Promise<boolean> => (await this.store.messages.stateOf(instanceId, messageId)) !== 'in_flight';
+    if (!(await this.clock.waitUntil(notInFlight, IN_FLIGHT_WAIT_MS, { pollMs: IN_FLIGHT_POLL_MS }))) {
+      throw errors.conflict('Message is being sent', 'messageId: the message is being sent right now; try again in a few seconds');
     }
   }
 
@@ -253,15 +255,15 @@ export class MessagesService {
     scheduledAt: number | null,
   ): Promise<SendResult> {
     const now = this.clock.now();
-    const zaapId = newZaapId();
-    const messageId = newWaMessageId();
+    const zaapId = newZaapId(now);
+    const messageId = newWaMessageId(now);
     const phone = formatTarget(target);
     // What makes a retry the same request: where it goes, what it says (media by content address), its delays.
     const idempotency = common.idempotencyKey
       ? {
           key: common.idempotencyKey,
           hash: createHash('sha256').update(JSON.stringify([phone, content.type, payload, common.delayMessage ?? null, common.delayTyping ?? null])).digest('hex'),
-          notBefore: now - this.clock.scale(IDEMPOTENCY_KEY_MS),
+          notBefore: now - IDEMPOTENCY_KEY_MS,
         }
       : undefined;
     const outcome = await this.store.messages.enqueue({

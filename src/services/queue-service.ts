@@ -54,11 +54,11 @@ const CANCELLED_PER_EMIT = 500;
 export class QueueService {
   constructor(
     private readonly store: Pick<Store, 'messages'>,
+    private readonly clock: Pick<Clock, 'now'>,
     /** Messages left the queue unsent: stored media they referenced may be removable now. */
     private readonly mediaReleased: () => void = () => {},
     /** Where a message taken out of the queue is reported cancelled (as a delete of it is). */
     private readonly events?: EventSink,
-    private readonly clock: Pick<Clock, 'now'> = { now: () => Date.now() },
   ) {}
 
   /** `failed`: the messages the sender gave up on (their error and code), oldest first. */

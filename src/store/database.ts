@@ -8,6 +8,7 @@ import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
 import { guardDialect } from './guarded-dialect.js';
 import { StorageHealth } from './storage-health.js';
+import { systemClock } from '../clock.js';
 
 export interface Database {
   readonly db: Kysely<DB>;
@@ -46,20 +47,29 @@ interface DatabaseOptions {
   readonly migrate?: boolean;
   /** Sees every error the database answers. */
   readonly onError?: (err: unknown) => void;
+  /**
+   * The gateway's clock (src/clock.ts), for the times the store keeps on its own (a migration's
+   * applied_at, a disk-full episode's quiet time). Default: the wall clock.
+   */
+  readonly now?: () => number;
 }
+
+const system = systemClock();
+const wallClock = (): number => system.now();
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const fenceOptions = options.fence ? [`-c zapgate.fence=${options.fence.incarnation}`, `-c idle_in_transaction_session_timeout=${options.fence.idleTxMs}`] : [];
   const opened = options.databaseUrl
     ? openPostgres(withSearchPath(options.databaseUrl, options.pgSchema, fenceOptions))
     : openSqlite(options.sqliteFile ?? join(options.dataDir, 'zapgate.db'), options.sqliteThread);
-  const storage = new StorageHealth();
+  const now = options.now ?? wallClock;
+  const storage = new StorageHealth(now);
   const guarded = guardDialect(opened.dialect, storage, opened.errors, options.onError);
   const db = new Kysely<DB>({ dialect: guarded.dialect });
   if (options.databaseUrl && options.pgSchema) {
     await sql`create schema if not exists ${sql.id(options.pgSchema)}`.execute(db);
   }
-  if (options.migrate !== false) await migrate(db, opened.capabilities);
+  if (options.migrate !== false) await migrate(db, opened.capabilities, now);
   return {
     db,
     capabilities: opened.capabilities,
@@ -113,20 +123,20 @@ export function withSearchPath(url: string, schema: string | undefined, extra: r
 /** Any 64-bit number of our own: nodes of a cluster starting together migrate one at a time. */
 const MIGRATION_LOCK_KEY = '7301118407553019';
 
-/** Applies every migration not yet recorded, each in its own transaction. */
-export async function migrate(db: Kysely<DB>, caps: DialectCapabilities): Promise<string[]> {
-  if (caps.name !== 'postgres') return migrateNow(db, caps);
+/** Applies every migration not yet recorded, each in its own transaction; `now` times them. */
+export async function migrate(db: Kysely<DB>, caps: DialectCapabilities, now: () => number = wallClock): Promise<string[]> {
+  if (caps.name !== 'postgres') return migrateNow(db, caps, now);
   return db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY}::bigint)`.execute(conn);
     try {
-      return await migrateNow(conn, caps);
+      return await migrateNow(conn, caps, now);
     } finally {
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY}::bigint)`.execute(conn);
     }
   });
 }
 
-async function migrateNow(db: Kysely<DB>, caps: DialectCapabilities): Promise<string[]> {
+async function migrateNow(db: Kysely<DB>, caps: DialectCapabilities, now: () => number): Promise<string[]> {
   const raw = db as unknown as Kysely<{ zapgate_migrations: { name: string; applied_at: number } }>;
   await raw.schema
     .createTable('zapgate_migrations')
@@ -140,7 +150,7 @@ async function migrateNow(db: Kysely<DB>, caps: DialectCapabilities): Promise<st
     if (done.has(m.name)) continue;
     await raw.transaction().execute(async (trx) => {
       await m.up(trx as unknown as Kysely<unknown>, caps);
-      await trx.insertInto('zapgate_migrations').values({ name: m.name, applied_at: Date.now() }).execute();
+      await trx.insertInto('zapgate_migrations').values({ name: m.name, applied_at: now() }).execute();
     });
     applied.push(m.name);
   }

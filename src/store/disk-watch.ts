@@ -3,6 +3,7 @@
 // out that space is back. While an episode lasts this probes with a small write every
 // DISK_PROBE_MS and on each readiness check (at most one probe at a time), and logs each episode
 // once, when it starts and when it ends.
+import { PeriodicTask, type Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Database } from './database.js';
 
@@ -12,26 +13,27 @@ const DISK_PROBE_MS = 2_000;
 export interface DiskWatch {
   /** False at once when no episode is on; otherwise probes first, so a freed disk is seen now. */
   stillFull(): Promise<boolean>;
-  stop(): void;
+  /** Stops probing; resolves once a probe under way has ended. */
+  stop(): Promise<void>;
 }
 
-export function watchDiskSpace(database: Pick<Database, 'probeWrite' | 'storage'>, log: Logger): DiskWatch {
-  let timer: NodeJS.Timeout | null = null;
+export function watchDiskSpace(database: Pick<Database, 'probeWrite' | 'storage'>, log: Logger, clock: Clock): DiskWatch {
   let probing: Promise<void> | null = null;
   const probe = (): Promise<void> =>
     (probing ??= database
       .probeWrite()
       .catch(() => undefined) // still full (or another failure the next real write will report)
       .finally(() => (probing = null)));
+  // probe() never rejects, so onError has nothing to say.
+  const prober = new PeriodicTask(clock, { everyMs: DISK_PROBE_MS, run: probe, onError: () => undefined });
   database.storage.onChange((full, cause) => {
     if (full) {
       const detail = cause instanceof Error ? cause.message : String(cause);
       log.error({ detail }, 'disk full: writes fail (HTTP 507) until space is freed; nothing already accepted is lost');
-      timer ??= setInterval(() => void probe(), DISK_PROBE_MS).unref();
+      prober.start();
     } else {
       log.warn('disk space is available again: writes succeed');
-      if (timer) clearInterval(timer);
-      timer = null;
+      void prober.stop();
     }
   });
   return {
@@ -40,9 +42,8 @@ export function watchDiskSpace(database: Pick<Database, 'probeWrite' | 'storage'
       await probe();
       return database.storage.full;
     },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
+    async stop() {
+      await prober.stop();
     },
   };
 }

@@ -181,7 +181,7 @@ interface MessagesTable {
   error_code: ColumnType<string | null, string | null | undefined, string | null>;
   /** Bytes of the stored outgoing media files the message references (008-quotas); 0 for none. */
   media_bytes: ColumnType<number, number | undefined, number>;
-  /** Not sent before this wall-clock time (ms); null = as soon as its turn comes (020-scheduled-sends). */
+  /** Not sent before this time (ms, on the gateway's clock); null = as soon as its turn comes (020-scheduled-sends). */
   scheduled_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
@@ -228,7 +228,7 @@ interface WebhookDeliveriesTable {
   url: string;
   status: DeliveryStatus;
   attempts: ColumnType<number, number | undefined, number>;
-  /** Real wall-clock ms when the next attempt is due; null once delivered or failed. */
+  /** When the next attempt is due (ms, on the gateway's clock); null once delivered or failed. */
   next_attempt_at: number | null;
   last_status: number | null;
   last_error: string | null;

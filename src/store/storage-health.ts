@@ -16,7 +16,8 @@ export class StorageHealth {
   private readonly listeners: StorageListener[] = [];
 
   constructor(
-    private readonly now: () => number = Date.now,
+    /** The gateway's clock (src/clock.ts). */
+    private readonly now: () => number,
     private readonly quietMs = QUIET_MS,
   ) {}
 

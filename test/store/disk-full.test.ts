@@ -86,7 +86,7 @@ test('postgres SQLSTATE 53100 and SQLite SQLITE_FULL/ENOSPC are disk_full; other
     [sqliteErrors, 'SQLITE_CONSTRAINT_UNIQUE', false],
   ] as const;
   for (const [dialectErrors, code, full] of cases) {
-    const health = new StorageHealth();
+    const health = new StorageHealth(() => 0);
     const guarded = guardDialect(
       {
         createDriver: () => failing(code),

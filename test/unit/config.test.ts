@@ -17,6 +17,7 @@ describe('loadConfig', () => {
     assert.equal(c.webhookAllowHttp, false);
     assert.deepEqual(c.allowHosts, []);
     assert.equal(c.timeScale, 1);
+    assert.equal(c.timeOrigin, undefined, 'a time-lapse clock starts with the process unless told');
     assert.equal(c.shutdownTimeoutMs, 25000, 'a SIGTERM drain is bounded (docs/cluster.md, Rolling deploys)');
     assert.equal(c.queueMaxDisconnected, 1000);
     assert.equal(c.rateLimitPerSecond, 100);
@@ -46,6 +47,7 @@ describe('loadConfig', () => {
       ZAPGATE_WEBHOOK_ALLOW_HTTP: 'true',
       ZAPGATE_ALLOW_HOSTS: ' 127.0.0.1, ,hooks.internal ,10.0.0.0/8',
       ZAPGATE_TIME_SCALE: '0.001',
+      ZAPGATE_TIME_ORIGIN: '1700000000000',
       ZAPGATE_QUEUE_MAX_DISCONNECTED: '0',
       ZAPGATE_RATE_LIMIT: '0',
       ZAPGATE_LOG_LEVEL: 'trace',
@@ -66,6 +68,8 @@ describe('loadConfig', () => {
     assert.equal(c.webhookAllowHttp, true);
     assert.deepEqual(c.allowHosts, ['127.0.0.1', 'hooks.internal', '10.0.0.0/8']);
     assert.equal(c.timeScale, 0.001);
+    assert.equal(c.timeOrigin, 1_700_000_000_000);
+    assert.equal(c.createGroupWaitMs, 5_000, 'a wait on the network is a guard: never scaled');
     assert.equal(c.queueMaxDisconnected, 0);
     assert.equal(c.rateLimitPerSecond, 0);
     assert.equal(c.logLevel, 'trace');
@@ -115,6 +119,8 @@ describe('loadConfig', () => {
       ['ZAPGATE_TIME_SCALE', '0'],
       ['ZAPGATE_TIME_SCALE', 'fast'],
       ['ZAPGATE_TIME_SCALE', '-1'],
+      ['ZAPGATE_TIME_ORIGIN', 'now'],
+      ['ZAPGATE_TIME_ORIGIN', '-1'],
       ['ZAPGATE_QUEUE_MAX_DISCONNECTED', '-5'],
       ['ZAPGATE_RATE_LIMIT', '1.5'],
       ['ZAPGATE_LOG_LEVEL', 'loud'],

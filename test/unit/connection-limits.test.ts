@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import { limitConnections } from '../../src/http/connection-limits.js';
 import { createLogger } from '../../src/logger.js';
 import { loadConfig } from '../../src/config.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 
 /** Enough of a socket for the connection listener: an address, `destroyed`, destroy() and 'close'. */
 function fakeSocket(remoteAddress: string): Socket & { closeNow(): void } {
@@ -33,7 +34,7 @@ function serverWithLimit(perAddress: number) {
   // Only the per-address listener runs: Node's own HTTP listener is not wanted on fake sockets.
   server.removeAllListeners('connection');
   const limits = { ...loadConfig({}).http, maxConnectionsPerAddress: perAddress };
-  limitConnections(server, limits, createLogger('silent'));
+  limitConnections(server, limits, createLogger('silent'), new VirtualClock({ mode: 'frozen' }));
   return (socket: Socket) => server.emit('connection', socket);
 }
 

@@ -1,9 +1,11 @@
 // The event stream hub over an in-memory outbox: a commit landing while a stream is still finding
 // its cursor is neither missed nor the cause of a replay from the start; a slow consumer is read
-// for only as fast as it takes events; per-account bounds; closeAll.
+// for only as fast as it takes events; per-account bounds; closeAll; the heartbeat and the commit
+// wake-ups the pull API waits on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventStreamHub, type StreamEvent } from '../../src/services/event-stream.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 
 class MemoryOutbox {
   readonly rows: (StreamEvent & { instanceId: string })[] = [];
@@ -43,7 +45,7 @@ test('a commit while the cursor is being found is delivered once, after the curs
   outbox.add('i1', 5);
   let open!: () => void;
   outbox.resumeGate = new Promise((r) => (open = r));
-  const hub = new EventStreamHub(outbox, { maxPerAccount: 5, batch: 2, heartbeatMs: 1_000 });
+  const hub = new EventStreamHub(outbox, new VirtualClock(), { maxPerAccount: 5, batch: 2, heartbeatMs: 1_000 });
   const got: number[] = [];
   const opening = hub.openStream({ accountId: 'a', instanceId: 'i1' }, 'msg_0003', async (events) => void got.push(...events.map((e) => e.seq)), () => undefined);
   outbox.add('i1', 1);
@@ -58,7 +60,7 @@ test('a commit while the cursor is being found is delivered once, after the curs
 
 test('a consumer that has not taken its events holds the reads back (back-pressure)', async () => {
   const outbox = new MemoryOutbox();
-  const hub = new EventStreamHub(outbox, { maxPerAccount: 5, batch: 10, heartbeatMs: 1_000 });
+  const hub = new EventStreamHub(outbox, new VirtualClock(), { maxPerAccount: 5, batch: 10, heartbeatMs: 1_000 });
   let release!: () => void;
   const blocked = new Promise<void>((r) => (release = r));
   const got: number[] = [];
@@ -81,7 +83,7 @@ test('a consumer that has not taken its events holds the reads back (back-pressu
 
 test('per-account bound, freed on close; closeAll ends every stream', async () => {
   const outbox = new MemoryOutbox();
-  const hub = new EventStreamHub(outbox, { maxPerAccount: 2, batch: 10, heartbeatMs: 1_000 });
+  const hub = new EventStreamHub(outbox, new VirtualClock(), { maxPerAccount: 2, batch: 10, heartbeatMs: 1_000 });
   let ended = 0;
   const s1 = await hub.openStream({ accountId: 'a', instanceId: null }, undefined, async () => undefined, () => ended++);
   await hub.openStream({ accountId: 'a', instanceId: 'i1' }, undefined, async () => undefined, () => ended++);
@@ -93,4 +95,34 @@ test('per-account bound, freed on close; closeAll ends every stream', async () =
   hub.closeAll();
   assert.equal(hub.open, 0, 'none left');
   assert.equal(ended, 3, 'each open one was told to end');
+});
+
+test('the heartbeat beats every heartbeatMs on the clock until cancelled', async () => {
+  const clock = new VirtualClock({ mode: 'frozen' });
+  const hub = new EventStreamHub(new MemoryOutbox(), clock, { maxPerAccount: 2, batch: 10, heartbeatMs: 15_000 });
+  let beats = 0;
+  const stop = hub.heartbeat(() => beats++);
+  await clock.advance(14_999);
+  assert.equal(beats, 0, 'not before heartbeatMs');
+  await clock.advance(1);
+  assert.equal(beats, 1);
+  await clock.advance(30_000);
+  assert.equal(beats, 3, 'one per period');
+  stop();
+  await clock.advance(60_000);
+  assert.equal(beats, 3, 'none after cancel');
+  assert.equal(clock.pending, 0, 'no timer left behind');
+});
+
+test('onCommit wakes the instance\'s waiters at each commit of its events, until unsubscribed', () => {
+  const hub = new EventStreamHub(new MemoryOutbox(), new VirtualClock({ mode: 'frozen' }));
+  let woken = 0;
+  const off = hub.onCommit('i1', () => woken++);
+  hub.notify(new Set(['i2']));
+  assert.equal(woken, 0, 'another instance\'s commit');
+  hub.notify(new Set(['i1', 'i2']));
+  assert.equal(woken, 1);
+  off();
+  hub.notify(new Set(['i1']));
+  assert.equal(woken, 1, 'not after unsubscribing');
 });

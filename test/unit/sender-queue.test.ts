@@ -58,7 +58,7 @@ test('messages wait while the instance is disconnected and go out in order once 
     for (let i = 0; i < 5; i++) await f.sendText(inst, '5511987650000', `m${i}`);
     await new Promise((r) => setTimeout(r, 100)); // 100 protocol seconds: far beyond any gap
     assert.equal(f.transport.calls.length, 0);
-    const queue = new QueueService(f.store);
+    const queue = new QueueService(f.store, f.clock);
     assert.equal(await queue.count(inst.id), 5);
     f.transport.setConnected(inst.id, true);
     await f.transport.until(() => f.transport.sent.length === 5, 10_000, 'the queue after connecting');
@@ -81,7 +81,7 @@ test('the queue endpoints show the message being sent as in flight, and cannot r
     const first = await f.sendText(inst, '5511987650000', 'first');
     const second = await f.sendText(inst, '5511987650000', 'second');
     await f.transport.until(() => f.transport.calls.length === 1, 5_000, 'the first call');
-    const queue = new QueueService(f.store);
+    const queue = new QueueService(f.store, f.clock);
     const listed = await queue.list(inst.id, 10, null);
     assert.deepEqual(
       listed.messages.map((m) => [m.zaapId, m.state]),

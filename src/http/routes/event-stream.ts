@@ -55,7 +55,7 @@ function drained(res: ServerResponse): Promise<void> {
 async function serve(hub: EventStreamHub, scope: StreamScope, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const res = reply.raw;
   const lastEventId = (request.headers as { 'last-event-id'?: string })['last-event-id'];
-  let heartbeat: NodeJS.Timeout | null = null;
+  let stopHeartbeat: (() => void) | null = null;
   let stream: OpenStream | null = null;
   const head = (): void => {
     if (res.headersSent) return;
@@ -69,11 +69,11 @@ async function serve(hub: EventStreamHub, scope: StreamScope, request: FastifyRe
     });
     // How long EventSource-style clients wait before reconnecting.
     res.write('retry: 2000\n\n');
-    heartbeat = setInterval(() => res.write(': ping\n\n'), hub.heartbeatMs);
-    heartbeat.unref();
+    stopHeartbeat = hub.heartbeat(() => res.write(': ping\n\n'));
   };
   const end = (): void => {
-    if (heartbeat) clearInterval(heartbeat);
+    stopHeartbeat?.();
+    stopHeartbeat = null;
     stream?.close();
     if (res.headersSent && !res.writableEnded) res.end();
   };

@@ -4,9 +4,11 @@
 // restart), the lock is taken again on a new connection as soon as the database lets us.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { systemClock, type Cancel, type Clock } from '../../clock.js';
 
-/** How often a lost lock is tried again. */
+/** How often a lost lock is tried again: a guard (the database's pace), never scaled. */
 const RETRY_MS = 2_000;
+const REAL_TIME: Pick<Clock, 'setGuard'> = systemClock();
 
 interface HeldPgLock {
   /** Hears `false` when the lock's connection fails and `true` when the lock is held again. */
@@ -55,13 +57,13 @@ async function attempt(connectionString: string, shared: boolean): Promise<Attem
  * Takes the lock for the database and search_path of `connectionString`, or returns who holds it.
  * `shared`: cluster mode, where every node holds it at once.
  */
-export async function lockPostgres(connectionString: string, shared = false): Promise<HeldPgLock | { heldBy: string | null; where: string }> {
+export async function lockPostgres(connectionString: string, shared = false, clock: Pick<Clock, 'setGuard'> = REAL_TIME): Promise<HeldPgLock | { heldBy: string | null; where: string }> {
   const first = await attempt(connectionString, shared);
   if (first.refused) return { heldBy: first.refused.heldBy, where: first.where };
 
   let client: pg.Client | null = first.client;
   let released = false;
-  let retry: NodeJS.Timeout | null = null;
+  let retry: Cancel | null = null;
   const listeners: ((held: boolean, err?: Error) => void)[] = [];
   const tell = (held: boolean, err?: Error): void => listeners.forEach((l) => l(held, err));
 
@@ -71,13 +73,19 @@ export async function lockPostgres(connectionString: string, shared = false): Pr
       client = null;
       void c.end().catch(() => undefined);
       tell(false, err);
-      retry ??= setInterval(() => void regain(), RETRY_MS).unref();
+      retryLater();
     });
   };
-  let regaining = false;
+  // One attempt at a time: the next is timed from the end of the last.
+  const retryLater = (): void => {
+    if (released || retry) return;
+    retry = clock.setGuard(RETRY_MS, () => {
+      retry = null;
+      void regain();
+    });
+  };
   const regain = async (): Promise<void> => {
-    if (regaining || released || client) return;
-    regaining = true;
+    if (released || client) return;
     try {
       const a = await attempt(connectionString, shared);
       if (a.refused || released) {
@@ -86,13 +94,11 @@ export async function lockPostgres(connectionString: string, shared = false): Pr
       }
       client = a.client;
       watch(a.client);
-      if (retry) clearInterval(retry);
-      retry = null;
       tell(true);
     } catch {
-      // The database is still away: the next tick tries again.
+      // The database is still away: the next attempt tries again.
     } finally {
-      regaining = false;
+      if (!client) retryLater();
     }
   };
   watch(first.client);
@@ -103,7 +109,8 @@ export async function lockPostgres(connectionString: string, shared = false): Pr
     },
     async release() {
       released = true;
-      if (retry) clearInterval(retry);
+      retry?.();
+      retry = null;
       await client?.end();
     },
   };

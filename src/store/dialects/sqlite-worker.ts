@@ -20,7 +20,10 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { systemClock, type Clock } from '../../clock.js';
 
+/** A worker thread closes in real time whatever the protocol clock does: its grace is a guard. */
+const REAL_TIME: Pick<Clock, 'setGuard'> = systemClock();
 const WORKER_URL = new URL('./sqlite-worker-thread.mjs', import.meta.url);
 /** How long close() waits for the worker to close the database before terminating it. */
 const CLOSE_GRACE_MS = 5_000;
@@ -146,9 +149,9 @@ class WorkerClient {
       this.dead = new Error('SQLite database closed');
       this.worker.postMessage({ close: true });
       this.worker.ref();
-      const timer = setTimeout(() => void this.worker.terminate(), CLOSE_GRACE_MS);
+      const cancel = REAL_TIME.setGuard(CLOSE_GRACE_MS, () => void this.worker.terminate());
       await this.exited;
-      clearTimeout(timer);
+      cancel();
     }
   }
 
