@@ -10,6 +10,8 @@
 //   take to answer (a peer, a socket, a child process, a lock). A remote does not answer faster
 //   because our protocol clock runs faster, so guards are never scaled.
 
+import { performance } from 'node:perf_hooks';
+
 /** Cancels a timer; calling it again, or after the timer fired, does nothing. */
 export type Cancel = () => void;
 
@@ -136,8 +138,10 @@ export class SystemClock extends ClockBase {
   }
 
   now(): number {
-    const wall = Date.now();
-    return this.timeScale === 1 ? wall : Math.floor(this.origin + (wall - this.origin) / this.timeScale);
+    if (this.timeScale === 1) return Date.now();
+    // Sub-millisecond wall time: at scale 0.001 Date.now() would make this clock move in 1 s steps.
+    const wall = performance.timeOrigin + performance.now();
+    return Math.floor(this.origin + (wall - this.origin) / this.timeScale);
   }
 
   setTimer(ms: number, fn: () => void): Cancel {
