@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { startHarness, until } from './engine-harness.js';
+import { startHarness, until } from '../helpers/engine-harness.js';
 
 const OWNER = '5511940000031';
 const contact = (i: number): string => `55119400001${String(i).padStart(2, '0')}`;

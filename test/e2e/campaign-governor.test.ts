@@ -11,7 +11,7 @@
 //   network takes, hour after hour, so the campaign goes on with no refusal at all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, until, sleep, type Harness, type Instance } from './engine-harness.js';
+import { startHarness, until, sleep, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const N = 120;
 const BAN_AFTER = 4;

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { REPO_ROOT, cliEnv, spawnGateway } from '../helpers/process-gateway.js';
-import { sleep, startHarness, type Harness } from './engine-harness.js';
+import { sleep, startHarness, type Harness } from '../helpers/engine-harness.js';
 
 const run = promisify(execFile);
 const FELT_AT_ONCE_MS = 1_000;

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { launchChromium, pageProblems, type Browser } from '../helpers/chromium.js';
-import { startHarness, type Harness } from './engine-harness.js';
+import { startHarness, type Harness } from '../helpers/engine-harness.js';
 
 const OWNER = '5511960001000';
 const PEOPLE = [

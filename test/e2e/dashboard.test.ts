@@ -22,7 +22,7 @@ import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { launchChromium, pageProblems, type Browser } from '../helpers/chromium.js';
-import { startHarness, until, type Harness } from './engine-harness.js';
+import { startHarness, until, type Harness } from '../helpers/engine-harness.js';
 
 type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
 const jsQRLoaded = jsQRModule as unknown as Decode | { default: Decode };

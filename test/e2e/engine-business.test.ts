@@ -5,7 +5,7 @@
 // account gets 403 for what only business accounts may do.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, until, type Harness, type Instance, type WebhookHit } from './engine-harness.js';
+import { startHarness, until, type Harness, type Instance, type WebhookHit } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900014001';
 const PERSONAL = '5511900014002';

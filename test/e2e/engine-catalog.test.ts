@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { startHarness, type Harness, type Instance } from './engine-harness.js';
+import { startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const BIZ = '5511900016001';
 const SHOP = '5511900016002';

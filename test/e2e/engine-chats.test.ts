@@ -4,7 +4,7 @@
 // patch) and the listing; a chat archived on the phone reads archived; retention prunes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sleep, startHarness, type Harness, type Instance } from './engine-harness.js';
+import { sleep, startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900008001';
 const CARLA = '5511900008003';

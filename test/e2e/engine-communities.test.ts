@@ -4,7 +4,7 @@
 // on the network's side, and changes by another admin arriving as Z-API notifications.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, until, type Harness, type Instance, type WebhookHit } from './engine-harness.js';
+import { startHarness, until, type Harness, type Instance, type WebhookHit } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900017001';
 const CARLA = '5511900017002';

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ReceivedMessage } from '../../simnet/src/index.js';
-import { startHarness, type Harness, type Instance } from './engine-harness.js';
+import { startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 interface Amount {
   value: number;

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FaultRequest } from '../../simnet/src/index.js';
-import { sleep, startHarness, type Harness, type Instance } from './engine-harness.js';
+import { sleep, startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 describe('engine faults (gateway + Baileys + simnet)', () => {
   let h: Harness;

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { sleep, startHarness, until, type Harness, type Instance } from './engine-harness.js';
+import { sleep, startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900009001';
 const CARLA = '5511900009002';

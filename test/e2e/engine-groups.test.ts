@@ -2,7 +2,7 @@
 // metadata, settings as the network applies them, invitation links, group sends and both revokes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sleep, startHarness, type Harness, type Instance } from './engine-harness.js';
+import { sleep, startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900003001';
 const CARLA = '5511900003002';

@@ -9,7 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 import { mediaCerts } from '../../simnet/src/media/certs.js';
-import { startHarness, type Harness, type Instance, type WebhookHit } from './engine-harness.js';
+import { startHarness, type Harness, type Instance, type WebhookHit } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900004001';
 const CARLA = '5511900004002';

@@ -12,7 +12,7 @@
 // - everything again after a restart of the gateway.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, until, type Harness, type Instance, type WebhookHit } from './engine-harness.js';
+import { startHarness, until, type Harness, type Instance, type WebhookHit } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900023001';
 const ANA = '5511900023002';

@@ -2,7 +2,7 @@
 // webhooks, phone checks, a gateway restart that reconnects without a QR, logout and pairing again.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, type Harness, type Instance } from './engine-harness.js';
+import { startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511999990001';
 const CONTACT = '5511988880002';

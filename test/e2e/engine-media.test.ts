@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import type { ReceivedMessage } from '../../simnet/src/index.js';
 import { makeTestMedia, probeBytes, type TestMedia } from '../helpers/media-tools.js';
-import { startHarness, type Harness, type Instance } from './engine-harness.js';
+import { startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900003001';
 const CARLA = '5511900003002';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { makeTestMedia } from '../helpers/media-tools.js';
-import { startHarness, until, type Harness, type Instance, type WebhookHit } from './engine-harness.js';
+import { startHarness, until, type Harness, type Instance, type WebhookHit } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900007001';
 const FOLLOWER = '5511900007002';

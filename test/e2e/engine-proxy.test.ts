@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { request } from 'undici';
-import { sleep, startHarness, until, type Harness, type Instance } from './engine-harness.js';
+import { sleep, startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
 import { startHttpConnectProxy, startSocks5Proxy, type TestProxy } from '../helpers/proxies.js';
 
 const OWNER = '5511900005001';

@@ -3,7 +3,7 @@
 // carry their caption; a reply to a contact's post is a message quoting it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, type Harness, type Instance } from './engine-harness.js';
+import { startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 import sharp from 'sharp';
 
 const OWNER = '5511999990501';

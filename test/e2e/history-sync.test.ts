@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { Value } from '@sinclair/typebox/value';
 import type { HistorySummary } from '../../simnet/src/index.js';
 import { ReceivedCallbackSchema } from '../../src/http/schemas/callbacks.js';
-import { startHarness, until, type Harness, type Instance } from './engine-harness.js';
+import { startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900009101';
 const PLAIN_OWNER = '5511900009102';

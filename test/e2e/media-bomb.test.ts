@@ -16,7 +16,7 @@ import { Agent, request } from 'undici';
 import { startSimnet, SimnetClient, SimnetError, type RunningSimnet } from '../../simnet/src/index.js';
 import { bombPng } from '../helpers/bomb-png.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process-gateway.js';
-import { WebhookReceiver, sleep } from './engine-harness.js';
+import { WebhookReceiver, sleep } from '../helpers/engine-harness.js';
 
 const TIME_SCALE = 0.05;
 const OWNERS = ['5511970005001', '5511970005002', '5511970005003', '5511970005004'];

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { startHarness, until } from './engine-harness.js';
+import { startHarness, until } from '../helpers/engine-harness.js';
 
 const OWNER = '5511943000001';
 const CONTACTS = ['5511943000011', '5511943000012', '5511943000013'];

@@ -5,7 +5,7 @@
 // contact taken off the list is messaged again.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, sleep, until, type Harness, type Instance } from './engine-harness.js';
+import { startHarness, sleep, until, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511999996101';
 const QUITTER = '5511988886101';

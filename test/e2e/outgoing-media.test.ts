@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import { sleep, startHarness, type Harness, type Instance } from './engine-harness.js';
+import { sleep, startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900003001';
 const CARLA = '5511900003002';

@@ -4,7 +4,7 @@
 // order, Z-API's fields, LIDs as `<digits>@lid`). Small or cached batches still answer at once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, type Harness, type Instance } from './engine-harness.js';
+import { startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511999990401';
 const KNOWN = ['5511988880402', '5511988880403', '5511988880404'];

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
-import { startHarness, type Harness } from './engine-harness.js';
+import { startHarness, type Harness } from '../helpers/engine-harness.js';
 
 describe('QR code with the network unreachable (real engine)', () => {
   let h: Harness;

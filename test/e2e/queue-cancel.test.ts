@@ -6,7 +6,7 @@
 // what they take out the same way.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sleep, startHarness, type Harness, type Instance } from './engine-harness.js';
+import { sleep, startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900007001';
 const CARLA = '5511900007002';

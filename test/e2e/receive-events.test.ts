@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { request } from 'undici';
-import { startHarness, type Harness, type Instance, type WebhookHit } from './engine-harness.js';
+import { startHarness, type Harness, type Instance, type WebhookHit } from '../helpers/engine-harness.js';
 
 const OWNER = '5511999998001';
 const ADMIN = '5511988888001';

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import { startHarness, type Harness, type Instance } from './engine-harness.js';
+import { startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900005001';
 const BIZ = '5511900005002';

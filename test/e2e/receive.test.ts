@@ -18,7 +18,7 @@ import {
   PresenceChatCallbackSchema,
   ReceivedCallbackSchema,
 } from '../../src/http/schemas/callbacks.js';
-import { startHarness, sleep, type Harness, type Instance, type WebhookHit } from './engine-harness.js';
+import { startHarness, sleep, type Harness, type Instance, type WebhookHit } from '../helpers/engine-harness.js';
 
 const OWNER = '5511999996001';
 const OTHER_OWNER = '5511999996002';

@@ -4,7 +4,7 @@
 // original id. With the strategy on, each message is preceded by "typing…".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from './engine-harness.js';
+import { startHarness } from '../helpers/engine-harness.js';
 
 const OWNER = '5511940000001';
 const CONTACT = '5511940000002';

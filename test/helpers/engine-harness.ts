@@ -1,5 +1,8 @@
 // End-to-end harness: simnet on loopback, a gateway with the real Baileys engine pointed at it,
 // a plain-HTTP webhook receiver, and helpers that only ever talk to the gateway over its HTTP API.
+// The gateway and simnet share one VirtualClock the test owns ('flowing': protocol time moves with
+// real time, nothing is compressed, and the test jumps it with `h.clock.advance(ms)` when it wants a
+// pacing gap, a retry or a QR lifetime to pass). Baileys keeps its own timers on real time.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -12,9 +15,8 @@ import { Agent, request } from 'undici';
 import { startSimnet, SimnetClient, type RunningSimnet, type SimnetOptions } from '../../simnet/src/index.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway, type GatewayOverrides } from '../../src/main.js';
-import { E2E_COMMAND_TIMEOUT_MS } from '../helpers/baileys-timers.js';
-
-export const TIME_SCALE = 0.05;
+import { E2E_COMMAND_TIMEOUT_MS } from './baileys-timers.js';
+import { VirtualClock } from './virtual-clock.js';
 
 // jsqr is CommonJS with an ESM-style default export in its typings: take whichever shape loaded.
 type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
@@ -99,6 +101,8 @@ export function sleep(ms: number): Promise<void> {
 }
 
 export interface Harness {
+  /** The gateway's and simnet's clock: advance it to let protocol time pass. */
+  clock: VirtualClock;
   simnet: RunningSimnet;
   admin: SimnetClient;
   gateway: Gateway;
@@ -122,6 +126,8 @@ export interface Harness {
 }
 
 export interface HarnessOptions {
+  /** Default: a flowing VirtualClock starting at the wall clock's now. */
+  clock?: VirtualClock;
   simnet?: SimnetOptions;
   engine?: GatewayOverrides['engine'];
   phoneCheckJobs?: GatewayOverrides['phoneCheckJobs'];
@@ -129,7 +135,8 @@ export interface HarnessOptions {
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const simnet = await startSimnet({ timeScale: TIME_SCALE, ...options.simnet });
+  const clock = options.clock ?? new VirtualClock();
+  const simnet = await startSimnet({ ...options.simnet, clock });
   const admin = new SimnetClient(simnet.adminUrl);
   const webhooks = new WebhookReceiver();
   await webhooks.start();
@@ -146,7 +153,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ZAPGATE_WA_ROOT_KEY: simnet.rootPublicKey,
     // History-sync blobs are fetched by path from the network's media host.
     ZAPGATE_WA_MEDIA_HOST: simnet.mediaHost,
-    ZAPGATE_TIME_SCALE: String(TIME_SCALE),
     ZAPGATE_WEBHOOK_ALLOW_HTTP: 'true',
     ZAPGATE_ALLOW_HOSTS: '127.0.0.1',
     ZAPGATE_COMMAND_TIMEOUT_MS: String(E2E_COMMAND_TIMEOUT_MS),
@@ -160,6 +166,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     gateway = await createGateway(loadConfig(env), {
       sqliteFile: join(dataDir, 'zapgate.db'),
       collectProcessMetrics: false,
+      clock,
       engine: { mediaAgent, ...options.engine },
       ...(options.phoneCheckJobs ? { phoneCheckJobs: options.phoneCheckJobs } : {}),
     });
@@ -191,6 +198,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
 
   const harness: Harness = {
+    clock,
     simnet,
     admin,
     get gateway() {
