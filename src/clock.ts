@@ -167,6 +167,12 @@ export interface PeriodicTaskOptions {
   onError: (err: unknown) => void;
   /** When the first run starts after start(): 0 runs at once (default: one period). */
   firstAfterMs?: number;
+  /**
+   * 'protocol' (default): the period is protocol time (retention, sweeps: ages on the clock).
+   * 'guard': a poll of something outside (a lease, another node's writes, the disk), timed like a
+   * guard and never scaled: at a time scale of 0.05 a 100 ms poll would otherwise run every 5 ms.
+   */
+  timing?: 'protocol' | 'guard';
 }
 
 /**
@@ -223,10 +229,11 @@ export class PeriodicTask {
 
   private schedule(ms: number): void {
     this.cancel?.();
-    this.cancel = this.clock.setTimer(ms, () => {
+    const fire = (): void => {
       this.cancel = null;
       void this.runOnce();
-    });
+    };
+    this.cancel = this.options.timing === 'guard' ? this.clock.setGuard(ms, fire) : this.clock.setTimer(ms, fire);
   }
 
   private async runOnce(): Promise<void> {

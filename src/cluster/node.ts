@@ -9,7 +9,7 @@
 // migration 018.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { ClockBase, PeriodicTask, type Cancel, type Clock } from '../clock.js';
+import { PeriodicTask, type Clock } from '../clock.js';
 import type { ClusterSettings } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ClusterRepo, InstanceOwner } from '../store/cluster-repo.js';
@@ -36,34 +36,15 @@ const OWNER_CACHE_MS = 1_000;
 
 /**
  * The lease runs on the database's clock, in real time, whatever the gateway's time scale: so the
- * heartbeat is timed like a guard (never scaled), and the lease's age is measured with
- * performance.now(). On a test's virtual clock a guard is a timer like any other.
+ * heartbeat is timed like a guard (PeriodicTask timing 'guard', never scaled), and the lease's age
+ * is measured with performance.now().
  */
-class LeaseTime extends ClockBase {
-  constructor(private readonly clock: Clock) {
-    super();
-  }
-
-  now(): number {
-    return this.clock.now();
-  }
-
-  setTimer(ms: number, fn: () => void): Cancel {
-    return this.clock.setGuard(ms, fn);
-  }
-
-  setGuard(ms: number, fn: () => void): Cancel {
-    return this.clock.setGuard(ms, fn);
-  }
-}
-
 export class ClusterNode {
   readonly incarnation = randomUUID();
   private readonly owned = new Map<string, number>();
   /** Instances being stopped here for a handover (their work winds down; requests answer 503). */
   private readonly moving = new Set<string>();
   private work: OwnedWork | null = null;
-  private readonly leaseTime: Clock;
   /** Renews the lease, then reconciles (beat()), every heartbeat from the join on. */
   private readonly heartbeat: PeriodicTask;
   private lastRenewAt = 0;
@@ -75,9 +56,9 @@ export class ClusterNode {
   private readonly ownerCache = new Map<string, { at: number; owner: InstanceOwner | undefined }>();
 
   constructor(private readonly deps: ClusterNodeDeps) {
-    this.leaseTime = new LeaseTime(deps.clock);
-    this.heartbeat = new PeriodicTask(this.leaseTime, {
+    this.heartbeat = new PeriodicTask(deps.clock, {
       everyMs: deps.settings.heartbeatMs,
+      timing: 'guard',
       run: () => this.tick(),
       // beat() handles its own failures; anything else is a bug, and the next heartbeat still runs.
       onError: (err) => deps.log.error({ err }, 'cluster: heartbeat failed'),
@@ -114,7 +95,7 @@ export class ClusterNode {
         break;
       }
       if (!waited) log.warn({ nodeId: settings.nodeId, heldBy }, 'another process holds a live lease under this ZAPGATE_NODE_ID: waiting for it to leave or run out (if that node still runs, give each node its own id)');
-      await this.leaseTime.sleep(settings.heartbeatMs);
+      await new Promise<void>((resolve) => this.deps.clock.setGuard(settings.heartbeatMs, resolve));
     }
     this.state = 'up';
     log.info({ nodeId: settings.nodeId, incarnation: this.incarnation, url: settings.nodeUrl }, 'joined the cluster');
@@ -199,8 +180,9 @@ export class ClusterNode {
     const { repo, log } = this.deps;
     await repo.setState(this.incarnation, 'leaving').catch((err: unknown) => log.warn({ err }, 'cluster: could not mark this node as leaving'));
     // Renewed meanwhile: a handover of many instances may take longer than one lease.
-    const keepAlive = new PeriodicTask(this.leaseTime, {
+    const keepAlive = new PeriodicTask(this.deps.clock, {
       everyMs: this.deps.settings.heartbeatMs,
+      timing: 'guard',
       run: async () => {
         await this.renew();
       },

@@ -56,6 +56,7 @@ export function forwardToOwner(routing: ClusterRouting, clock: Clock) {
       const abort = new AbortController();
       const watch = new PeriodicTask(clock, {
         everyMs: routing.ownerCheckMs,
+        timing: 'guard',
         run: async () => {
           if (!(await routing.stillOwner(instanceId, place.nodeId))) abort.abort(new Error(`${place.nodeId} no longer owns the instance`));
         },

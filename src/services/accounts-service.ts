@@ -91,7 +91,7 @@ export class AccountsService {
   async watch(deleted: (instanceIds: string[]) => Promise<void>, intervalMs = 100, onError?: (err: unknown) => void): Promise<void> {
     this.lastSeq = await this.store.accounts.lastChange();
     // One poll at a time (a PeriodicTask's runs never overlap): a slow or unreachable database must not pile polls up.
-    this.watcher = new PeriodicTask(this.clock, { everyMs: intervalMs, run: () => this.poll(deleted), onError: (err) => onError?.(err) });
+    this.watcher = new PeriodicTask(this.clock, { everyMs: intervalMs, timing: 'guard', run: () => this.poll(deleted), onError: (err) => onError?.(err) });
     this.watcher.start();
   }
 

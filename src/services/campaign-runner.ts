@@ -39,6 +39,9 @@ export class CampaignRunner {
   constructor(private readonly deps: RunnerDeps) {
     this.task = new PeriodicTask(deps.clock, {
       everyMs: deps.stepMs ?? 100,
+      // A poll of the store (pause, resume, new campaigns, a previous message gone): real time, so a
+      // time-lapse run does not poll 1/scale times as often. Pacing and days compare clock.now().
+      timing: 'guard',
       run: () => this.step(),
       onError: (err) => {
         // The number moved to another node between the ownership check and the write: the fence

@@ -25,7 +25,7 @@ export function watchDiskSpace(database: Pick<Database, 'probeWrite' | 'storage'
       .catch(() => undefined) // still full (or another failure the next real write will report)
       .finally(() => (probing = null)));
   // probe() never rejects, so onError has nothing to say.
-  const prober = new PeriodicTask(clock, { everyMs: DISK_PROBE_MS, run: probe, onError: () => undefined });
+  const prober = new PeriodicTask(clock, { everyMs: DISK_PROBE_MS, timing: 'guard', run: probe, onError: () => undefined });
   database.storage.onChange((full, cause) => {
     if (full) {
       const detail = cause instanceof Error ? cause.message : String(cause);
