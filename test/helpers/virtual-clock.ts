@@ -4,7 +4,7 @@
 //   protocol time to pass (a pacing gap, a retry, a QR lifetime, a scheduled time). Every timer
 //   due in the jump fires in order, each at its own time.
 // - 'frozen': time moves only by advance().
-// In every mode guards (setGuard, withTimeout, waitUntil's bound) run on real time: see setGuard.
+// 'flowing' keeps guards (setGuard, withTimeout, waitUntil's bound) on real time: see setGuard.
 // - 'auto': time stands still until everything waiting on it is asleep (the gate, e.g. "every
 //   sender lane is waiting") and the process has been quiet a few event-loop turns; then it jumps to
 //   the earliest timer. Hours of pacing run in milliseconds, and a measured gap is exactly the gap
@@ -68,11 +68,13 @@ export class VirtualClock extends ClockBase {
   }
 
   /**
-   * Guards stay on real time, in every mode: what they wait for (a socket, simnet, an HTTP peer, a
-   * child process) runs on real time in a test too, so a jump of protocol time must never make a
-   * real answer look late. A test that wants a guard to fire sets a short one and waits for it.
+   * 'flowing': guards stay on real time. What they wait for (a socket, simnet, an HTTP peer, a
+   * child process) runs on real time in such a test, so a jump of protocol time must never make a
+   * real answer look late. 'frozen' and 'auto': the test owns all time, guards included (there is
+   * no real I/O to wait for), so a test fires a guard by advancing past it.
    */
   setGuard(ms: number, fn: () => void): Cancel {
+    if (this.mode !== 'flowing') return this.setTimer(ms, fn);
     const timer = setTimeout(fn, Math.max(0, ms));
     timer.unref();
     return () => clearTimeout(timer);
