@@ -21,7 +21,10 @@ function warnIfStale(entry) {
   }
 }
 
-if (process.env.ZAPGATE_FROM_SOURCE === '1') {
+if (process.env.ZAPGATE_FROM_SOURCE === '1' && existsSync(new URL('../.zapgate-test-tree', import.meta.url))) {
+  // A test run's mirror of the checkout (scripts/test-build.mjs): its sources are already transpiled, fresh from this run.
+  await import('../src/cli.js');
+} else if (process.env.ZAPGATE_FROM_SOURCE === '1') {
   let register;
   try {
     ({ register } = await import('tsx/esm/api'));

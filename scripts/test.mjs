@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs the test suite with Node's own test runner over TypeScript sources (via tsx).
+// Runs the test suite with Node's own test runner over this checkout's sources, transpiled for the
+// run into a mirror of the tree (scripts/test-build.mjs; ZAPGATE_TEST_TSX=1: through tsx instead).
 // Usage: node scripts/test.mjs [dir-or-file ...] [--tier=fast|e2e|process[,…]] [--write-baseline]
 //        (default: test/ and simnet/test/; other --flags go to the test files' node processes)
 //
@@ -12,15 +13,16 @@
 //
 // PostgreSQL: ZAPGATE_TEST_PG_URL when set, else the server on 127.0.0.1:5432 when one answers,
 // else a real PostgreSQL started here for this run (scripts/test-postgres.mjs), shared by every
-// file, and stopped at the end. Tests spawn the gateway from the TypeScript sources
-// (test/helpers/process-gateway.ts), never from a possibly stale dist/; test/e2e/cli-dist.test.ts
-// compiles a fresh build and runs that.
+// file, and stopped at the end. Tests spawn the gateway from this run's transpiled sources (the
+// mirror's bin/zapgate.js; test/helpers/process-gateway.ts), never from a possibly stale dist/;
+// test/e2e/cli-dist.test.ts compiles a fresh build and runs that.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { spawn } from 'node:child_process';
 import { testPostgres } from './test-postgres.mjs';
+import { buildTestTree } from './test-build.mjs';
 import { TIERS, classify, collectTestFiles, REPO_ROOT } from './test-tiers.mjs';
 import { readBaseline, summary, writeBaseline } from './test-summary.mjs';
 
@@ -79,6 +81,11 @@ if (files.length === 0) {
 
 const log = (line) => console.error(`# test.mjs: ${line}`);
 const postgres = await testPostgres({ log });
+// Plain JavaScript transpiled from this checkout's sources for this run (scripts/test-build.mjs): no
+// loader hook in any test or gateway process. ZAPGATE_TEST_TSX=1 runs the sources through tsx instead.
+const viaTsx = process.env.ZAPGATE_TEST_TSX === '1';
+const tree = viaTsx ? null : await buildTestTree(REPO_ROOT, { log });
+if (tree) for (const f of files) f.file = join(tree.dir, f.rel.replace(/\.ts$/, '.js'));
 const work = mkdtempSync(join(tmpdir(), 'zapgate-test-run-'));
 const planPath = join(work, 'plan.json');
 const resultsPath = join(work, 'results.json');
@@ -86,9 +93,10 @@ writeFileSync(planPath, JSON.stringify({ files, timeoutMs: TEST_TIMEOUT_MS, test
 const child = spawn(
   process.execPath,
   // run() gives each test file's process these flags (tsx, the per-test timeout, the caller's flags).
-  ['--import', 'tsx', `--test-timeout=${TEST_TIMEOUT_MS}`, ...opts.nodeFlags, join(REPO_ROOT, 'scripts/test-scheduler.mjs'), planPath, resultsPath],
+  [...(viaTsx ? ['--import', 'tsx'] : []), `--test-timeout=${TEST_TIMEOUT_MS}`, ...opts.nodeFlags, join(REPO_ROOT, 'scripts/test-scheduler.mjs'), planPath, resultsPath],
   {
     stdio: 'inherit',
+    cwd: tree?.dir ?? REPO_ROOT,
     env: { ...process.env, ...postgres.env, ZAPGATE_LOG_LEVEL: process.env.ZAPGATE_LOG_LEVEL ?? 'silent' },
   },
 );
@@ -114,4 +122,5 @@ if (existsSync(resultsPath)) {
   failed = true;
 }
 rmSync(work, { recursive: true, force: true });
+tree?.close();
 process.exit(failed ? 1 : 0);

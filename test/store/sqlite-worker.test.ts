@@ -160,7 +160,9 @@ describe('sqlite-worker dialect', () => {
 
   test('an idle worker does not keep the process alive (a forgotten close() cannot hang an exit)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'zapgate-sqlw-'));
-    const module = fileURLToPath(new URL('../../src/store/dialects/sqlite-worker.ts', import.meta.url));
+    // Transpiled under scripts/test.mjs (scripts/test-build.mjs): the child imports the same kind of file, loader or not.
+    const compiled = import.meta.filename.endsWith('.js');
+    const module = fileURLToPath(new URL(`../../src/store/dialects/sqlite-worker.${compiled ? 'js' : 'ts'}`, import.meta.url));
     const script = `
       const { Kysely, sql } = await import('kysely');
       const { SqliteWorkerDialect } = await import(${JSON.stringify(module)});
@@ -169,7 +171,7 @@ describe('sqlite-worker dialect', () => {
       console.log(r.rows[0].n);`;
     try {
       const out = await new Promise<string>((resolve, reject) => {
-        execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 20_000 }, (err, stdout) =>
+        execFile(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), '--input-type=module', '-e', script], { timeout: 20_000 }, (err, stdout) =>
           err ? reject(err) : resolve(stdout),
         );
       });

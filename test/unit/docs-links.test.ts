@@ -11,7 +11,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SELF = relative(ROOT, import.meta.filename);
+// The test run executes a transpiled mirror of the tree (scripts/test-build.mjs): this file is its .ts.
+const SELF = relative(ROOT, import.meta.filename).replace(/\.js$/, '.ts');
 
 /** Top-level folders whose paths documents name. */
 const PATH = /(?<![\w./@-])((?:src|simnet|test|bench|scripts|docs|bin)\/[\w./-]*)/g;
@@ -31,7 +32,8 @@ function repositoryFiles(): string[] {
   try {
     listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
   } catch {
-    listed = walk(ROOT);
+    // Not a checkout (the test run's mirror): a .js beside its .ts is the transpiled copy, not a file of the repository.
+    listed = walk(ROOT).filter((f) => !(f.endsWith('.js') && existsSync(join(ROOT, f.slice(0, -3) + '.ts'))));
   }
   return [...new Set(listed.filter((f) => f !== ''))].filter((f) => existsSync(join(ROOT, f)) && statSync(join(ROOT, f)).isFile());
 }
