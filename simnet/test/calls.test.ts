@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WACallEvent } from 'baileys';
-import { connect, endSock, pairByQr, startEnv, until, waitForOpen, type MemoryAuth, type SimEnv, type Sock } from './helpers.js';
+import { connect, endSock, pairByQr, startEnv, until, waitForEvent, waitForOpen, type MemoryAuth, type SimEnv, type Sock } from './helpers.js';
 
 const ALICE = '5511900000150';
 const BOB = '5511900000151';
@@ -68,7 +68,12 @@ test('the device rejects a ringing call (rejectCall): recorded as rejected by th
   const after = await until(async () => (await env.admin.calls(ALICE)).find((c) => c.callId === rec.callId && c.status === 'rejected'), 5000, 'recorded');
   assert.equal(after.rejectedByDevice, 1);
   assert.ok(after.endedAt);
-  await new Promise((r) => setTimeout(r, 3000 * 0.05 + 200));
+  // Past the ring time: a ring-out still armed would fire now, and its stanza reach the device
+  // before a message the contact sends after it.
+  env.jump(3000);
+  const barrier = waitForEvent(sock, 'messages.upsert', ({ messages }) => messages.some((m) => m.message?.conversation === 'after the ring time'));
+  await env.admin.sendAsContact({ from: BOB, to: ALICE, type: 'text', text: 'after the ring time' });
+  await barrier;
   assert.equal(events(rec.callId).filter((c) => c.status === 'timeout').length, 0);
 });
 

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import type { WAMessage } from 'baileys';
-import { endSock, pairByQr, startEnv, waitForEvent, type SimEnv, type Sock } from './helpers.js';
+import { endSock, pairByQr, startEnv, until, waitForEvent, type SimEnv, type Sock } from './helpers.js';
 
 const ALICE = '5511900000030';
 const BOB = '5511900000031';
@@ -126,15 +126,7 @@ test('contact sends reaction, location, reply, list and button answers, image', 
     button: (await env.admin.sendAsContact({ from: BOB, to: ALICE, type: 'buttonResponse', buttonId: 'btn-1', displayText: 'Yes' })).messageId,
     image: (await env.admin.sendAsContact({ from: BOB, to: ALICE, type: 'image', imageBase64: png.toString('base64'), mimetype: 'image/png', caption: 'from bob' })).messageId,
   };
-  const byId = async (id: string) => {
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      const m = seen.find((x) => x.key.id === id);
-      if (m) return m;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`message ${id} never reached Baileys`);
-  };
+  const byId = (id: string) => until(() => seen.find((x) => x.key.id === id), 10_000, `message ${id} to reach Baileys`);
   const r = await byId(ids.reaction);
   assert.equal(r.message?.reactionMessage?.text, '👍');
   assert.equal(r.message?.reactionMessage?.key?.id, sent!.key.id);

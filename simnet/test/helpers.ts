@@ -18,6 +18,7 @@ import pino from 'pino';
 import { startSimnet, SimnetClient, type RunningSimnet, type SimnetOptions } from '../src/index.js';
 // eslint-disable-next-line no-restricted-imports -- simnet's own sources
 export type { ReceivedMessage } from '../src/index.js';
+import { JumpClock } from './jump-clock.js';
 
 /**
  * Baileys' query timeout in tests. A value nothing else uses, so the timers below can be told apart: sock.end() removes
@@ -71,15 +72,23 @@ export interface SimEnv {
   sim: RunningSimnet;
   admin: SimnetClient;
   agent: Agent;
+  /** Moves the network's time ahead at once (jump-clock.ts); only when the test gave no clock of its own. */
+  jump(ms: number): void;
   close(): Promise<void>;
 }
 
+/** A network on a time-lapse (default 0.05: 20 times real time) the test can jump, or on `opts.clock`. */
 export async function startEnv(opts: SimnetOptions = {}): Promise<SimEnv> {
-  const sim = await startSimnet({ timeScale: 0.05, ...opts });
+  const jumps = opts.clock ? null : new JumpClock(opts.timeScale ?? 0.05, opts.timeOrigin);
+  const sim = await startSimnet({ ...opts, ...(jumps ? { clock: jumps } : {}) });
   // Baileys reads this at verify time: trust simnet's root instead of WhatsApp's.
   WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(sim.rootPublicKey, "base64");
   const agent = new Agent({ ca: sim.mediaCaPem });
-  return { sim, admin: new SimnetClient(sim.adminUrl), agent, close: () => sim.close() };
+  const jump = (ms: number): void => {
+    if (!jumps) throw new Error('jump: this network runs on a clock of the test\'s own');
+    jumps.jump(ms);
+  };
+  return { sim, admin: new SimnetClient(sim.adminUrl), agent, jump, close: () => sim.close() };
 }
 
 export type Sock = WASocket;

@@ -6,9 +6,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DisconnectReason, proto, type BaileysEventMap } from 'baileys';
 import { Agent as UndiciAgent, type Dispatcher } from 'undici';
-import { connect, endSock, memoryAuth, sleep, startEnv, until, waitForClose, waitForOpen, waitForQr, type SimEnv, type Sock } from './helpers.js';
+import { connect, endSock, memoryAuth, startEnv, until, waitForClose, waitForEvent, waitForOpen, waitForQr, type SimEnv, type Sock } from './helpers.js';
 
 const ALICE = '5511900000190';
+const BOB = '5511900000191';
 
 let env: SimEnv;
 let dispatcher: Dispatcher;
@@ -35,7 +36,9 @@ test('a phone with 120 chats: bootstrap, three RECENT chunks from the media host
   assert.equal(seeded.chats.filter((c) => c.isGroup).length, 10, 'ten groups among them');
   const newest = seeded.chats[0]!.messages.at(-1)!.at;
   const oldest = seeded.chats.at(-1)!.messages.at(-1)!.at;
-  assert.ok(Math.abs(Date.now() - newest) < 60_000 && Math.abs(Date.now() - 30 * 86_400_000 - oldest) < 60_000, 'spread over 30 days');
+  // On the network's clock (a time-lapse, 20 times real time): the wall clock drifts from it.
+  const now = env.sim.clock.now();
+  assert.ok(Math.abs(now - newest) < 60_000 && Math.abs(now - 30 * 86_400_000 - oldest) < 60_000, 'spread over 30 days');
 
   const auth = memoryAuth();
   // Baileys types `options` as the DOM RequestInit, which has no dispatcher; Node's fetch takes one.
@@ -75,11 +78,20 @@ test('a phone with 120 chats: bootstrap, three RECENT chunks from the media host
     // A restart of the device: the phone does not send its history again.
     sock.end(undefined);
     const again = connect(env, auth, extra);
+    const laterSets: BaileysEventMap['messaging-history.set'][] = [];
+    again.ev.on('messaging-history.set', (s) => laterSets.push(s));
     try {
-      await waitForOpen(again);
-      await sleep(500);
+      // The phone decides at the device's first "active" of a login, when it also sends the end
+      // of what it held offline: past that, a history it sent would travel before a message a
+      // contact sends now.
+      await waitForEvent(again, 'connection.update', (u) => u.receivedPendingNotifications === true, 15_000, 'the end of the offline messages');
+      const barrier = waitForEvent(again, 'messages.upsert', ({ messages }) => messages.some((m) => m.message?.conversation === 'after the login'), 15_000, 'a message after the login');
+      await env.admin.sendAsContact({ from: BOB, to: ALICE, type: 'text', text: 'after the login' });
+      await barrier;
       const { counters: later } = await env.admin.counters();
       assert.equal(later['history.chunks'], 3, 'no history at a later login');
+      assert.equal(later['history.bootstrap'], 1, 'no second bootstrap');
+      assert.equal(laterSets.length, 0, 'the device got no history');
     } finally {
       await endSock(again);
     }

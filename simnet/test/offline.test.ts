@@ -86,14 +86,14 @@ test('reconnecting in the middle of a burst: every message arrives, each held st
   const burst = (async () => {
     for (let i = 0; i < 30; i++) {
       ids.push((await env.admin.sendAsContact({ from: BOB, to: ALICE, type: 'text', text: `burst ${i}` })).messageId);
-      await sleep(5);
+      await sleep(5); // the scenario: a burst spread out enough that the reconnect lands inside it
     }
   })();
   await until(() => ids.length >= 8, 10_000, 'burst under way');
   const closed = waitForClose(sock);
   await env.admin.injectFault(ALICE, { kind: 'close' });
   await closed;
-  await sleep(50);
+  await until(async () => !(await env.admin.user(ALICE)).devices[0]!.online, 5000, 'offline');
   const next = open();
   sock = next.sock;
   await waitForOpen(sock);

@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BaileysEventMap } from 'baileys';
-import { connect, endSock, pairByQr, sleep, startEnv, until, waitForOpen, type MemoryAuth, type SimEnv, type Sock } from './helpers.js';
+import { connect, endSock, pairByQr, startEnv, until, waitForOpen, type MemoryAuth, type SimEnv, type Sock } from './helpers.js';
 
 const ALICE = '5511900000160';
 const BOB = '5511900000161';
@@ -81,7 +81,8 @@ test('the device\'s own presence and chat states are recorded; subscriptions end
   sock = connect(env, auth);
   sock.ev.on('presence.update', (u) => updates.push(u));
   await waitForOpen(sock);
-  await sleep(100);
+  // A round trip on the new connection: whatever the device sent at login has been handled.
+  await sock.fetchBlocklist();
   assert.deepEqual((await env.admin.presenceInfo(ALICE)).devices[0]!.subscriptions, []);
   assert.equal((await env.admin.presence({ from: CAROL, state: 'available' })).delivered, 0);
 });

@@ -10,6 +10,8 @@ import { endSock, pairByQr, sleep, startEnv, until, type SimEnv, type Sock } fro
 const ALICE = '5511900000070';
 const BOB = '5511900000071';
 const BOB_JID = `${BOB}@s.whatsapp.net`;
+/** Messages each side writes while the other writes too. */
+const PER_SIDE = 20;
 
 let env: SimEnv;
 let sock: Sock;
@@ -37,6 +39,8 @@ test('simultaneous writing after a first exchange: nothing fails to decrypt eith
   const fromBob: string[] = [];
   const fromAlice: string[] = [];
   let stop = false;
+  // The scenario: both sides write at once, a few ms apart, until each has sent enough that their
+  // messages cross many times.
   const bob = (async () => {
     for (let i = 0; !stop; i++) {
       fromBob.push((await env.admin.sendAsContact({ from: BOB, to: ALICE, type: 'text', text: `b${i}` })).messageId);
@@ -49,16 +53,25 @@ test('simultaneous writing after a first exchange: nothing fails to decrypt eith
       await sleep(5);
     }
   })();
-  await sleep(2000);
+  await until(() => fromBob.length >= PER_SIDE && fromAlice.length >= PER_SIDE, 30_000, `${PER_SIDE} messages each way`);
   stop = true;
   await Promise.all([bob, alice]);
-  await sleep(3000);
+  // Every message has landed (decrypted or not) once Baileys has an upsert for each of Bob's and
+  // Bob's inbox holds each of Alice's; a retry of a failed decryption comes before that settles.
+  const settled = async () => {
+    const atBob = await env.admin.received(BOB);
+    const decrypted = fromBob.every((id) => got.get(id)?.message);
+    const arrived = fromAlice.every((id) => atBob.some((m) => m.id === id && !m.error));
+    return decrypted && arrived;
+  };
+  await until(settled, 15_000, 'every message decrypted on both sides').catch(() => undefined);
   const undecrypted = fromBob.filter((id) => !got.get(id)?.message);
   const atBob = await env.admin.received(BOB);
   const failedAtBob = atBob.filter((m) => fromAlice.includes(m.id) && m.error);
+  const missingAtBob = fromAlice.filter((id) => !atBob.some((m) => m.id === id));
   assert.deepEqual(
-    { undecrypted: undecrypted.length, failedAtBob: failedAtBob.length },
-    { undecrypted: 0, failedAtBob: 0 },
+    { undecrypted: undecrypted.length, failedAtBob: failedAtBob.length, missingAtBob: missingAtBob.length },
+    { undecrypted: 0, failedAtBob: 0, missingAtBob: 0 },
     `of ${fromBob.length} from Bob and ${fromAlice.length} from Alice`,
   );
 });

@@ -78,6 +78,8 @@ export interface StartOptions {
   eventStream?: GatewayOverrides['eventStream'];
   /** A cluster routing of the test's own (where each instance's requests run). */
   clusterRouting?: GatewayOverrides['clusterRouting'];
+  /** The gateway's clock (e.g. a flowing VirtualClock the test advances); default the system clock. */
+  clock?: GatewayOverrides['clock'];
 }
 
 /** One keep-alive pool per test gateway, closed with it so the test process can exit. */
@@ -100,6 +102,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     sessions: options.sessions ?? offlineSessions(),
     ...(options.eventStream ? { eventStream: options.eventStream } : {}),
     ...(options.clusterRouting ? { clusterRouting: options.clusterRouting } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const account = await gateway.accounts.create('test-a');
   const url = await gateway.listen();

@@ -5,8 +5,8 @@
 // GET /keys/me tells every credential, an instance-limited key too, what it may do.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { expectError, startGateway, type TestGateway, type TestInstance } from '../helpers/gateway.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 
 const SCOPES = ['read', 'send', 'manage', 'admin'] as const;
 type Scope = (typeof SCOPES)[number];
@@ -125,7 +125,9 @@ test('an instance-limited key reaches its instance and no other, by any path', a
 });
 
 test('address ranges, expiry, revocation, rotation and the key\'s own rate', async (t) => {
-  const gw = await startGateway();
+  // Expiry and the rotation overlap are on the gateway's clock: the test moves it past them.
+  const clock = new VirtualClock();
+  const gw = await startGateway({ clock });
   t.after(() => gw.close());
   const inst = await gw.createInstance('probe');
   const status = `${inst.prefix}/status`;
@@ -139,9 +141,9 @@ test('address ranges, expiry, revocation, rotation and the key\'s own rate', asy
   // The key also works as the Client-Token header (Z-API clients can only set that one).
   assert.equal((await gw.request('GET', status, { token: inside.key })).status, 200);
 
-  const expiring = await createKey(gw, { scopes: ['read'], expiresAt: Date.now() + 1_000 });
+  const expiring = await createKey(gw, { scopes: ['read'], expiresAt: clock.now() + 60_000 });
   assert.equal((await call(gw, 'GET', status, expiring.key)).status, 200, 'before its expiry');
-  await sleep(1_100);
+  await clock.advance(60_000);
   assert.deepEqual(await call(gw, 'GET', status, expiring.key), { status: 401, code: 'INVALID_CLIENT_TOKEN' }, 'expired: 401 at once');
 
   const revoked = await createKey(gw, { scopes: ['read'] });
@@ -150,12 +152,12 @@ test('address ranges, expiry, revocation, rotation and the key\'s own rate', asy
   assert.deepEqual(await call(gw, 'GET', status, revoked.key), { status: 401, code: 'INVALID_CLIENT_TOKEN' }, 'revoked: 401 at once');
 
   const rotating = await createKey(gw, { scopes: ['read'] });
-  const rot = await gw.request('POST', `/keys/${rotating.id}/rotate`, { body: { overlapSeconds: 1 } });
+  const rot = await gw.request('POST', `/keys/${rotating.id}/rotate`, { body: { overlapSeconds: 60 } });
   assert.equal(rot.status, 200, rot.text);
   const fresh = String((rot.json.created as { key: string }).key);
   assert.equal((await call(gw, 'GET', status, rotating.key)).status, 200, 'the old key works during the overlap');
   assert.equal((await call(gw, 'GET', status, fresh)).status, 200, 'the new key works');
-  await sleep(1_100);
+  await clock.advance(60_000);
   assert.equal((await call(gw, 'GET', status, rotating.key)).status, 401, 'the old key stops after the overlap');
   assert.equal((await call(gw, 'GET', status, fresh)).status, 200, 'the new key still works');
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'undici';
 import type { ConnectedCallback, GatewayEvent, ReceivedCallback } from '../../src/events/types.js';
 import { expectError, startGateway, type TestGateway, type TestInstance } from '../helpers/gateway.js';
+import { until, within } from '../helpers/poll.js';
 
 interface SseEvent {
   id: string;
@@ -20,6 +21,8 @@ interface Consumer {
   comments: string[];
   /** Resolves once `n` events have arrived (bounded), failing with what did. */
   waitFor(n: number, timeoutMs?: number): Promise<SseEvent[]>;
+  /** Resolves once `n` heartbeat comments have arrived (bounded). */
+  waitForPings(n: number, timeoutMs?: number): Promise<void>;
   /** Resolves when the server ends the stream. */
   ended: Promise<void>;
   close(): void;
@@ -42,6 +45,26 @@ async function consume(g: TestGateway, path: string, headers: Record<string, str
   let buffer = '';
   let resolveEnded: () => void = () => undefined;
   const ended = new Promise<void>((r) => (resolveEnded = r));
+  // Each wait is a check run again whenever something arrives: no polling.
+  const waiters = new Set<() => void>();
+  const arrived = (): void => {
+    for (const check of [...waiters]) check();
+  };
+  const waitUntil = (what: () => string, done: () => boolean, timeoutMs: number): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(what()));
+      }, timeoutMs);
+      const check = (): void => {
+        if (!done()) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      check();
+    });
   res.body.on('data', (chunk: Buffer) => {
     buffer += chunk.toString('utf8');
     for (let at = buffer.indexOf('\n\n'); at >= 0; at = buffer.indexOf('\n\n')) {
@@ -54,6 +77,7 @@ async function consume(g: TestGateway, path: string, headers: Record<string, str
       }
       if (fields.data !== undefined) events.push({ id: fields.id ?? '', event: fields.event ?? 'message', data: JSON.parse(fields.data) as Record<string, unknown> });
     }
+    arrived();
   });
   res.body.on('end', () => resolveEnded());
   res.body.on('error', () => resolveEnded());
@@ -64,12 +88,12 @@ async function consume(g: TestGateway, path: string, headers: Record<string, str
     comments,
     ended,
     async waitFor(n, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (events.length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} events, got ${events.length}: ${JSON.stringify(events.map((e) => e.data.type))}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitUntil(() => `expected ${n} events, got ${events.length}: ${JSON.stringify(events.map((e) => e.data.type))}`, () => events.length >= n, timeoutMs);
       return events.slice(0, n);
+    },
+    async waitForPings(n, timeoutMs = 15_000) {
+      const pings = (): number => comments.filter((line) => line === ': ping').length;
+      await waitUntil(() => `expected ${n} heartbeats, got ${pings()}`, () => pings() >= n, timeoutMs);
     },
     close() {
       controller.abort();
@@ -156,9 +180,11 @@ describe('event stream', () => {
       await emit(g, a, received('r6'));
       const got = await again.waitFor(4);
       assert.deepEqual(texts(got), ['r3', 'r4', 'r5', 'r6'], 'the missed events, then live ones');
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(again.events.length, 4, `nothing twice: ${JSON.stringify(texts(again.events))}`);
-      assert.equal(new Set(again.events.map((e) => e.id)).size, 4, 'distinct ids');
+      // One more: the stream is in commit order, so anything sent twice would come before it.
+      await emit(g, a, received('r7'));
+      await again.waitFor(5);
+      assert.deepEqual(texts(again.events), ['r3', 'r4', 'r5', 'r6', 'r7'], 'nothing twice');
+      assert.equal(new Set(again.events.map((e) => e.id)).size, 5, 'distinct ids');
     } finally {
       again.close();
     }
@@ -192,8 +218,11 @@ describe('event stream', () => {
       await emit(g, mine, received('theirs'));
       const got = await theirs.waitFor(1);
       assert.deepEqual(texts(got), ['theirs'], "only the account's own events");
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(theirs.events.length, 1, `no other account's event: ${JSON.stringify(texts(theirs.events))}`);
+      // Another of each: in commit order, a leaked event would come before their next own one.
+      await emit(g, a, received('still not for them'));
+      await emit(g, mine, received('theirs again'));
+      await theirs.waitFor(2);
+      assert.deepEqual(texts(theirs.events), ['theirs', 'theirs again'], "no other account's event");
     } finally {
       theirs.close();
     }
@@ -202,7 +231,9 @@ describe('event stream', () => {
   test('a stream outlives ZAPGATE_HTTP_REQUEST_TIMEOUT_MS, while an ordinary request is still bounded by it', async () => {
     const c = await consume(g, `${a.prefix}/events`);
     try {
-      await new Promise((r) => setTimeout(r, 1_000)); // 2.5 times the 400 ms request time limit
+      // Ten heartbeats, 100 ms apart on real time (a guard never fires early): the stream has been
+      // open at least 1 s, 2.5 times the 400 ms request time limit.
+      await c.waitForPings(10);
       await emit(g, a, received('late'));
       assert.deepEqual(texts(await c.waitFor(1)), ['late'], 'still open and delivering');
       assert.ok(c.comments.filter((line) => line === ': ping').length >= 3, `heartbeats while idle: ${c.comments.length}`);
@@ -222,13 +253,9 @@ describe('event stream', () => {
       expectError(refused, 429, 'Too many requests', /event streams open/);
       assert.equal(refused.headers['retry-after'], '5', 'Retry-After');
       open.pop()!.close();
-      const deadline = Date.now() + 10_000;
-      let next = await consume(g, '/events');
-      while (next.status === 429 && Date.now() < deadline) {
-        next.close();
-        await new Promise((r) => setTimeout(r, 50));
-        next = await consume(g, '/events');
-      }
+      // The place is free once the gateway has seen that stream end.
+      await until('the closed stream to be counted out', async () => /^zapgate_event_streams_open 3$/m.test((await g.request('GET', '/metrics', { token: null })).text));
+      const next = await consume(g, '/events');
       assert.equal(next.status, 200, 'a place came free');
       open.push(next);
     } finally {
@@ -281,23 +308,25 @@ describe('event stream retention and shutdown', () => {
       const hook = await g.request('PUT', `${inst.prefix}/update-webhook-received`, { body: { value: 'https://hooks.example.com/in' } });
       assert.equal(hook.status, 200, hook.text);
       await emit(g, inst, received('asked'));
-      const got = await c.waitFor(1);
-      await new Promise((r) => setTimeout(r, 300));
-      assert.deepEqual(texts(c.events), ['asked'], `no copy kept of what no webhook takes: ${JSON.stringify(texts(got))}`);
+      await emit(g, inst, received('asked too'));
+      // In commit order: the event nobody asked for would have come first.
+      await c.waitFor(2);
+      assert.deepEqual(texts(c.events), ['asked', 'asked too'], 'no copy kept of what no webhook takes');
       c.close();
     } finally {
       await g.close();
     }
   });
 
-  test('closing the gateway ends open streams (and does not wait for them)', async () => {
+  test('closing the gateway ends open streams (and does not wait for them)', async (t) => {
     const g = await startGateway();
     const inst = await g.createInstance('x');
     const c = await consume(g, `${inst.prefix}/events`);
     const d = await consume(g, '/events');
-    const started = Date.now();
-    await g.close();
-    await Promise.all([c.ended, d.ended]);
-    assert.ok(Date.now() - started < 10_000, `closed in ${Date.now() - started} ms`);
+    const started = performance.now();
+    // A close that waited for the streams would never return: they stay open until ended.
+    await within('the gateway to close with two streams open', g.close(), 30_000);
+    await within('both streams to end', Promise.all([c.ended, d.ended]));
+    t.diagnostic(`closed and ended in ${(performance.now() - started).toFixed(0)} ms`);
   });
 });

@@ -2,10 +2,10 @@
 // shapes with a scripted session (pending group ids, Group objects, phone checks in input order).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { expectError, startGateway, type TestGateway, type TestInstance } from '../helpers/gateway.js';
 import { SAMPLE_GROUP, scriptedSessions, type ScriptedSessions } from '../helpers/scripted-sessions.js';
 import { GROUP, PHONE } from '../helpers/samples.js';
+import { until } from '../helpers/poll.js';
 
 const INVITE = 'https://chat.whatsapp.com/ABCDEFGHIJKLMNOPQRSTUV';
 
@@ -94,14 +94,13 @@ describe('groups and contacts with a scripted session', () => {
   });
   after(() => g.close());
 
+  /** The pending group's record once it is no longer pending (what a client polling it sees). */
   async function pendingUntilDone(groupId: string): Promise<Record<string, unknown>> {
-    for (let i = 0; i < 100; i++) {
+    return until(`group ${groupId} to be done`, async () => {
       const r = await g.request('GET', `${inst.prefix}/groups/${groupId}`);
       assert.equal(r.status, 200, r.text);
-      if (r.json.status !== 'pending') return r.json;
-      await sleep(20);
-    }
-    throw new Error('group creation still pending after 2 s');
+      return r.json.status !== 'pending' && r.json;
+    });
   }
 
   test('create-group → {groupId: pending-<uuid>, inviteLink: null} plus Z-API\'s phone and invitationLink when the group exists in time; the pending id resolves', async () => {

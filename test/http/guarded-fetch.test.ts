@@ -400,18 +400,19 @@ describe('response size cap', () => {
 });
 
 describe('timeouts', () => {
-  test('a receiver that never finishes the body is abandoned after timeoutMs', async () => {
+  test('a receiver that never finishes the body is abandoned after timeoutMs', async (t) => {
+    // It never finishes: only the fetch's own deadline can end this, and the error says so.
     const target = await receiver('127.0.0.1', (_req, res) => {
       res.on('error', () => undefined);
       res.write('partial');
     });
     try {
-      const started = Date.now();
+      const started = performance.now();
       await assert.rejects(
         guardedFetch(guardWith({ allowHosts: ['127.0.0.1'] }), `http://127.0.0.1:${target.port}/`, { timeoutMs: 200 }),
         (err: unknown) => err instanceof Error && /timeout|abort/i.test(`${err.name} ${err.message}`),
       );
-      assert.ok(Date.now() - started < 5000);
+      t.diagnostic(`abandoned after ${(performance.now() - started).toFixed(0)} ms (timeoutMs 200)`);
     } finally {
       await target.close();
     }

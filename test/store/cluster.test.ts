@@ -16,6 +16,7 @@ import { OutgoingBlobsRepo } from '../../src/store/outgoing-blobs-repo.js';
 import { OutgoingMediaStore } from '../../src/media/outgoing-store.js';
 import { PG_URL } from '../helpers/databases.js';
 import { accountRow, instanceRow } from '../helpers/store-fixtures.js';
+import { until } from '../helpers/poll.js';
 
 interface Cluster {
   schema: string;
@@ -63,7 +64,14 @@ async function withCluster(fn: (c: Cluster) => Promise<void>): Promise<void> {
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** The database's clock, as the repos read it (leases and blob ages are on it, not on ours). */
+const DB_NOW = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+/** Whether the shared copy of `sha256` was stored (or stored again) more than `ms` ago, by the database's clock. */
+async function storedBefore(database: Database, sha256: string, ms: number): Promise<boolean> {
+  const r = await sql<{ old: boolean }>`select stored_at < ${DB_NOW} - ${ms} as old from outgoing_media_blobs where sha256 = ${sha256}`.execute(database.db);
+  return r.rows[0]?.old === true;
+}
 
 test('postgres: a lease lives on the database clock; renewing after another process took the node id fails', async () => {
   await withCluster(async ({ repo }) => {
@@ -71,8 +79,7 @@ test('postgres: a lease lives on the database clock; renewing after another proc
     await repo.register('n1', a, 'http://127.0.0.1:1', 300);
     assert.equal((await repo.nodes())[0]?.live, true, 'live right after registering');
     assert.equal(await repo.renew('n1', a, 300), true, 'renewed');
-    await sleep(450);
-    assert.equal((await repo.nodes())[0]?.live, false, 'dead once the lease ran out');
+    await until('the node to be dead once its lease ran out', async () => (await repo.nodes())[0]?.live === false);
     assert.equal(await repo.renew('n1', a, 300), false, 'a lapsed lease is never revived (its instances may be another node\'s now)');
     const b = randomUUID();
     const { heldBy } = await repo.register('n1', b, 'http://127.0.0.1:2', 10_000);
@@ -127,9 +134,11 @@ test('postgres: a dead node\'s instances become orphans that another claims with
     assert.equal((await repo.ownerOf(x!))?.live, true);
     assert.equal((await repo.ownerOf(x!))?.url, 'http://127.0.0.1:1');
     assert.deepEqual(await repo.claimOrphans('alive', alive, 2), [], 'a live owner\'s instances are not orphans');
-    await sleep(450);
-    const owner = await repo.ownerOf(x!);
-    assert.equal(owner?.live, false, 'its owner is dead');
+    const owner = await until('its owner\'s lease to run out', async () => {
+      const o = await repo.ownerOf(x!);
+      return o?.live === false && o;
+    });
+    assert.equal(owner.live, false, 'its owner is dead');
     assert.equal(owner?.url, null, 'no address to forward to');
     const taken = await repo.claimOrphans('alive', alive, 2);
     assert.deepEqual(taken.map((c) => [c.epoch]), [[2], [2]], 'taken over with epoch 2');
@@ -198,7 +207,7 @@ test('postgres: a takeover waits for the owner\'s write in progress: a claim ski
       await trx.insertInto('auth_creds').values({ instance_id: id!, creds: '{"in":"flight"}', updated_at: 1 }).execute();
       await held;
     });
-    await sleep(600); // a's lease has run out while its transaction is open
+    await until('a\'s lease to run out while its transaction is open', async () => (await repo.ownerOf(id!))?.live === false);
     assert.deepEqual(await repo.claimOrphans('b', b, 1), [], 'the row is held by the write in progress: skipped, not waited for');
     release();
     await writing;
@@ -216,12 +225,12 @@ test('postgres: shared outgoing media: stored once by content, read by any node,
     assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'another node reads what one stored');
     await nodeB.sweep(async () => new Set());
     assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'an unreferenced blob stored moments ago stays (another node may be committing its reference)');
-    await sleep(400);
+    await until('the blob to be older than the grace', () => storedBefore(database, stored.sha256, 300));
     const again = await nodeA.put(bytes); // a new enqueue of the same content refreshes it
     nodeA.release(again.sha256);
     await nodeB.sweep(async () => new Set());
     assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'a re-stored blob is fresh again');
-    await sleep(400);
+    await until('the blob to be older than the grace again', () => storedBefore(database, stored.sha256, 300));
     await nodeB.sweep(async () => new Set([stored.sha256]));
     assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'a referenced blob is kept whatever its age');
     await nodeB.sweep(async () => new Set());

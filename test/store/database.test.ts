@@ -47,7 +47,7 @@ storeTest('database: runBatch runs a statement per parameter list in one transac
   await Promise.all([
     db.transaction().execute(async (trx) => {
       await sql`insert into batch_t (v) values ('t1')`.execute(trx);
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 20)); // the scenario: the transaction holds the connection a while
       inside = (await sql<{ n: number }>`select count(*) as n from batch_t`.execute(trx)).rows.map((r) => String(r.n))[0] ?? '';
     }),
     store.database.runBatch(compiled, [['late']]),

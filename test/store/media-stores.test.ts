@@ -108,7 +108,7 @@ for (const b of backends) {
     assert.equal(file.size, bytes.length);
     // Nothing is read ahead of the reader beyond a chunk or so.
     if (b.name === 'postgres') {
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 100)); // the scenario: a reader slow to start
       assert.ok(chunkReads <= 2, `chunks read before the reader asked: ${chunkReads}`);
     }
     const got = await drain(file.stream);

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventStreamHub, type StreamEvent } from '../../src/services/event-stream.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
+import { until } from '../helpers/poll.js';
 
 class MemoryOutbox {
   readonly rows: (StreamEvent & { instanceId: string })[] = [];
@@ -32,13 +33,8 @@ class MemoryOutbox {
   };
 }
 
-async function until(what: string, done: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** The outbox is in memory: one turn of the event loop runs every read a notification started. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 test('a commit while the cursor is being found is delivered once, after the cursor, not from the start', async () => {
   const outbox = new MemoryOutbox();
@@ -53,8 +49,11 @@ test('a commit while the cursor is being found is delivered once, after the curs
   open();
   const stream = await opening;
   await until('events 4-6', () => got.length >= 3);
-  await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual(got, [4, 5, 6], 'after msg_0003, each once, in order (read in batches of two)');
+  // One more commit: the stream delivers in order, so a repeat of 4-6 would come before it.
+  outbox.add('i1', 1);
+  hub.notify(new Set(['i1']));
+  await until('event 7', () => got.includes(7));
+  assert.deepEqual(got, [4, 5, 6, 7], 'after msg_0003, each once, in order (read in batches of two)');
   stream.close();
 });
 
@@ -73,7 +72,7 @@ test('a consumer that has not taken its events holds the reads back (back-pressu
   await until('first batch', () => got.length === 10);
   const readsWhileBlocked = outbox.reads;
   for (let i = 0; i < 20; i++) hub.notify(new Set(['i1']));
-  await new Promise((r) => setTimeout(r, 50));
+  await turn();
   assert.equal(outbox.reads, readsWhileBlocked, 'no more reads while the consumer is busy');
   release();
   await until('all 25', () => got.length === 25);

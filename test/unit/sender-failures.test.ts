@@ -102,8 +102,8 @@ test('the retry budget survives a restart: attempts and the next attempt time ar
     after.script = () => ({ error: sendFailures.uploadFailed('media upload failed') });
     const restarted = f.restart(after);
     await restarted.start();
-    await after.until(() => after.calls.length >= 1, 5_000, 'the resumed attempts');
-    await new Promise((r) => setTimeout(r, 300));
+    // Five attempts in all, then the budget is spent: the lane gives up and goes idle.
+    await after.until(() => f.transport.calls.length + after.calls.length >= 5, 5_000, 'the resumed attempts');
     await restarted.idle();
     await f.store.messages.drain();
     const row = await f.store.messages.findByZaapId(inst.id, m.zaapId);
@@ -163,6 +163,7 @@ test('large payloads (data URIs) are read only when sent, at most 4 at once acro
       if (m.message.content.type !== 'document') return undefined;
       inFlight++;
       peak = Math.max(peak, inFlight);
+      // The scenario: each large send takes a while (40 ms), so sends of several lanes overlap.
       return { hang: new Promise<void>((r) => setTimeout(() => (inFlight--, r()), 40)) };
     };
     const big = `data:application/pdf;base64,${Buffer.alloc(300 * 1024, 7).toString('base64')}`;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { errors } from '../../src/errors.js';
 import { QueueService } from '../../src/services/queue-service.js';
 import { senderFixture } from '../helpers/sender-fixture.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 
 test('each instance sends its queue in FIFO order, interleaved enqueues notwithstanding', async () => {
   const f = await senderFixture({ timeScale: 0.001 });
@@ -51,12 +52,14 @@ test('a slow instance does not delay fifty others', async () => {
 });
 
 test('messages wait while the instance is disconnected and go out in order once it connects', async () => {
-  const f = await senderFixture({ timeScale: 0.001 });
+  const clock = new VirtualClock({ mode: 'auto' });
+  const f = await senderFixture({ clock });
   try {
     await f.sender.start();
     const inst = await f.createInstance({ connected: false });
     for (let i = 0; i < 5; i++) await f.sendText(inst, '5511987650000', `m${i}`);
-    await new Promise((r) => setTimeout(r, 100)); // 100 protocol seconds: far beyond any gap
+    await clock.advance(100_000); // 100 s: far beyond any gap
+    await f.sender.idle();
     assert.equal(f.transport.calls.length, 0);
     const queue = new QueueService(f.store, f.clock);
     assert.equal(await queue.count(inst.id), 5);

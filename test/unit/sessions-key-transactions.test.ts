@@ -20,7 +20,7 @@ function keysOver(data: Map<string, Uint8Array>) {
       return out;
     },
     async set(set) {
-      await sleep(2);
+      await sleep(2); // the scenario: a write takes a moment, so overlapping steps interleave
       for (const [type, byId] of Object.entries(set)) for (const [id, v] of Object.entries(byId ?? {})) data.set(`${type}/${id}`, v as Uint8Array);
     },
   };
@@ -32,7 +32,7 @@ function step(keys: ReturnType<typeof keysOver>, key: string) {
   return keys.transaction(async () => {
     const got = await keys.get('session', ['contact.0']);
     const n = got['contact.0'] ? Number(Buffer.from(got['contact.0'] as Uint8Array).toString()) : 0;
-    await sleep(5);
+    await sleep(5); // the scenario: the step thinks between its read and its write
     await keys.set({ session: { 'contact.0': Buffer.from(String(n + 1)) } });
   }, key);
 }

@@ -2,9 +2,9 @@
 // X25519 pairs, each handed out once, and the synchronous generator when the pool is empty.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Curve } from 'baileys';
 import { pooledKeyPairs, prewarmKeyPairs, useKeyPairPool } from '../../src/sessions/patches/keypair-pool.js';
+import { until } from '../helpers/poll.js';
 
 test('prewarmed keys are real X25519 pairs, handed out once each; an empty pool still answers', async () => {
   useKeyPairPool();
@@ -14,8 +14,7 @@ test('prewarmed keys are real X25519 pairs, handed out once each; an empty pool 
   assert.equal(direct.public.length, 32);
 
   prewarmKeyPairs(40);
-  const deadline = Date.now() + 10_000;
-  while (pooledKeyPairs() < 40 && Date.now() < deadline) await sleep(5);
+  await until('the pool to fill', () => pooledKeyPairs() >= 40);
   assert.equal(pooledKeyPairs(), 40, 'the pool fills to what was asked, no more');
 
   const drawn = Array.from({ length: 40 }, () => Curve.generateKeyPair());

@@ -28,7 +28,7 @@ function memoryStorage() {
     },
     async writeKeys(_i, writes) {
       calls.push([...writes]);
-      await new Promise((r) => setTimeout(r, 2));
+      await new Promise((r) => setTimeout(r, 2)); // the scenario: a write takes a moment, as a disk's does
       for (const w of writes) {
         if (w.value === null) rows.delete(`${w.type}/${w.id}`);
         else rows.set(`${w.type}/${w.id}`, w.value);
@@ -121,7 +121,7 @@ test('SharedWrite: one write at a time; requests made during a write share the n
     running++;
     most = Math.max(most, running);
     writes++;
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 5)); // the scenario: a write in progress while requests arrive
     running--;
   });
   await Promise.all([shared.request(), shared.request(), shared.request(), shared.request()]);
