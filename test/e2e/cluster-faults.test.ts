@@ -58,10 +58,10 @@ describe('cluster mode under faults (gateway processes + Baileys + simnet + a Po
     })();
     // Restarted during traffic, once some of it was accepted; stopped once the nodes accept sends
     // again after the restart (they recovered by themselves).
-    await until('some sends accepted before the restart', () => accepted.length, (n) => n >= 4);
+    await until('some sends accepted before the restart', () => accepted.length, (n) => n >= 6);
     await pgServer.restart();
     const acceptedAtRestart = accepted.length;
-    await until('sends accepted again after the PostgreSQL restart', () => accepted.length, (n) => n >= acceptedAtRestart + 4);
+    await until('sends accepted again after the PostgreSQL restart', () => accepted.length, (n) => n >= acceptedAtRestart + 8);
     stop = true;
     await traffic;
     for (const [name, node] of h.nodes) assert.equal(node.child.exitCode, null, `${name} still runs\n${node.stdout().slice(-2_000)}\n${node.stderr().slice(-4_000)}`);

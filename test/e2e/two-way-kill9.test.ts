@@ -148,10 +148,10 @@ test('kill -9 during two-way traffic: no message lost either way, no session lef
         await sleep(randomInt(2, 15));
       }
     })();
-    // Kill at a random point of the traffic: after a random number of messages either way (not a
+    // Kill at a random point of the traffic: after a random number of messages each way (not a
     // random time, which on a loaded machine could hold no message at all).
-    const killAfter = fromContact.length + accepted.length + randomInt(6, 40);
-    await waitFor('some traffic before the kill', () => fromContact.length + accepted.length >= killAfter, { pollMs: 2 });
+    const [inBy, outBy] = [fromContact.length + randomInt(5, 40), accepted.length + randomInt(3, 20)];
+    await waitFor('some traffic each way before the kill', () => fromContact.length >= inBy && accepted.length >= outBy, { pollMs: 2 });
     logs.push(...gw!.stdout().split('\n'), ...gw!.stderr().split('\n'));
     if (!process.env.TWO_WAY_NO_KILL) await gw!.kill9();
     stop = true;
