@@ -11,6 +11,8 @@ import { WAIT_TIMEOUT_MS, waitFor, WaitTimeout, within } from './wait.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/zapgate.js', import.meta.url));
+/** Ends a gateway whose test process is gone (test/helpers/die-with-parent.mjs). */
+const DIE_WITH_PARENT = ['--import', new URL('./die-with-parent.mjs', import.meta.url).href];
 
 /**
  * A port nobody listens on right now, for a server another process will open. It is drawn at random
@@ -106,6 +108,12 @@ export async function spawnGateway(options: SpawnOptions): Promise<GatewayProces
 
 class PortTaken extends Error {}
 
+/**
+ * How long a start may take before it counts as hung: a few seconds on a quiet machine (tsx
+ * compiles the sources), over a minute beside CPU-bound work on two cores.
+ */
+const START_TIMEOUT_MS = 2 * WAIT_TIMEOUT_MS;
+
 async function spawnOnce(options: SpawnOptions, port: number): Promise<GatewayProcess> {
   const env = cliEnv();
   if (options.bin) delete env.ZAPGATE_FROM_SOURCE;
@@ -119,7 +127,7 @@ async function spawnOnce(options: SpawnOptions, port: number): Promise<GatewayPr
     ZAPGATE_WA_URL: `ws://127.0.0.1:${await freePort()}/ws/chat`,
     ...options.env,
   });
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, 'serve'], {
+  const child = spawn(process.execPath, [...DIE_WITH_PARENT, ...(options.nodeArgs ?? []), options.bin ?? BIN, 'serve'], {
     cwd: options.cwd ?? options.dataDir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -156,7 +164,7 @@ async function spawnOnce(options: SpawnOptions, port: number): Promise<GatewayPr
   };
   if (options.waitReady === false) return proc;
   try {
-    await waitReady(proc, WAIT_TIMEOUT_MS);
+    await waitReady(proc, START_TIMEOUT_MS);
   } catch (e) {
     await proc.kill9();
     throw e;
