@@ -13,8 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT, cliEnv, freePort, spawnGateway } from '../helpers/process-gateway.js';
+import { settle, waitFor, within } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 
@@ -95,12 +95,11 @@ test('the compiled build runs every command without tsx', async () => {
     demo.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
     const exited = new Promise<number | null>((resolve) => demo.once('exit', (code) => resolve(code)));
     try {
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline && !out.includes('Stop with Ctrl-C') && demo.exitCode === null) await sleep(100);
+      await settle(() => out.includes('Stop with Ctrl-C') || demo.exitCode !== null, (done) => done, { pollMs: 100 });
       assert.match(out, new RegExp(`zapgate demo: the gateway at http://127\\.0\\.0\\.1:${port}`), `the compiled demo starts:\n${out}`);
     } finally {
       demo.kill('SIGTERM');
-      const code = await Promise.race([exited, sleep(20_000).then(() => 'timeout' as const)]);
+      const code = await within('the demo to exit after SIGTERM', exited).catch(() => 'timeout' as const);
       if (code === 'timeout') demo.kill('SIGKILL');
       assert.equal(code, 0, `the demo stops cleanly on SIGTERM:\n${out}`);
     }
@@ -130,12 +129,14 @@ test('a build killed mid-way leaves the previous build whole; the next one swaps
   const child = spawn(process.execPath, [BUILD, '--out-dir', dist], { cwd: REPO_ROOT, detached: true, stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const staging = join(root, `.dist.new-${child.pid}`);
-  const deadline = Date.now() + 180_000;
-  while (!(existsSync(join(staging, 'src')) && readdirSync(join(staging, 'src')).length > 0)) {
-    assert.ok(Date.now() < deadline, 'the build started writing beside dist/');
-    assert.equal(child.exitCode, null, 'the build is still running');
-    await sleep(50);
-  }
+  await waitFor(
+    'the build to start writing beside dist/',
+    () => {
+      assert.equal(child.exitCode, null, 'the build is still running');
+      return existsSync(join(staging, 'src')) && readdirSync(join(staging, 'src')).length > 0;
+    },
+    { timeoutMs: 180_000 },
+  );
   killGroup(child);
   await exited;
 

@@ -8,14 +8,15 @@
 // Instances are paired through nodes picked at random. The one case where two sockets may meet is a
 // frozen process (SIGSTOP past its lease): there the network's "replaced" is the defence
 // (cluster-faults.test.ts); nowhere here.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import sharp from 'sharp';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { assertOneSocketPerDevice, sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
+import { assertOneSocketPerDevice, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
 import { cliEnv, REPO_ROOT } from '../helpers/process-gateway.js';
+import { holds, settle, sleep, until, WAIT_TIMEOUT_MS } from '../helpers/wait.js';
 
 /** A small PNG, different each round (so each is stored anew). */
 async function image(round: number): Promise<string> {
@@ -25,6 +26,8 @@ async function image(round: number): Promise<string> {
 
 const OWNERS = ['5511977710001', '5511977710002', '5511977710003', '5511977710004', '5511977710005', '5511977710006'];
 const CONTACT = '5511966610001';
+/** The cluster's lease (cluster-harness's default): a dead node's instances are free once it runs out. */
+const LEASE_MS = 10_000;
 
 describe('cluster mode: three nodes on one PostgreSQL (gateway processes + Baileys + simnet)', () => {
   let h: ClusterHarness;
@@ -102,7 +105,7 @@ describe('cluster mode: three nodes on one PostgreSQL (gateway processes + Baile
     assert.match(metrics, /^zapgate_cluster_fencing_refusals_total 0$/m, 'no write was refused');
   });
 
-  test('kill -9 of a node under traffic: its instances reconnect elsewhere, nothing accepted is lost, every incoming message arrives, never two sockets per device', async () => {
+  test('kill -9 of a node under traffic: its instances reconnect elsewhere, nothing accepted is lost, every incoming message arrives, never two sockets per device', async (t: TestContext) => {
     const before = await distribution('n2');
     const victims = instances.filter((i) => before.get(i.id) === 'n1');
     assert.equal(victims.length, 2, 'n1 runs two instances');
@@ -129,47 +132,44 @@ describe('cluster mode: three nodes on one PostgreSQL (gateway processes + Baile
           const sent = await h.admin.sendAsContact({ from: CONTACT, to: inst.phone, type: 'text', text: `hello ${round} to ${inst.phone}` });
           incoming.set(sent.messageId, inst.phone);
         }
-        await sleep(200);
+        await sleep(200); // the traffic's own pace
       }
     })();
 
-    await sleep(1_500);
+    // Killed under traffic: once a few rounds of it are under way.
+    await until('a few rounds of traffic before the kill', () => round, (r) => r >= 2);
     const killedAt = Date.now();
     await h.nodes.get('n1')?.kill9();
     h.nodes.delete('n1');
     const reconnectedAfter: number[] = [];
+    // Taken over by a live node once the lease has run out; how long that took is a service level
+    // (printed, and measured by bench/service-levels.ts), the takeover itself is the behaviour.
     await Promise.all(
       victims.map(async (inst) => {
-        const owner = await h.connected('n2', inst, 60_000, 'n1');
+        const owner = await h.connected('n2', inst, LEASE_MS + WAIT_TIMEOUT_MS, 'n1');
         assert.notEqual(owner, 'n1', 'taken over by a live node');
         reconnectedAfter.push(Date.now() - killedAt);
       }),
     );
-    await sleep(2_000);
+    // Traffic goes on to the instances in their new place for a few rounds.
+    const roundAtTakeover = round;
+    await until('a few rounds of traffic after the takeover', () => round, (r) => r >= roundAtTakeover + 2);
     stop = true;
     await traffic;
     assert.deepEqual(failures, [], 'every send was accepted (or answered 503 while nobody ran the instance)');
-    const slowest = Math.max(...reconnectedAfter);
-    console.log(`# failover: ${victims.length} instances of the killed node connected again after ${reconnectedAfter.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')} (lease 10 s, heartbeat 1 s)`);
-    assert.ok(slowest < 30_000, `connected again within 30 s (slowest ${slowest} ms)`);
+    t.diagnostic(`failover: ${victims.length} instances of the killed node connected again after ${reconnectedAfter.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')} (lease 10 s, heartbeat 1 s)`);
 
     // Every accepted send reaches the contact, once.
-    const deadline = Date.now() + 90_000;
-    let got = new Set<string>();
-    while (Date.now() < deadline) {
-      got = new Set((await h.admin.received(CONTACT)).map((m) => m.id));
-      if ([...accepted.keys()].every((id) => got.has(id))) break;
-      await sleep(500);
-    }
+    const got = await settle(async () => new Set((await h.admin.received(CONTACT)).map((m) => m.id)), (g) => [...accepted.keys()].every((id) => g.has(id)), { timeoutMs: 90_000, pollMs: 500 });
     const lost = [...accepted.keys()].filter((id) => !got.has(id));
     assert.deepEqual(lost, [], `${lost.length} of ${accepted.size} accepted sends never reached the contact`);
 
     // Every message the contact sent reaches the received webhook.
     const reported = (): Set<string> => new Set(h.posts.filter((p) => p.body.type === 'ReceivedCallback').map((p) => String(p.body.messageId)));
-    while (Date.now() < deadline && ![...incoming.keys()].every((id) => reported().has(id))) await sleep(500);
-    const missing = [...incoming.keys()].filter((id) => !reported().has(id));
+    const seen = await settle(reported, (r) => [...incoming.keys()].every((id) => r.has(id)), { timeoutMs: 90_000, pollMs: 500 });
+    const missing = [...incoming.keys()].filter((id) => !seen.has(id));
     assert.deepEqual(missing, [], `${missing.length} of ${incoming.size} incoming messages never reached the webhook`);
-    console.log(`# failover traffic: ${accepted.size} sends accepted and delivered, ${incoming.size} incoming messages reported`);
+    t.diagnostic(`failover traffic: ${accepted.size} sends accepted and delivered, ${incoming.size} incoming messages reported`);
 
     await everyDeviceOneSocket('after the kill -9 under traffic');
   });
@@ -187,41 +187,34 @@ describe('cluster mode: three nodes on one PostgreSQL (gateway processes + Baile
     await stopping;
     assert.equal(await h.nodes.get('n2')?.exited, 0, 'n2 exited cleanly');
     h.nodes.delete('n2');
-    for (const inst of instances) assert.equal(await h.connected('n3', inst, 60_000), 'n3', 'every instance runs on n3');
-    const deadline = Date.now() + 60_000;
-    let got = new Set<string>();
-    while (Date.now() < deadline) {
-      got = new Set((await h.admin.received(CONTACT)).map((m) => m.id));
-      if (during.every((id) => got.has(id))) break;
-      await sleep(300);
-    }
+    for (const inst of instances) assert.equal(await h.connected('n3', inst), 'n3', 'every instance runs on n3');
+    const got = await settle(async () => new Set((await h.admin.received(CONTACT)).map((m) => m.id)), (g) => during.every((id) => g.has(id)), { pollMs: 300 });
     assert.deepEqual(during.filter((id) => !got.has(id)), [], 'sends accepted during the handover reach the contact');
     await everyDeviceOneSocket('after the SIGTERM handover');
   });
 
   test('a node that joins takes its share, a few instances at a time', async () => {
     await h.startNode('n4');
-    const deadline = Date.now() + 60_000;
-    let c: Record<string, number> = {};
-    while (Date.now() < deadline) {
-      c = count(await distribution('n4'));
-      if (c.n4 === 3 && c.n3 === 3) break;
-      await sleep(500);
-    }
+    const c = await settle(async () => count(await distribution('n4')), (d) => d.n4 === 3 && d.n3 === 3, { pollMs: 500 });
     assert.deepEqual(c, { n3: 3, n4: 3 }, `shared evenly: ${JSON.stringify(c)}`);
     // Settled: nothing keeps moving once the share is even (each move is an instance offline).
-    // Read from the database (the owner of record), not through a forwarded request.
+    // Read from the database (the owner of record), not through a forwarded request. Watched for
+    // 5 s, five heartbeats: a rebalancing that went on would move an instance at one of them.
     const seen: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      await sleep(500);
-      seen.push(Object.entries(count(await recorded())).sort().map(([n, k]) => `${n}:${k}`).join(','));
-    }
-    assert.deepEqual([...new Set(seen)], ['n3:3,n4:3'], `the distribution stays put: ${seen.join(' ')}`);
-    for (const inst of instances) await h.connected('n4', inst, 60_000);
+    await holds(
+      'the distribution staying put',
+      async () => {
+        seen.push(Object.entries(count(await recorded())).sort().map(([n, k]) => `${n}:${k}`).join(','));
+        return seen.at(-1);
+      },
+      (d) => d === 'n3:3,n4:3',
+      { forMs: 5_000, pollMs: 500 },
+    );
+    for (const inst of instances) await h.connected('n4', inst);
     await everyDeviceOneSocket('after a node joined');
   });
 
-  test('kill -9 of a node while nothing is sent: the network sees its sockets close at once, and the takeover logs each device in once', async () => {
+  test('kill -9 of a node while nothing is sent: the network sees its sockets close at once, and the takeover logs each device in once', async (t: TestContext) => {
     // No traffic: nothing is written to the dead node's connections, so only their close tells the
     // network they are gone (a connection left half-open would meet the new owner's login).
     const before = await recorded();
@@ -232,14 +225,14 @@ describe('cluster mode: three nodes on one PostgreSQL (gateway processes + Baile
     const killedAt = Date.now();
     await h.nodes.get('n4')?.kill9();
     h.nodes.delete('n4');
-    for (const inst of victims) {
-      while ((await online(inst.phone)) && Date.now() - killedAt < 5_000) await sleep(50);
-      assert.equal(await online(inst.phone), false, `the network saw ${inst.phone}'s socket close`);
-    }
+    for (const inst of victims) await until(`the network to see ${inst.phone}'s socket close`, () => online(inst.phone), (on) => !on);
     const seenAfter = Date.now() - killedAt;
-    assert.ok(seenAfter < 2_000, `every dead socket seen closed within 2 s of the kill (${seenAfter} ms), long before the lease runs out`);
-    for (const inst of victims) assert.equal(await h.connected('n3', inst, 60_000, 'n4'), 'n3', 'taken over by n3');
-    console.log(`# quiet kill -9 (owners before: ${JSON.stringify(count(before))}): the network saw the dead node's sockets closed after ${seenAfter} ms; ${victims.length} instances connected again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
+    // The behaviour: the dead process's sockets are closed by its death, not left half-open until
+    // the lease runs out and another node logs the device in (which would replace them). So they
+    // are seen closed before the lease could run out; how soon is a service level (printed).
+    assert.ok(seenAfter < LEASE_MS, `every dead socket seen closed before the lease (${LEASE_MS} ms) could run out: after ${seenAfter} ms`);
+    for (const inst of victims) assert.equal(await h.connected('n3', inst, LEASE_MS + WAIT_TIMEOUT_MS, 'n4'), 'n3', 'taken over by n3');
+    t.diagnostic(`quiet kill -9 (owners before: ${JSON.stringify(count(before))}): the network saw the dead node's sockets closed after ${seenAfter} ms; ${victims.length} instances connected again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
     await everyDeviceOneSocket('after the quiet kill -9');
   });
 });

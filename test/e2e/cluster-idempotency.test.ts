@@ -6,7 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { assertOneSocketPerDevice, sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
+import { assertOneSocketPerDevice, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
+import { until } from '../helpers/wait.js';
 
 const OWNER = '5511977730001';
 const CONTACT = '5511966630001';
@@ -32,7 +33,7 @@ describe('Idempotency-Key on sends (two gateway processes on one PostgreSQL + Ba
   const receivedTimes = async (text: string): Promise<number> => (await h.admin.received(CONTACT)).filter((m) => m.text === text).length;
 
   async function waitReceived(text: string): Promise<void> {
-    for (let i = 0; i < 600 && (await receivedTimes(text)) === 0; i++) await sleep(100);
+    await until(`the contact to receive "${text}"`, () => receivedTimes(text), (n) => n > 0, { pollMs: 100 });
   }
 
   test('a retry with the same key, via the other node and after a kill -9 and restart, answers the same ids; the contact gets one message', async () => {
@@ -54,11 +55,12 @@ describe('Idempotency-Key on sends (two gateway processes on one PostgreSQL + Ba
     await waitReceived(text);
     // Sent and recorded as sent: a message in flight at a kill is sent again under the same id
     // (docs/cluster.md), which is not what this test is about.
-    for (let i = 0; i < 300; i++) {
-      const rows = await h.query<{ state: string }>('select state from messages where message_id = $1', [ids.messageId]);
-      if (rows[0] && rows[0].state !== 'queued' && rows[0].state !== 'in_flight') break;
-      await sleep(100);
-    }
+    await until(
+      'the message recorded as sent',
+      async () => (await h.query<{ state: string }>('select state from messages where message_id = $1', [ids.messageId]))[0]?.state,
+      (state) => state !== undefined && state !== 'queued' && state !== 'in_flight',
+      { pollMs: 100 },
+    );
     // The node that runs the instance killed (kill -9) and started again: the key is in the shared database.
     const owner = await h.connected('n2', inst);
     await h.nodes.get(owner)!.kill9();
@@ -68,7 +70,7 @@ describe('Idempotency-Key on sends (two gateway processes on one PostgreSQL + Ba
     assert.deepEqual({ zaapId: afterRestart.json.zaapId, messageId: afterRestart.json.messageId, id: afterRestart.json.id }, ids, 'after the restart: the first ids');
 
     // A message sent after the retries arrives after anything they could have queued (one FIFO per instance).
-    await h.connected('n1', inst, 60_000);
+    await h.connected('n1', inst);
     const marker = `marker ${key.slice(0, 8)}`;
     assert.equal((await send('n1', marker)).status, 200);
     await waitReceived(marker);

@@ -7,11 +7,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import { assertOneSocketPerDevice, sleep, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
+import { assertOneSocketPerDevice, startCluster, type ClusterHarness, type ClusterInstance } from '../helpers/cluster-harness.js';
 import { startS3, type TestS3 } from '../helpers/s3-server.js';
+import { until, WAIT_TIMEOUT_MS } from '../helpers/wait.js';
 
 const OWNER = '5511977720001';
 const CONTACT = '5511966620001';
+/** The cluster's lease (cluster-harness's default): the killed node's instance is free once it runs out. */
+const LEASE_MS = 10_000;
 
 async function fetchBytes(url: string): Promise<{ status: number; body: Buffer }> {
   const res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
@@ -46,13 +49,12 @@ for (const backend of ['postgres', 's3'] as const) {
       // Random pixels: a PNG of a few hundred KB that no other test stores.
       const png = await sharp(randomBytes(300 * 300 * 3), { raw: { width: 300, height: 300, channels: 3 } }).png().toBuffer();
       const { messageId } = await h.admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'image', imageBase64: png.toString('base64'), mimetype: 'image/png' });
-      let link: string | null = null;
-      for (let i = 0; i < 300 && !link; i++) {
-        const post = h.posts.find((p) => p.body.type === 'ReceivedCallback' && p.body.messageId === messageId);
-        const image = post?.body.image as { imageUrl?: string } | undefined;
-        if (image?.imageUrl) link = image.imageUrl;
-        else await sleep(100);
-      }
+      const link = await until(
+        'the image reported with its link',
+        () => (h.posts.find((p) => p.body.type === 'ReceivedCallback' && p.body.messageId === messageId)?.body.image as { imageUrl?: string } | undefined)?.imageUrl,
+        (l) => typeof l === 'string' && l !== '',
+        { pollMs: 100 },
+      );
       assert.ok(link, 'the image was reported with its link');
       const url = new URL(link);
       const via = (node: string) => `${h.nodes.get(node)!.url}${url.pathname}${url.search}`;
@@ -78,7 +80,7 @@ for (const backend of ['postgres', 's3'] as const) {
         assert.equal((await fetchBytes(tampered.toString())).status, 403, 'the bucket needs no public access: the signature still guards the file');
       }
       // The killed node's instance is taken over (a lease later), one socket per device throughout.
-      assert.equal(await h.connected(other, inst, 60_000, owner), other, `${other} took the instance over`);
+      assert.equal(await h.connected(other, inst, LEASE_MS + WAIT_TIMEOUT_MS, owner), other, `${other} took the instance over`);
       await assertOneSocketPerDevice(h.admin, [OWNER], 'after the kill -9 and the takeover');
     });
   });

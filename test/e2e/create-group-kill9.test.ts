@@ -4,7 +4,8 @@
 // the restart. The phone must then show exactly one group per request, the one the pending id names.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sleep, startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
+import { startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
+import { sleep, until } from '../helpers/wait.js';
 
 const OWNER = '5511999997101';
 const CONTACTS = ['5511988887101', '5511988887102'];
@@ -24,16 +25,9 @@ describe('create-group across kill -9 (gateway process + Baileys + simnet)', () 
     await h.close();
   });
 
-  async function settled(pendingId: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + timeoutMs;
-    let last: Record<string, unknown> = {};
-    while (Date.now() < deadline) {
-      const r = await h.api('GET', `${h.prefix}/groups/${pendingId}`);
-      last = r.json;
-      if (r.status === 200 && r.json.status !== 'pending') return r.json;
-      await sleep(50);
-    }
-    throw new Error(`group creation ${pendingId} still not settled after ${timeoutMs} ms: ${JSON.stringify(last)}`);
+  async function settled(pendingId: string): Promise<Record<string, unknown>> {
+    const r = await until(`group creation ${pendingId} to settle`, () => h.api('GET', `${h.prefix}/groups/${pendingId}`), (g) => g.status === 200 && g.json.status !== 'pending');
+    return r.json;
   }
 
   test('killed right after the 200 or while the creation runs: one group per request on the phone', async (t) => {
@@ -42,6 +36,7 @@ describe('create-group across kill -9 (gateway process + Baileys + simnet)', () 
       const subject = `kill9 round ${round + 1}`;
       const res = await h.api('POST', `${h.prefix}/create-group`, { groupName: subject, phones: CONTACTS });
       assert.equal(res.status, 200, `create-group answered ${res.status} ${JSON.stringify(res.json)}`);
+      // The scenario: the kill lands this long after the 200 (each round a different moment).
       if (delay > 0) await sleep(delay);
       await h.gateway().kill9();
       requests.push({ subject, pendingId: String(res.json.groupId) });

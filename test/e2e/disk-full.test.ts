@@ -8,9 +8,9 @@ import { closeSync, mkdtempSync, openSync, rmSync, rmdirSync, writeSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { spawnGateway, type GatewayProcess } from '../helpers/process-gateway.js';
+import { settle } from '../helpers/wait.js';
 
 const TOKEN = randomBytes(20).toString('hex');
 const MAX_SENDS = 1_000;
@@ -25,7 +25,7 @@ async function call(gw: GatewayProcess, method: string, path: string, body?: unk
     method,
     headers: { 'client-token': TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(15_000),
+    signal: AbortSignal.timeout(30_000),
   });
   const text = await res.text();
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
@@ -112,9 +112,7 @@ test('disk full: 507, readiness 503 "disk full", one log line, recovery once spa
     // Space comes back: readiness recovers by itself (its probe write succeeds), then sends do.
     rmSync(filler);
     assert.equal((await call(gw, 'GET', '/readyz')).status, 503, 'freed space alone is not a successful write yet');
-    const deadline = Date.now() + 20_000;
-    let readyAgain = 0;
-    while (Date.now() < deadline && (readyAgain = (await call(gw, 'GET', '/readyz')).status) !== 200) await sleep(200);
+    const readyAgain = await settle(async () => (await call(gw as GatewayProcess, 'GET', '/readyz')).status, (s) => s === 200, { pollMs: 200 });
     assert.equal(readyAgain, 200, 'ready again once space was freed');
     const after = await send(20_000);
     assert.equal(after.status, 200, `sends work again: ${JSON.stringify(after)}\n${gw.stdout().split('\n').slice(-8).join('\n')}`);
@@ -122,8 +120,7 @@ test('disk full: 507, readiness 503 "disk full", one log line, recovery once spa
 
     // The recovery line is written when the probe's write succeeds, which is also when readiness
     // flips; the pipe from the child may hand it over a moment after the 200s above.
-    const logDeadline = Date.now() + 5_000;
-    while (!/disk space is available again/.test(gw.stdout()) && Date.now() < logDeadline) await sleep(50);
+    await settle(() => (gw as GatewayProcess).stdout(), (out) => /disk space is available again/.test(out));
     const lines = gw.stdout().split('\n').filter((l) => l.startsWith('{'));
     const full = lines.filter((l) => /disk full/i.test(l));
     assert.equal(full.length, 1, `"disk full" logged once per episode, got ${full.length}:\n${full.slice(0, 5).join('\n')}`);

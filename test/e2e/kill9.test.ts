@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { spawnGateway, type GatewayProcess } from '../helpers/process-gateway.js';
 import { WA_MESSAGE_ID } from '../helpers/gateway.js';
+import { WAIT_TIMEOUT_MS } from '../helpers/wait.js';
 
 const MAX_REQUESTS = 3_000;
 const WORKERS = 8;
@@ -58,8 +59,9 @@ test('kill -9 during a burst of sends loses no acknowledged message', async (t) 
             headers: { 'client-token': token, 'content-type': 'application/json' },
             body: JSON.stringify({ phone: '5511999990000', message: `w${w} n${n}` }),
             dispatcher: agent,
-            headersTimeout: 10_000,
-            bodyTimeout: 10_000,
+            // A hang guard: a request slowed by a loaded machine is no failure.
+            headersTimeout: WAIT_TIMEOUT_MS,
+            bodyTimeout: WAIT_TIMEOUT_MS,
           });
           const body = (await res.body.json()) as Partial<Ack>;
           if (res.statusCode === 200 && body.zaapId && body.messageId) {

@@ -6,7 +6,8 @@
 // exactly one device. Finally it pairs, and the phone lists exactly one device, connected.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sleep, startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
+import { startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
+import { settle, sleep, until } from '../helpers/wait.js';
 
 const OWNER = '5511999997201';
 /** Every creds write of the gateway waits this long (a slow disk): the pairing's own write is a window to hit. */
@@ -41,29 +42,25 @@ describe('pairing across kill -9 (gateway process + Baileys + simnet)', () => {
   const devices = async (): Promise<number[]> => (await h.admin.user(OWNER)).devices.map((d) => d.id);
 
   /** Waits until the instance either offers a QR or is connected (asking for the QR is what a user does). */
-  async function settle(timeoutMs = 30_000): Promise<Settled> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    while (Date.now() < deadline) {
+  async function settled(): Promise<Settled> {
+    const read = async (): Promise<Settled | { kind: 'neither'; status: unknown; qrCode: number }> => {
       const status = await h.api('GET', `${h.prefix}/status`);
       if (status.json.connected === true) return { kind: 'connected' };
       const qr = await h.api('GET', `${h.prefix}/qr-code`);
       if (qr.status === 200 && typeof qr.json.value === 'string') return { kind: 'qr', qr: qr.json.value };
-      last = `status ${JSON.stringify(status.json)}, qr-code ${qr.status}`;
-      await sleep(100);
-    }
-    throw new Error(`the instance neither offered a QR nor connected within ${timeoutMs} ms (${last})`);
+      return { kind: 'neither', status: status.json, qrCode: qr.status };
+    };
+    return (await until('the instance to offer a QR or connect', read, (s) => s.kind !== 'neither', { pollMs: 100 })) as Settled;
   }
 
-  async function devicesBecome(count: number, what: string, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while ((await devices()).length !== count && Date.now() < deadline) await sleep(50);
-    assert.equal((await devices()).length, count, `${what}: the phone lists ${JSON.stringify(await devices())}`);
+  async function devicesBecome(count: number, what: string): Promise<void> {
+    const linked = await settle(devices, (d) => d.length === count);
+    assert.equal(linked.length, count, `${what}: the phone lists ${JSON.stringify(linked)}`);
   }
 
   test('kills around the scan leave at most the one device the instance uses', async (t) => {
     const outcomes: string[] = [];
-    let state = await settle();
+    let state = await settled();
     for (const delay of KILL_AFTER_SCAN_MS) {
       if (state.kind === 'connected') {
         // A pairing completed across the kill: the phone shows exactly this device. Log out to
@@ -72,17 +69,18 @@ describe('pairing across kill -9 (gateway process + Baileys + simnet)', () => {
         const out = await h.api('GET', `${h.prefix}/disconnect`);
         assert.equal(out.status, 200, `disconnect answered ${out.status}`);
         await devicesBecome(0, 'after disconnect');
-        state = await settle();
+        state = await settled();
         assert.equal(state.kind, 'qr', 'a logged-out instance offers a QR');
       }
       assert.equal(state.kind, 'qr', 'the round starts from a QR');
       // The scan is not awaited: the kill may land before simnet even answers it.
       const scan = h.admin.scanQr(OWNER, state.kind === 'qr' ? state.qr : '').catch((e: unknown) => e);
+      // The scenario: the kill lands this long after the scan (each round a different moment).
       if (delay > 0) await sleep(delay);
       await h.gateway().kill9();
       await scan;
       await h.restart();
-      state = await settle();
+      state = await settled();
       const linked = await devices();
       outcomes.push(`${delay} ms: ${state.kind}, ${linked.length} linked`);
       // A QR means the gateway starts a new device: nothing of its earlier attempts may stay linked.

@@ -18,6 +18,7 @@ import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { DEMO_PHONE, startDemo, type RunningDemo } from '../../src/demo.js';
 import { SimnetClient } from '../../simnet/src/index.js';
+import { waitFor } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
@@ -62,13 +63,8 @@ function json(line: string | undefined): Record<string, unknown> {
   }
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls `check` every 100 ms until it holds (test/helpers/wait.ts). */
+const until = (what: string, check: () => Promise<boolean>): Promise<void> => waitFor(what, check, { pollMs: 100 });
 
 describe('the README curl sessions, as written', () => {
   let demo: RunningDemo;
@@ -118,7 +114,7 @@ describe('the README curl sessions, as written', () => {
     assert.ok(qr, 'qr.png is a QR code');
     await admin.scanQr(DEMO_PHONE, qr.data);
     await until('connected', async () => (await status(prefix)).connected === true);
-    await admin.waitForReceived('5511999999999', (m) => m.text === 'Hello from zapgate', 30_000);
+    await admin.waitForReceived('5511999999999', (m) => m.text === 'Hello from zapgate', 60_000);
 
     // Local testing: the README's receiver, and the webhook pointed at it (the demo allows both).
     const local = shellBlock('README.md', '### Local testing');
@@ -131,7 +127,7 @@ describe('the README curl sessions, as written', () => {
     let printed = '';
     receiver.stdout?.on('data', (d: Buffer) => (printed += d.toString()));
     try {
-      await until('the receiver listening', async () => fetch('http://127.0.0.1:4000/').then(() => true, () => false), 10_000);
+      await until('the receiver listening', async () => fetch('http://127.0.0.1:4000/').then(() => true, () => false));
       printed = '';
       const set = await bash(hookLine, cwd, { ZG: zg, CT: demo.clientToken, P: `${zg}${prefix}` });
       assert.deepEqual(json(set[0]), { value: true }, `local webhook: ${set[0]}`);
@@ -190,7 +186,7 @@ describe('the README curl sessions, as written', () => {
         hits.some((h) => h.type === 'ReceivedCallback' && (h.text as { message?: string } | undefined)?.message === 'Hi! Got it.') &&
         hits.some((h) => h.type === 'MessageStatusCallback' && h.status === 'READ'),
       );
-      await until('reconnected after the 515', async () => (await status(demo.prefix)).connected === true, 60_000);
+      await until('reconnected after the 515', async () => (await status(demo.prefix)).connected === true);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

@@ -4,7 +4,9 @@
 // the catch-up itself loses none and reports none under a second event id. On SQLite and PostgreSQL.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sleep, startProcessHarness, type ProcessHarness, type WebhookPost } from '../helpers/process-harness.js';
+import { metricValue } from '../helpers/process-gateway.js';
+import { startProcessHarness, type ProcessHarness, type WebhookPost } from '../helpers/process-harness.js';
+import { until } from '../helpers/wait.js';
 
 const OWNERS = { sqlite: '5511999997001', postgres: '5511999997002' };
 const CONTACTS = { sqlite: '5511988887001', postgres: '5511988887002' };
@@ -25,10 +27,25 @@ for (const dialect of ['sqlite', 'postgres'] as const) describe(`catch-up across
   const texts = (ids: readonly string[]): WebhookPost[] => h.posts.filter((x) => x.body.type === 'ReceivedCallback' && ids.includes(String(x.body.messageId)));
   const reported = (ids: readonly string[]): number => new Set(texts(ids).map((x) => String(x.body.messageId))).size;
 
-  async function all(ids: readonly string[], timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline && reported(ids) < ids.length) await sleep(50);
-    if (reported(ids) < ids.length) throw new Error(`missing ${ids.length - reported(ids)} of ${ids.length} messages`);
+  async function all(ids: readonly string[]): Promise<void> {
+    await until(`all ${ids.length} messages reported (count so far)`, () => reported(ids), (n) => n === ids.length);
+  }
+
+  /**
+   * Once nothing more can come: the gateway has no webhook left to post and the network holds
+   * none of the messages for the device (nothing will be delivered again). A message reported
+   * under a second event id would have been posted by then.
+   */
+  async function quiet(ids: readonly string[]): Promise<void> {
+    await until(
+      'the gateway to have no webhook left to post and the network none of the messages held',
+      async () => ({
+        pending: await metricValue(h.gateway().url, 'zapgate_webhook_pending'),
+        held: (await h.admin.user(OWNER)).devices.flatMap((d) => d.heldMessages).filter((m) => ids.includes(m)),
+      }),
+      (v) => v.pending === 0 && v.held.length === 0,
+      { pollMs: 100 },
+    );
   }
 
   async function sendWhileDown(n: number, label: string): Promise<string[]> {
@@ -54,7 +71,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) describe(`catch-up across
     await h.restart();
     await h.connected();
     await all(ids);
-    await sleep(300);
+    await quiet(ids);
     assertOnceInOrder(ids, 'after sigterm');
   });
 
@@ -64,7 +81,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) describe(`catch-up across
     await h.restart();
     await h.connected();
     await all(ids);
-    await sleep(300);
+    await quiet(ids);
     assertOnceInOrder(ids, 'after kill');
   });
 
@@ -72,15 +89,14 @@ for (const dialect of ['sqlite', 'postgres'] as const) describe(`catch-up across
     await h.gateway().kill9();
     const ids = await sendWhileDown(40, 'catch-up');
     await h.restart();
-    // Kill in the middle of the catch-up: a third of it reported.
-    const deadline = Date.now() + 30_000;
-    while (reported(ids) < 13 && Date.now() < deadline) await sleep(2);
+    // Kill in the middle of the catch-up: a third of it reported (read often, to kill near that point).
+    await until('a third of the catch-up reported', () => reported(ids), (n) => n >= 13, { pollMs: 2 });
     const before = reported(ids);
     await h.gateway().kill9();
     await h.restart();
     await h.connected();
     await all(ids);
-    await sleep(500);
+    await quiet(ids);
     assertOnceInOrder(ids, 'catch-up');
     const user = await h.admin.user(OWNER);
     assert.deepEqual(user.devices.flatMap((d) => d.heldMessages).filter((m) => ids.includes(m)), [], 'nothing left held by the network');

@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { startSimnet, SimnetClient, SimnetError, type RunningSimnet } from '../../simnet/src/index.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process-gateway.js';
+import { settle, until } from '../helpers/wait.js';
 
 // Pacing is off, so the scale only shortens QR lifetimes and backoffs; 0.2 keeps pairing safe on a loaded machine.
 const TIME_SCALE = 0.2;
@@ -67,15 +67,8 @@ test('kill -9 mid-queue: every accepted message arrives, duplicates only of in-f
       return { status: res.statusCode, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
     }
 
-    async function waitConnected(inst: Inst, timeoutMs = 60_000): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      let last: Record<string, unknown> = {};
-      while (Date.now() < deadline) {
-        last = (await call('GET', `${inst.prefix}/status`)).json;
-        if (last.status === 'connected') return;
-        await sleep(50);
-      }
-      throw new Error(`instance ${inst.id} never connected: ${JSON.stringify(last)}`);
+    async function waitConnected(inst: Inst): Promise<void> {
+      await until(`instance ${inst.id} to connect`, async () => (await call('GET', `${inst.prefix}/status`)).json, (s) => s.status === 'connected');
     }
 
     // Pair one instance per owner number by scanning its QR with the owner's simnet phone.
@@ -116,17 +109,12 @@ test('kill -9 mid-queue: every accepted message arrives, duplicates only of in-f
 
     // Kill once part of the queue is out, whatever it is doing at that moment.
     const killAt = Math.floor(total * 0.3);
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const delivered = Object.keys((await admin.counters()).deliveries).length;
-      if (delivered >= killAt) break;
-      if (Date.now() > deadline) throw new Error(`only ${delivered} of ${total} delivered before the kill deadline`);
-      await sleep(5);
-    }
+    await until(`${killAt} of ${total} delivered before the kill`, async () => Object.keys((await admin.counters()).deliveries).length, (n) => n >= killAt, { pollMs: 5 });
     await gw.kill9();
 
-    // What the dead process had committed, and what the network had received by then.
-    await sleep(300); // stanzas already written to the socket are still processed by simnet
+    // What the dead process had committed, and what the network had received by then: read once
+    // simnet has seen the dead process's sockets close (it has read what they carried by then).
+    await until('simnet to see the killed gateway\'s sockets close', () => admin.stats(), (s) => s.connections === 0);
     const db = new Database(join(dataDir, 'zapgate.db'), { readonly: true, fileMustExist: true });
     const states = new Map<string, string>();
     try {
@@ -148,16 +136,10 @@ test('kill -9 mid-queue: every accepted message arrives, duplicates only of in-f
     // Restart on the same data directory: the engine restores the sessions and the sender resumes.
     gw = await spawnGateway({ dataDir, env, port: gw.port });
     const want = new Set(accepted.map((a) => `${a.to}:${a.messageId}`));
-    const finish = Date.now() + 120_000;
-    let counters = await admin.counters();
-    while ([...want].some((k) => !counters.deliveries[k])) {
-      if (Date.now() > finish) {
-        const missing = [...want].filter((k) => !counters.deliveries[k]);
-        throw new Error(`${missing.length} of ${total} accepted messages never arrived, e.g. ${missing.slice(0, 3).join(', ')}`);
-      }
-      await sleep(50);
-      counters = await admin.counters();
-    }
+    const missing = (c: Awaited<ReturnType<typeof admin.counters>>): string[] => [...want].filter((k) => !c.deliveries[k]);
+    const counters = await settle(() => admin.counters(), (c) => missing(c).length === 0, { timeoutMs: 180_000 });
+    const lost = missing(counters);
+    assert.deepEqual(lost.slice(0, 3), [], `${lost.length} of ${total} accepted messages never arrived`);
 
     // Each contact decrypted exactly the texts it was sent, under the ids the API returned.
     for (const contact of CONTACTS) {
@@ -171,13 +153,7 @@ test('kill -9 mid-queue: every accepted message arrives, duplicates only of in-f
     // has its ack and has committed the DeliveryCallback and the sent state, so each instance's last
     // message may still be counted a moment after it arrived (asserted at once, this raced).
     for (const inst of instances) {
-      const emptyBy = Date.now() + 15_000;
-      let count = (await call('GET', `${inst.prefix}/queue/count`)).json.count;
-      while (count !== 0 && Date.now() < emptyBy) {
-        await sleep(50);
-        count = (await call('GET', `${inst.prefix}/queue/count`)).json.count;
-      }
-      assert.equal(count, 0, `instance ${inst.id} still counts ${String(count)} waiting after every message arrived`);
+      await until(`instance ${inst.id}'s queue/count to reach 0 once every message arrived`, async () => (await call('GET', `${inst.prefix}/queue/count`)).json.count, (count) => count === 0);
     }
     // libsignal's session dumps hold private keys: none may reach the gateway's output.
     assert.doesNotMatch(gw.stdout() + gw.stderr(), /privKey|rootKey|SessionEntry/);

@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { spawnGateway, type GatewayProcess } from '../helpers/process-gateway.js';
 import { PG_URL } from '../helpers/databases.js';
+import { settle, within } from '../helpers/wait.js';
 
 const TOKEN = randomBytes(20).toString('hex');
 
@@ -19,7 +19,7 @@ async function createInstance(gw: GatewayProcess, name: string): Promise<number>
     method: 'POST',
     headers: { 'client-token': TOKEN, 'content-type': 'application/json' },
     body: JSON.stringify({ name }),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(30_000),
   });
   await res.arrayBuffer();
   return res.status;
@@ -28,9 +28,7 @@ async function createInstance(gw: GatewayProcess, name: string): Promise<number>
 /** Starts a second gateway on the same data and expects it to exit non-zero with `pattern` on stderr. */
 async function expectRefused(dataDir: string, env: Record<string, string>, pattern: RegExp): Promise<void> {
   const second = await spawnGateway({ dataDir, env, waitReady: false });
-  let timer: NodeJS.Timeout | undefined;
-  const exit = await Promise.race([second.exited, new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), 30_000)))]);
-  clearTimeout(timer);
+  const exit = await within('the second gateway to exit', second.exited).catch(() => 'timeout' as const);
   if (exit === 'timeout') await second.kill9();
   assert.notEqual(exit, 'timeout', `the second gateway should have exited; stderr: ${second.stderr()}`);
   assert.notEqual(exit, 0, 'the second gateway exits non-zero');
@@ -107,14 +105,16 @@ test('a second gateway on one PostgreSQL database and schema refuses to start; a
         const killed = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [`zapgate pid ${first.child.pid}`]);
         assert.equal(killed.rowCount, 1, 'the first gateway holds one lock connection');
         const seen: number[] = [];
-        const deadline = Date.now() + 15_000;
-        while (Date.now() < deadline && !(seen.includes(503) && seen.at(-1) === 200)) {
-          const r = await fetch(`${first.url}/readyz`);
-          const body = (await r.json()) as { reason?: string };
-          if (r.status === 503) assert.equal(body.reason, 'database owner lock lost');
-          if (seen.at(-1) !== r.status) seen.push(r.status);
-          await sleep(50);
-        }
+        await settle(
+          async () => {
+            const r = await fetch(`${first.url}/readyz`);
+            const body = (await r.json()) as { reason?: string };
+            if (r.status === 503) assert.equal(body.reason, 'database owner lock lost');
+            if (seen.at(-1) !== r.status) seen.push(r.status);
+            return seen;
+          },
+          (s) => s.includes(503) && s.at(-1) === 200,
+        );
         assert.ok(seen.includes(503), `not ready while the lock was lost (readiness went ${seen.join(' → ')})`);
         assert.equal(seen.at(-1), 200, `ready again once the lock is held again (readiness went ${seen.join(' → ')})`);
         await expectRefused(dataDir, env, /already running on this PostgreSQL database/);

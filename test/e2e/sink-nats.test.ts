@@ -7,7 +7,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CuttableProxy, NATS, natsStream, natsUnavailable, signatureValid, uniqueName, type Consumed, textsFromContact } from '../helpers/brokers.js';
-import { sleep, startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
+import { startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 const OWNER = '5511999996201';
 const CONTACT = '5511988886201';
@@ -39,21 +40,23 @@ describe('NATS JetStream sink (gateway process + Baileys + simnet + NATS)', { sk
       .filter((b) => b.type === 'ReceivedCallback' && b.text?.message.startsWith(`${label} `) === true)
       .map((b) => String(b.text?.message));
 
-  async function until(what: string, done: () => boolean, timeoutMs = 90_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      got = await stream.read();
-      if (done()) return;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(300);
-    }
+  /** Reads the stream (message by message: every 300 ms at most) until `done` holds over it. */
+  async function streamed(what: string, done: () => boolean): Promise<void> {
+    await waitFor(
+      what,
+      async () => {
+        got = await stream.read();
+        return done();
+      },
+      { timeoutMs: 90_000, pollMs: 300 },
+    );
   }
 
   const fromContact = (label: string, n: number, during?: (i: number) => Promise<void>): Promise<string[]> => textsFromContact(h.admin, CONTACT, OWNER, label, n, during);
 
   test('events land in the stream once each, in order, on the instance subject, signed', async () => {
     const sent = await fromContact('plain', 150);
-    await until('every text in the stream', () => texts('plain').length >= sent.length);
+    await streamed('every text in the stream', () => texts('plain').length >= sent.length);
     assert.deepEqual(texts('plain'), sent);
     const instanceId = String(h.prefix.split('/')[2]);
     const secret = String((await h.api('GET', `${h.prefix}/webhook-secret`)).json.value);
@@ -77,11 +80,12 @@ describe('NATS JetStream sink (gateway process + Baileys + simnet + NATS)', { sk
         cutAt = Date.now();
       }
       if (i === 40) {
+        // The scenario: unreachable for at least 3 s, whatever the pace of the sends.
         await sleep(Math.max(0, cutAt + 3_000 - Date.now()));
         proxy.restore();
       }
     });
-    await until('every text after the outage', () => texts('outage').length >= sent.length);
+    await streamed('every text after the outage', () => texts('outage').length >= sent.length);
     assert.deepEqual(texts('outage'), sent);
     const metrics = await fetch(`${h.gateway().url}/metrics`).then((r) => r.text());
     assert.match(metrics, /zapgate_sink_publishes_total\{sink="nats",result="retrying"\} [1-9]/);
@@ -89,11 +93,11 @@ describe('NATS JetStream sink (gateway process + Baileys + simnet + NATS)', { sk
 
   test('kill -9 mid-publish: after the restart the stream holds every event once (de-duplicated by Nats-Msg-Id)', async () => {
     const sending = fromContact('crash', 80);
-    await until('some published', () => texts('crash').length >= 20);
+    await streamed('some published', () => texts('crash').length >= 20);
     await h.gateway().kill9();
     const sent = await sending;
     await h.restart();
-    await until('every text after the restart', () => texts('crash').length >= sent.length);
+    await streamed('every text after the restart', () => texts('crash').length >= sent.length);
     assert.deepEqual(texts('crash'), sent);
     assert.equal(new Set(got.map((m) => m.id)).size, got.length, 'each id once in the stream');
   });

@@ -6,7 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CuttableProxy, RABBIT, deduplicated, rabbitConsumer, rabbitUnavailable, signatureValid, uniqueName, type Consumed, textsFromContact } from '../helpers/brokers.js';
-import { sleep, startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
+import { metricValue } from '../helpers/process-gateway.js';
+import { startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
+import { sleep, until, waitFor } from '../helpers/wait.js';
 
 const OWNER = '5511999996101';
 const CONTACT = '5511988886101';
@@ -43,13 +45,8 @@ describe('RabbitMQ sink (gateway process + Baileys + simnet + RabbitMQ)', { skip
       .filter((b) => b.type === 'ReceivedCallback' && b.text?.message.startsWith(`${label} `) === true)
       .map((b) => String(b.text?.message));
 
-  async function until(what: string, done: () => boolean, timeoutMs = 90_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(100);
-    }
-  }
+  /** Waits for a condition on what the consumer holds (90 s: a thousand events take a while). */
+  const consumed = (what: string, done: () => boolean): Promise<void> => waitFor(what, done, { timeoutMs: 90_000, pollMs: 100 });
 
   const fromContact = (label: string, n: number, during?: (i: number) => Promise<void>): Promise<string[]> => textsFromContact(h.admin, CONTACT, OWNER, label, n, during);
 
@@ -72,17 +69,18 @@ describe('RabbitMQ sink (gateway process + Baileys + simnet + RabbitMQ)', { skip
       if (i % 8 === 0) sends.push(h.api('POST', `${h.prefix}/send-text`, { phone: CONTACT, message: `reply ${i}` }));
     });
     await Promise.all(sends);
-    await until('every text on the broker', () => texts('mixed').length === sent.length);
-    // Statuses of the replies trail the texts: wait until the broker holds every committed event.
-    // The replies' own events (sent, statuses) trail the texts: wait until the count stops growing
-    // and the broker holds every committed one.
-    let order = await committedOrder();
-    for (let stable = 0, deadline = Date.now() + 60_000; stable < 4 && Date.now() < deadline; ) {
-      await sleep(500);
-      const now = await committedOrder();
-      stable = now.length === order.length && new Set(consumer.got.map((m) => m.id)).size >= now.length ? stable + 1 : 0;
-      order = now;
-    }
+    await consumed('every text on the broker', () => texts('mixed').length === sent.length);
+    // The replies' own events (sent, statuses) trail the texts: wait until a thousand are committed,
+    // the gateway has published every one (nothing pending for the sink) and the consumer holds them.
+    const order = await until(
+      'a thousand events committed, all published, all consumed',
+      async () => ({ ids: await committedOrder(), pending: await metricValue(h.gateway().url, 'zapgate_sink_pending', { sink: 'rabbitmq' }) }),
+      (c) => {
+        const got = new Set(consumer.got.map((m) => m.id));
+        return c.ids.length >= 1_000 && c.pending === 0 && c.ids.every((id) => got.has(id));
+      },
+      { pollMs: 500 },
+    ).then((c) => c.ids);
     const seen = deduplicated(consumer.got);
     assert.ok(order.length >= 1_000, `a thousand events (${order.length})`);
     assert.deepEqual(seen.map((m) => m.id).slice(0, order.length), order, 'in commit order, each once');
@@ -106,7 +104,7 @@ describe('RabbitMQ sink (gateway process + Baileys + simnet + RabbitMQ)', { skip
     assert.ok([...hooks.keys()].filter((id) => order.includes(id)).length >= order.length * 0.9, 'the same events as the webhook');
   });
 
-  test('the broker cut off for 30 s under traffic: nothing lost, order kept', async () => {
+  test('the broker cut off for 30 s under traffic: nothing lost, order kept', async (t) => {
     let cutAt = 0;
     const sent = await fromContact('outage', 60, async (i) => {
       if (i === 15) {
@@ -114,17 +112,21 @@ describe('RabbitMQ sink (gateway process + Baileys + simnet + RabbitMQ)', { skip
         cutAt = Date.now();
       }
       if (i === 40) {
-        // Down for at least 30 s, whatever the pace of the sends.
+        // The scenario: down for at least 30 s, whatever the pace of the sends.
         await sleep(Math.max(0, cutAt + 30_000 - Date.now()));
         proxy.restore();
       }
     });
     const restoredAt = Date.now();
-    await until('every text after the outage', () => texts('outage').length === sent.length);
+    await consumed('every text after the outage', () => texts('outage').length === sent.length);
+    const caughtUpMs = Date.now() - restoredAt;
+    t.diagnostic(`caught up ${caughtUpMs} ms after the sends ended (the broker back since the 40th)`);
     assert.deepEqual(texts('outage'), sent);
     // The held events go out on the sink's short retries (at most 30 s apart in protocol time, 1.5 s
-    // at this time scale), not at the webhook schedule's next step (docs/contract.md §5b).
-    assert.ok(Date.now() - restoredAt < 20_000, `caught up ${Date.now() - restoredAt} ms after the sends ended`);
+    // at this time scale), not at the webhook schedule's next step (docs/contract.md §5b): that step
+    // (30 min of protocol time, 90 s here) would come some 75 s after the broker is back. How soon
+    // it catches up is a service level (printed above); the bound only tells the schedules apart.
+    assert.ok(caughtUpMs < 45_000, `caught up ${caughtUpMs} ms after the sends ended: not on the sink's short retries`);
     const metrics = await fetch(`${h.gateway().url}/metrics`).then((r) => r.text());
     assert.match(metrics, /zapgate_sink_publishes_total\{sink="rabbitmq",result="retrying"\} [1-9]/);
     assert.match(metrics, /zapgate_sink_up\{sink="rabbitmq"\} 1/);
@@ -133,11 +135,11 @@ describe('RabbitMQ sink (gateway process + Baileys + simnet + RabbitMQ)', { skip
   test('kill -9 mid-publish: nothing lost after the restart, duplicates carry the same id', async (t) => {
     const before = consumer.got.length;
     const sending = fromContact('crash', 80);
-    await until('some published', () => texts('crash').length >= 20);
+    await consumed('some published', () => texts('crash').length >= 20);
     await h.gateway().kill9();
     const sent = await sending;
     await h.restart();
-    await until('every text after the restart', () => texts('crash').length === sent.length);
+    await consumed('every text after the restart', () => texts('crash').length === sent.length);
     assert.deepEqual(texts('crash'), sent);
     // Every WhatsApp message was reported as one event: a republished one has the same id.
     const byMessage = new Map<string, Set<string>>();

@@ -37,13 +37,12 @@ import { join } from 'node:path';
 import { randomBytes, randomInt } from 'node:crypto';
 import { startSimnet, SimnetClient, type RunningSimnet } from '../../simnet/src/index.js';
 import { spawnGateway, type GatewayProcess } from '../helpers/process-gateway.js';
+import { settle, sleep, until, waitFor } from '../helpers/wait.js';
 
 const TIME_SCALE = 0.05;
 const OWNER = '5511999997101';
 const CONTACT = '5511988887101';
 const ROUNDS = Number(process.env.TWO_WAY_ROUNDS ?? 3);
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 let sim: RunningSimnet;
 let admin: SimnetClient;
@@ -68,13 +67,7 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
 }
 
 async function connected(): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const s = await api('GET', `${prefix}/status`).catch(() => ({ status: 0, json: {} as Record<string, unknown> }));
-    if (s.json.connected === true) return;
-    await sleep(100);
-  }
-  throw new Error('the instance did not connect');
+  await until('the instance to connect', async () => (await api('GET', `${prefix}/status`).catch(() => null))?.json ?? null, (s) => s?.connected === true, { pollMs: 100 });
 }
 
 before(async () => {
@@ -135,9 +128,9 @@ test('kill -9 during two-way traffic: no message lost either way, no session lef
   // One exchange first, each waiting for the other: both sides have a settled Signal session before
   // the traffic (and the kills) start. Opening sessions from both sides at once is another matter.
   const hello = (await admin.sendAsContact({ from: CONTACT, to: OWNER, type: 'text', text: 'hello' })).messageId;
-  for (let i = 0; i < 300 && !received.has(hello); i++) await sleep(50);
+  await waitFor('the contact\'s hello at the webhook', () => received.has(hello));
   const reply = await api('POST', `${prefix}/send-text`, { phone: CONTACT, message: 'hi' });
-  await admin.waitForReceived(CONTACT, (m) => m.id === String(reply.json.messageId), 20_000);
+  await admin.waitForReceived(CONTACT, (m) => m.id === String(reply.json.messageId), 60_000);
   fromContact.push(hello);
   for (let round = 1; round <= ROUNDS; round++) {
     let stop = false;
@@ -155,7 +148,10 @@ test('kill -9 during two-way traffic: no message lost either way, no session lef
         await sleep(randomInt(2, 15));
       }
     })();
-    await sleep(randomInt(300, 1200));
+    // Kill at a random point of the traffic: after a random number of messages each way (not a
+    // random time, which on a loaded machine could hold no message at all).
+    const [inBy, outBy] = [fromContact.length + randomInt(5, 40), accepted.length + randomInt(3, 20)];
+    await waitFor('some traffic each way before the kill', () => fromContact.length >= inBy && accepted.length >= outBy, { pollMs: 2 });
     logs.push(...gw!.stdout().split('\n'), ...gw!.stderr().split('\n'));
     if (!process.env.TWO_WAY_NO_KILL) await gw!.kill9();
     stop = true;
@@ -171,14 +167,13 @@ test('kill -9 during two-way traffic: no message lost either way, no session lef
   assert.equal(last.status, 200);
   accepted.push(String(last.json.messageId));
 
-  const deadline = Date.now() + 90_000;
   const collect = () => logs.push(...gw!.stdout().split('\n'), ...gw!.stderr().split('\n'));
-  let decrypted = new Set<string>();
-  while (Date.now() < deadline) {
-    decrypted = new Set((await admin.received(CONTACT)).filter((m) => m.from === OWNER && !m.error).map((m) => m.id));
-    if (fromContact.every((id) => received.has(id)) && accepted.every((id) => decrypted.has(id))) break;
-    await sleep(200);
-  }
+  // Until both ways are complete; what is still missing then is reported below.
+  const decrypted = await settle(
+    async () => new Set((await admin.received(CONTACT)).filter((m) => m.from === OWNER && !m.error).map((m) => m.id)),
+    (got) => fromContact.every((id) => received.has(id)) && accepted.every((id) => got.has(id)),
+    { timeoutMs: 120_000, pollMs: 200 },
+  );
   collect();
   if (process.env.TWO_WAY_LOG_FILE) writeFileSync(process.env.TWO_WAY_LOG_FILE, logs.join('\n'));
   const lostIn = fromContact.filter((id) => !received.has(id));

@@ -10,8 +10,9 @@ import { startSimnet, SimnetClient, type RunningSimnet } from '../../simnet/src/
 import { PG_URL } from './databases.js';
 import { startPostReceiver, type WebhookPost } from './post-receiver.js';
 import { freePort, simnetGatewayEnv, spawnGateway, type GatewayProcess } from './process-gateway.js';
+import { until } from './wait.js';
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export { sleep } from './wait.js';
 
 /**
  * simnet's count, asserted: the most connections logged in as each device of each phone at once,
@@ -152,16 +153,14 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterHarn
       if (hooks.status !== 200) throw new Error(`update-every-webhooks: ${hooks.status}`);
       return inst;
     },
-    async connected(node, inst, timeoutMs = 60_000, notOn) {
-      const deadline = Date.now() + timeoutMs;
-      let last: ApiAnswer | null = null;
-      while (Date.now() < deadline) {
-        last = await harness.api(node, 'GET', `${inst.prefix}/status`).catch(() => null);
-        const owner = last?.json.ownerNode;
-        if (last?.json.connected === true && typeof owner === 'string' && owner !== notOn) return owner;
-        await sleep(100);
-      }
-      throw new Error(`instance ${inst.id} did not connect (last status ${JSON.stringify(last?.json)})`);
+    async connected(node, inst, timeoutMs, notOn) {
+      const status = await until(
+        `instance ${inst.id} to be connected${notOn ? ` on a node other than ${notOn}` : ''} (asked through ${node})`,
+        async () => (await harness.api(node, 'GET', `${inst.prefix}/status`).catch(() => null))?.json ?? null,
+        (s) => s?.connected === true && typeof s.ownerNode === 'string' && s.ownerNode !== notOn,
+        { pollMs: 100, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+      );
+      return String(status?.ownerNode);
     },
     async query(text, values) {
       return (await scoped.query(text, values)).rows;

@@ -6,10 +6,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { parseScrape } from './prometheus.js';
+import { WAIT_TIMEOUT_MS, waitFor, WaitTimeout, within } from './wait.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/zapgate.js', import.meta.url));
+/** Ends a gateway whose test process is gone (test/helpers/die-with-parent.mjs). */
+const DIE_WITH_PARENT = ['--import', new URL('./die-with-parent.mjs', import.meta.url).href];
 
 /**
  * A port nobody listens on right now, for a server another process will open. It is drawn at random
@@ -69,7 +72,10 @@ export interface GatewayProcess {
   /** Resolves with the exit code (or signal) once the process has ended. */
   readonly exited: Promise<number | NodeJS.Signals | null>;
   kill9(): Promise<void>;
-  /** SIGTERM (graceful drain), then SIGKILL if it takes longer than `graceMs`. */
+  /**
+   * SIGTERM (graceful drain), then SIGKILL if it takes longer than `graceMs`: by default longer than
+   * the gateway's own shutdown bound (ZAPGATE_SHUTDOWN_TIMEOUT_MS, 25 s), so the exit is its own.
+   */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -102,6 +108,12 @@ export async function spawnGateway(options: SpawnOptions): Promise<GatewayProces
 
 class PortTaken extends Error {}
 
+/**
+ * How long a start may take before it counts as hung: a few seconds on a quiet machine (tsx
+ * compiles the sources), over a minute beside CPU-bound work on two cores.
+ */
+const START_TIMEOUT_MS = 2 * WAIT_TIMEOUT_MS;
+
 async function spawnOnce(options: SpawnOptions, port: number): Promise<GatewayProcess> {
   const env = cliEnv();
   if (options.bin) delete env.ZAPGATE_FROM_SOURCE;
@@ -115,7 +127,7 @@ async function spawnOnce(options: SpawnOptions, port: number): Promise<GatewayPr
     ZAPGATE_WA_URL: `ws://127.0.0.1:${await freePort()}/ws/chat`,
     ...options.env,
   });
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, 'serve'], {
+  const child = spawn(process.execPath, [...DIE_WITH_PARENT, ...(options.nodeArgs ?? []), options.bin ?? BIN, 'serve'], {
     cwd: options.cwd ?? options.dataDir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -139,16 +151,20 @@ async function spawnOnce(options: SpawnOptions, port: number): Promise<GatewayPr
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
-    async stop(graceMs = 10_000) {
+    async stop(graceMs = 30_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
-      const done = await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]);
+      // graceMs is the supervisor's patience (a test's scenario), not a wait for an event.
+      const done = await within('the exit after SIGTERM', exited, { timeoutMs: graceMs }).then(
+        () => true,
+        () => false,
+      );
       if (!done) await proc.kill9();
     },
   };
   if (options.waitReady === false) return proc;
   try {
-    await waitReady(proc, 60_000);
+    await waitReady(proc, START_TIMEOUT_MS);
   } catch (e) {
     await proc.kill9();
     throw e;
@@ -157,10 +173,9 @@ async function spawnOnce(options: SpawnOptions, port: number): Promise<GatewayPr
 }
 
 async function waitReady(proc: GatewayProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let exitedEarly = false;
   void proc.exited.then(() => (exitedEarly = true));
-  while (Date.now() < deadline) {
+  const ready = async (): Promise<boolean> => {
     if (exitedEarly) {
       const message = `gateway exited during start-up:\n${proc.stdout()}\n${proc.stderr()}`;
       throw /port \d+ is already in use/.test(proc.stderr()) ? new PortTaken(message) : new Error(message);
@@ -169,13 +184,27 @@ async function waitReady(proc: GatewayProcess, timeoutMs: number): Promise<void>
       const res = await fetch(`${proc.url}/readyz`, { signal: AbortSignal.timeout(1_000) });
       const body = await res.text();
       // Only a gateway's readiness answer counts, never whatever else might hold the port.
-      if (res.status === 200 && body === '{"status":"ok"}') return;
+      return res.status === 200 && body === '{"status":"ok"}';
     } catch {
-      // Not listening yet.
+      return false; // not listening yet
     }
-    await sleep(100);
+  };
+  try {
+    await waitFor('the gateway to answer /readyz', ready, { timeoutMs, pollMs: 100 });
+  } catch (err) {
+    if (err instanceof WaitTimeout) throw new Error(`gateway not ready after ${timeoutMs} ms:\n${proc.stdout()}\n${proc.stderr()}`);
+    throw err;
   }
-  throw new Error(`gateway not ready after ${timeoutMs} ms:\n${proc.stdout()}\n${proc.stderr()}`);
+}
+
+/**
+ * The sum of a metric's samples on the gateway's /metrics whose labels include `labels` (0 when it
+ * has none): e.g. zapgate_webhook_pending, what its outbox still has to deliver.
+ */
+export async function metricValue(url: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(30_000) });
+  const scrape = parseScrape(await res.text());
+  return scrape.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((n, s) => n + s.value, 0);
 }
 
 /**

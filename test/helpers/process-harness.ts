@@ -10,8 +10,11 @@ import { startSimnet, SimnetClient, type RunningSimnet } from '../../simnet/src/
 import { PG_URL } from './databases.js';
 import { startPostReceiver, type WebhookPost } from './post-receiver.js';
 import { simnetGatewayEnv, spawnGateway, type GatewayProcess } from './process-gateway.js';
+import { until } from './wait.js';
 
 export type { WebhookPost } from './post-receiver.js';
+// Tests outside this harness's files import their scenario pacing from here.
+export { sleep } from './wait.js';
 
 export interface ProcessHarness {
   readonly sim: RunningSimnet;
@@ -25,12 +28,10 @@ export interface ProcessHarness {
   /** Calls the gateway's API with the account token; `prefix` is the paired instance's. */
   api(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }>;
   readonly prefix: string;
-  /** Resolves once the instance reports connected again. */
+  /** Resolves once the instance reports connected again (fails after `timeoutMs`, a hang guard). */
   connected(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function startProcessHarness(options: {
   owner: string;
@@ -107,14 +108,11 @@ export async function startProcessHarness(options: {
     get prefix() {
       return prefix;
     },
-    async connected(timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const s = await harness.api('GET', `${prefix}/status`).catch(() => null);
-        if (s?.json.connected === true) return;
-        await sleep(100);
-      }
-      throw new Error('the instance did not connect');
+    async connected(timeoutMs) {
+      await until('the instance to connect', () => harness.api('GET', `${prefix}/status`).catch((err: unknown) => ({ error: String(err) })), (s) => 'json' in s && s.json.connected === true, {
+        pollMs: 100,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      });
     },
     async close() {
       await gw.kill9();

@@ -14,6 +14,7 @@ import { createGateway, type Gateway } from '../../src/main.js';
 import { createAddressGuard, type Resolver } from '../../src/net/address-guard.js';
 import type { OutboxTuning } from '../../src/outbox/index.js';
 import { offlineSessions } from '../../src/sessions/offline-sessions.js';
+import { WAIT_TIMEOUT_MS, waitFor } from './wait.js';
 
 // ---------------------------------------------------------------------------------------------
 // Test PKI
@@ -60,7 +61,7 @@ export interface Receiver {
   readonly held: number;
   /** Answers the oldest held request. */
   release(status?: number): void;
-  /** Resolves once `predicate` holds over the requests so far; rejects after `timeoutMs`. */
+  /** Resolves once `predicate` holds over the requests so far; rejects after `timeoutMs` (a hang guard). */
   waitFor(predicate: (requests: readonly ReceivedRequest[]) => boolean, timeoutMs?: number, what?: string): Promise<void>;
   /** Stops listening and drops connections: the receiver is "down" (connection refused). */
   down(): Promise<void>;
@@ -95,7 +96,7 @@ export async function startReceiver(host = '127.0.0.1', certs: TestPki = testPki
       res.writeHead(status);
       res.end();
     },
-    waitFor(predicate, timeoutMs = 20_000, what = 'the expected webhook requests') {
+    waitFor(predicate, timeoutMs = WAIT_TIMEOUT_MS, what = 'the expected webhook requests') {
       return new Promise<void>((resolve, reject) => {
         const check = (): boolean => {
           if (!predicate(requests)) return false;
@@ -262,12 +263,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-/** Polls `check` until it returns true; throws after `timeoutMs`. */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 20_000, what = 'the condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** Polls `check` until it returns true; throws after `timeoutMs` (a hang guard: test/helpers/wait.ts). */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = WAIT_TIMEOUT_MS, what = 'the condition'): Promise<void> {
+  await waitFor(what, check, { timeoutMs, pollMs: 10 });
 }
