@@ -2,7 +2,7 @@
 // file per call), as many at once as the machine holds. scripts/test.mjs starts this under
 // `--import tsx`, which run() passes on to every test file's process.
 //
-// Admission: `cores + 1` files always run (while there are files left); more start only while the CPUs
+// Admission: `cores` files always run (while there are files left); more start only while the CPUs
 // were at least half a core idle over the last two seconds, at most one every two seconds (a new
 // file's start-up takes that long to show), up to `3 × cores`, and no tier beyond its cap. Files that
 // spend their time waiting (a gateway process restarting, a peer's answer) thus leave room for
@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { clearInterval, setInterval } from 'node:timers';
 import { run } from 'node:test';
 import { tap } from 'node:test/reporters';
-import { FileCpu } from './test-cpu.mjs';
+import { FileProcesses } from './test-processes.mjs';
 
 const COUNTERS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const SUMMARY_LINE = new RegExp(`^(${[...COUNTERS, 'duration_ms'].join('|')}) [\\d.]+$`);
@@ -57,7 +57,7 @@ class IdleMeter {
 /** Limits for a machine of `cores` CPUs; `jobs` (ZAPGATE_TEST_JOBS, --test-concurrency) fixes the number. */
 export function limitsFor(cores, jobs) {
   if (jobs) return { min: jobs, max: jobs, tier: { fast: jobs, e2e: jobs, process: jobs }, adaptive: false };
-  return { min: cores + 1, max: 3 * cores, tier: { fast: 2 * cores, e2e: cores, process: cores + 1 }, adaptive: true };
+  return { min: cores, max: 3 * cores, tier: { fast: 2 * cores, e2e: cores, process: cores + 1 }, adaptive: true };
 }
 
 /** The next file to start: the longest left whose tier has room. */
@@ -126,12 +126,14 @@ export async function runPlan(plan, { write = (s) => process.stdout.write(s) } =
   for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => abort.abort());
   let number = 0;
   const next = () => ++number;
+  /** Files running, and files running or being wound up (their left-over processes reaped). */
+  let active = 0;
   let inFlight = 0;
   let lastStart = -Infinity;
   const t0 = performance.now();
   const meter = new IdleMeter();
   meter.sample();
-  const cpu = process.platform === 'linux' ? new FileCpu() : null;
+  const processes = process.platform === 'linux' ? new FileProcesses() : null;
   write(`TAP version 13\n`);
   write(`# test.mjs: ${plan.files.length} files on ${cores} cores: ${limits.adaptive ? `${limits.min} at once, up to ${limits.max} while the CPUs have room` : `${limits.max} at once`}` +
     ` (per tier at most ${Object.entries(limits.tier).map(([t, n]) => `${t} ${n}`).join(', ')}), longest first\n`);
@@ -145,29 +147,32 @@ export async function runPlan(plan, { write = (s) => process.stdout.write(s) } =
     };
     const start = (entry) => {
       inFlight++;
+      active++;
       running.set(entry.tier, (running.get(entry.tier) ?? 0) + 1);
       const startedAt = (lastStart = performance.now());
-      cpu?.start(entry.file);
+      processes?.start(entry.file);
       runFile(entry, { ...plan, signal: abort.signal, t0 })
         .catch((err) => ({
           result: { file: entry.rel, tier: entry.tier, startMs: Math.round(startedAt - t0), ms: Math.round(performance.now() - startedAt), counts: { tests: 0, fail: 1 }, failures: [{ file: entry.rel, name: '(the runner)', message: String(err?.message ?? err) }] },
-          text: `not ok - ${entry.rel} # the runner failed: ${String(err?.message ?? err).split('\n')[0]}\n`,
+          text: `not ok 1 - ${entry.rel} # the runner failed: ${String(err?.message ?? err).split('\n')[0]}\n`,
         }))
-        .then(({ result, text }) => {
-          inFlight--;
-          result.cpuMs = cpu?.end(entry.file);
+        .then(async ({ result, text }) => {
+          active--;
           running.set(entry.tier, running.get(entry.tier) - 1);
+          admit();
+          Object.assign(result, (await processes?.end(entry.file)) ?? {});
           results.push(result);
           write(`# file: ${entry.rel} (${entry.tier}, ${(result.ms / 1000).toFixed(1)} s)\n${renumber(text, next)}`);
-          admit();
+          for (const command of result.leftBehind ?? []) write(`# left running by ${entry.rel}, killed: ${command}\n`);
+          inFlight--;
           finish();
         });
     };
     const admit = () => {
       if (abort.signal.aborted) return finish();
       for (;;) {
-        if (pending.length === 0 || inFlight >= limits.max) return;
-        if (inFlight >= limits.min) {
+        if (pending.length === 0 || active >= limits.max) return;
+        if (active >= limits.min) {
           // Beyond the minimum only with CPU to spare, one start at a time.
           if (!limits.adaptive || performance.now() - lastStart < START_GAP_MS) return;
           const idle = meter.idleCores(cores);
@@ -176,12 +181,12 @@ export async function runPlan(plan, { write = (s) => process.stdout.write(s) } =
         const entry = pickNext(pending, running, limits);
         if (entry === null) return;
         start(entry);
-        if (inFlight > limits.min) return;
+        if (active > limits.min) return;
       }
     };
     timer = setInterval(() => {
       meter.sample();
-      cpu?.sample();
+      processes?.sample();
       admit();
     }, SAMPLE_MS);
     admit();

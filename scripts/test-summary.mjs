@@ -87,6 +87,9 @@ export function summary({ results, notRun = [], baseline = {}, wallMs, cpuMs, co
     const before = baseline[r.file];
     if (before >= SLOWER_MIN_BASELINE_MS && r.ms > SLOWER_FACTOR * before) lines.push(`# SLOWER: ${r.file} ${seconds(before)} → ${seconds(r.ms)}`);
   }
+  for (const r of results) {
+    if ((r.leftBehind ?? []).length > 0) lines.push(`# LEFT RUNNING: ${r.file} ended with ${r.leftBehind.length} of its processes running (killed): ${r.leftBehind[0]}${r.leftBehind.length > 1 ? ', …' : ''}`);
+  }
   const failures = results.flatMap((r) => r.failures);
   if (failures.length > 0) {
     lines.push(`# failing tests (${failures.length}):`);
