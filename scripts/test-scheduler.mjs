@@ -2,11 +2,13 @@
 // file per call), as many at once as the machine holds. scripts/test.mjs starts this under
 // `--import tsx`, which run() passes on to every test file's process.
 //
-// Admission: `cores` files always run (while there are files left); more start only while the CPUs
-// were at least half a core idle over the last two seconds, at most one every two seconds (a new
-// file's start-up takes that long to show), up to `3 × cores`, and no tier beyond its cap. Files that
-// spend their time waiting (a gateway process restarting, a peer's answer) thus leave room for
-// others, and a machine busy with other work is not overloaded further. Next is always the longest
+// Admission: a target number of files runs at once, and a file that ends is replaced at once. The
+// target starts at `cores + 1`; it grows by one while the CPUs were at least half a core idle over the
+// last two seconds, and shrinks by one (never below `cores + 1`) while they were fully busy, one step
+// every two seconds at most (a new file's start-up takes that long to show), up to `3 × cores`; no
+// tier goes beyond its cap. Files that spend their time waiting (a gateway process restarting, a
+// peer's answer) thus leave room for others, and a machine busy with other work is not overloaded
+// further. Next is always the longest
 // file left (test/durations-baseline.json; a file it does not know counts as longest) of a tier with
 // room: the long process-level files start first and the short ones fill the end.
 //
@@ -26,7 +28,10 @@ const COUNTERS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'to
 const SUMMARY_LINE = new RegExp(`^(${[...COUNTERS, 'duration_ms'].join('|')}) [\\d.]+$`);
 const SAMPLE_MS = 500;
 const WINDOW_SAMPLES = 4;
-const START_GAP_MS = 2_000;
+const STEP_GAP_MS = 2_000;
+/** Idle CPU (in cores) over the window above which the target grows, and below which it shrinks. */
+const GROW_IDLE = 0.5;
+const SHRINK_IDLE = 0.1;
 
 /** How much of the machine is idle, from the CPUs' own counters over the last WINDOW_SAMPLES. */
 class IdleMeter {
@@ -57,15 +62,22 @@ class IdleMeter {
 /** Limits for a machine of `cores` CPUs; `jobs` (ZAPGATE_TEST_JOBS, --test-concurrency) fixes the number. */
 export function limitsFor(cores, jobs) {
   if (jobs) return { min: jobs, max: jobs, tier: { fast: jobs, e2e: jobs, process: jobs }, adaptive: false };
-  return { min: cores, max: 3 * cores, tier: { fast: 2 * cores, e2e: cores, process: cores + 1 }, adaptive: true };
+  return { min: cores + 1, max: 3 * cores, tier: { fast: 2 * cores, e2e: cores, process: cores + 1 }, adaptive: true };
 }
 
-/** The next file to start: the longest left whose tier has room. */
-function pickNext(pending, running, limits) {
+/**
+ * The next file to start: the longest left whose tier has room. Process-level files never take every
+ * slot while other files wait: they spend much of their time waiting on their gateways, and an
+ * in-process file beside them keeps the CPUs busy (the longest files are all process-level, so
+ * longest-first alone would start only those).
+ */
+function pickNext(pending, running, limits, target) {
+  const othersWaiting = pending.some((f) => f.tier !== 'process');
+  const cap = (tier) => (tier === 'process' && othersWaiting ? Math.max(1, Math.min(limits.tier.process, target - 1)) : limits.tier[tier]);
   let best = -1;
   for (let i = 0; i < pending.length; i++) {
     const f = pending[i];
-    if ((running.get(f.tier) ?? 0) >= limits.tier[f.tier]) continue;
+    if ((running.get(f.tier) ?? 0) >= cap(f.tier)) continue;
     if (best === -1 || f.estimateMs > pending[best].estimateMs) best = i;
   }
   return best === -1 ? null : pending.splice(best, 1)[0];
@@ -129,7 +141,8 @@ export async function runPlan(plan, { write = (s) => process.stdout.write(s) } =
   /** Files running, and files running or being wound up (their left-over processes reaped). */
   let active = 0;
   let inFlight = 0;
-  let lastStart = -Infinity;
+  let target = limits.min;
+  let lastStep = -Infinity;
   const t0 = performance.now();
   const meter = new IdleMeter();
   meter.sample();
@@ -149,7 +162,7 @@ export async function runPlan(plan, { write = (s) => process.stdout.write(s) } =
       inFlight++;
       active++;
       running.set(entry.tier, (running.get(entry.tier) ?? 0) + 1);
-      const startedAt = (lastStart = performance.now());
+      const startedAt = performance.now();
       processes?.start(entry.file);
       runFile(entry, { ...plan, signal: abort.signal, t0 })
         .catch((err) => ({
@@ -160,33 +173,39 @@ export async function runPlan(plan, { write = (s) => process.stdout.write(s) } =
           active--;
           running.set(entry.tier, running.get(entry.tier) - 1);
           admit();
-          Object.assign(result, (await processes?.end(entry.file)) ?? {});
-          results.push(result);
-          write(`# file: ${entry.rel} (${entry.tier}, ${(result.ms / 1000).toFixed(1)} s)\n${renumber(text, next)}`);
-          for (const command of result.leftBehind ?? []) write(`# left running by ${entry.rel}, killed: ${command}\n`);
-          inFlight--;
-          finish();
+          try {
+            Object.assign(result, (await processes?.end(entry.file)) ?? {});
+          } finally {
+            results.push(result);
+            write(`# file: ${entry.rel} (${entry.tier}, ${(result.ms / 1000).toFixed(1)} s)\n${renumber(text, next)}`);
+            for (const command of result.leftBehind ?? []) write(`# left running by ${entry.rel}, killed: ${command}\n`);
+            inFlight--;
+            finish();
+          }
         });
     };
     const admit = () => {
       if (abort.signal.aborted) return finish();
-      for (;;) {
-        if (pending.length === 0 || active >= limits.max) return;
-        if (active >= limits.min) {
-          // Beyond the minimum only with CPU to spare, one start at a time.
-          if (!limits.adaptive || performance.now() - lastStart < START_GAP_MS) return;
-          const idle = meter.idleCores(cores);
-          if (idle === null || idle < 0.5) return;
-        }
-        const entry = pickNext(pending, running, limits);
+      while (pending.length > 0 && active < target) {
+        const entry = pickNext(pending, running, limits, target);
         if (entry === null) return;
         start(entry);
-        if (active > limits.min) return;
       }
+    };
+    /** One step of the target towards what the CPUs hold, judged on the last window. */
+    const steer = () => {
+      if (!limits.adaptive || performance.now() - lastStep < STEP_GAP_MS) return;
+      const idle = meter.idleCores(cores);
+      if (idle === null) return;
+      if (idle >= GROW_IDLE && target < limits.max && active >= target) target++;
+      else if (idle < SHRINK_IDLE && target > limits.min) target--;
+      else return;
+      lastStep = performance.now();
     };
     timer = setInterval(() => {
       meter.sample();
       processes?.sample();
+      steer();
       admit();
     }, SAMPLE_MS);
     admit();
