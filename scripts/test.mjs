@@ -105,7 +105,7 @@ if (existsSync(resultsPath)) {
   console.log(summary({ ...outcome, baseline, wallMs, cpuMs: childrenCpuMs(), cores: availableParallelism() }).join('\n'));
   failed ||= outcome.results.some((r) => r.failures.length > 0) || outcome.notRun.length > 0;
   if (opts.writeBaseline) {
-    const note = `${new Date().toISOString().slice(0, 10)}, ${outcome.results.length} files on ${outcome.cores} cores, load ${loadavg()[0].toFixed(1)} at the end`;
+    const note = `${new Date().toISOString().slice(0, 10)}, a run of ${outcome.results.length} files on ${outcome.cores} cores (load ${loadavg()[0].toFixed(1)} at its end)`;
     const written = writeBaseline(outcome.results, { exists: (file) => existsSync(join(REPO_ROOT, file)), note });
     console.log(`# baseline: ${written} file times written to test/durations-baseline.json`);
   }
