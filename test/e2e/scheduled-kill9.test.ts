@@ -35,7 +35,7 @@ test('scheduledAt: never leaves before its time, leaves after it across a kill -
       ZAPGATE_RATE_LIMIT: '0',
       ZAPGATE_WA_URL: sim.wsUrl,
       ZAPGATE_WA_ROOT_KEY: sim.rootPublicKey,
-      ZAPGATE_TIME_SCALE: String(TIME_SCALE),
+      ZAPGATE_TIME_SCALE: String(TIME_SCALE), ZAPGATE_TIME_ORIGIN: String(sim.timeOrigin),
     };
     gw = await spawnGateway({ dataDir, env });
     const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
@@ -74,23 +74,26 @@ test('scheduledAt: never leaves before its time, leaves after it across a kill -
      * answers how late after `at` it came (printed: a service level, not asserted). The network's
      * own clock (`atMs`, same machine) times it, so a test process slow to poll changes nothing.
      */
+    const protocolNow = (): number => sim!.clock.now();
     const arrival = async (phone: string, id: string, at: number): Promise<number> => {
-      const got = await admin.waitForReceived(phone, (m) => m.id === id, Math.max(0, at - Date.now()) + WAIT_TIMEOUT_MS);
+      const got = await admin.waitForReceived(phone, (m) => m.id === id, Math.max(0, (at - protocolNow()) * TIME_SCALE) + WAIT_TIMEOUT_MS);
       assert.ok(got.atMs >= at, `${id} arrived ${at - got.atMs} ms before its time`);
       return got.atMs - at;
     };
 
-    const t0 = Date.now();
+    // Scheduled times are on the gateway's clock, a time-lapse from simnet's origin (src/clock.ts,
+    // ZAPGATE_TIME_ORIGIN): read here through simnet's same clock. At this scale 50 s is 10 s real.
+    const t0 = protocolNow();
     // Far enough ahead that a loaded machine still sends the unscheduled message, and restarts the
     // gateway, well before them (each checked below).
-    const early = { at: t0 + 10_000, id: '' };
+    const early = { at: t0 + 50_000, id: '' };
     early.id = await send(ALICE, 'scheduled before the crash', new Date(early.at).toISOString());
     const afterCrash = [
-      { at: t0 + 40_000, id: '', to: BOB },
-      { at: t0 + 41_000, id: '', to: ALICE },
+      { at: t0 + 200_000, id: '', to: BOB },
+      { at: t0 + 205_000, id: '', to: ALICE },
     ];
     for (const m of afterCrash) m.id = await send(m.to, `scheduled after the crash ${m.at - t0}`, m.at);
-    const cancelled = await call('POST', `${prefix}/send-text`, { phone: BOB, message: 'cancelled', scheduledAt: t0 + 12_000 });
+    const cancelled = await call('POST', `${prefix}/send-text`, { phone: BOB, message: 'cancelled', scheduledAt: t0 + 60_000 });
     assert.equal((await call('DELETE', `${prefix}/queue/${String(cancelled.json.zaapId)}`)).status, 200);
     // Queued behind three scheduled messages, an ordinary message goes at once: it reaches its
     // contact before the first scheduled one is even due. Held behind it, it would come after
@@ -117,7 +120,7 @@ test('scheduledAt: never leaves before its time, leaves after it across a kill -
     await waitConnected();
     // A guard of the test's own meaning, not a bound on the gateway: the messages must still be
     // ahead when the restarted gateway takes over (some 30 s of room for a restart of a few seconds).
-    assert.ok(Date.now() < afterCrash[0]!.at - 2_000, `the restart took too long for this test to mean anything (back ${afterCrash[0]!.at - Date.now()} ms before the next scheduled time)`);
+    assert.ok(protocolNow() < afterCrash[0]!.at - 10_000, `the restart took too long for this test to mean anything (back ${afterCrash[0]!.at - protocolNow()} ms before the next scheduled time)`);
     const late = await Promise.all(afterCrash.map((m) => arrival(m.to, m.id, m.at)));
 
     // Exactly once each; the cancelled one never. Read once the queue is empty: nothing is in

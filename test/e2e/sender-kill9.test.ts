@@ -47,7 +47,7 @@ test('kill -9 mid-queue: every accepted message arrives, duplicates only of in-f
       ZAPGATE_QUEUE_MAX_DISCONNECTED: '0',
       ZAPGATE_WA_URL: sim.wsUrl,
       ZAPGATE_WA_ROOT_KEY: sim.rootPublicKey,
-      ZAPGATE_TIME_SCALE: String(TIME_SCALE),
+      ZAPGATE_TIME_SCALE: String(TIME_SCALE), ZAPGATE_TIME_ORIGIN: String(sim.timeOrigin),
       // Back-to-back sends: the process is almost always inside a send when it dies.
       ZAPGATE_PACING: 'off',
     };

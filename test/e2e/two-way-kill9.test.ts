@@ -95,7 +95,7 @@ before(async () => {
     ZAPGATE_PACING: 'off',
     ZAPGATE_WA_URL: sim.wsUrl,
     ZAPGATE_WA_ROOT_KEY: sim.rootPublicKey,
-    ZAPGATE_TIME_SCALE: String(TIME_SCALE),
+    ZAPGATE_TIME_SCALE: String(TIME_SCALE), ZAPGATE_TIME_ORIGIN: String(sim.timeOrigin),
     ZAPGATE_WEBHOOK_ALLOW_HTTP: 'true',
     ZAPGATE_ALLOW_HOSTS: '127.0.0.1',
     NODE_EXTRA_CA_CERTS: caFile,

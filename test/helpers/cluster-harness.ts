@@ -71,7 +71,7 @@ export interface ClusterOptions {
 }
 
 export async function startCluster(options: ClusterOptions): Promise<ClusterHarness> {
-  const timeScale = options.timeScale ?? 0.05;
+  const timeScale = options.timeScale ?? 1;
   const sim = await startSimnet({ timeScale });
   const admin = new SimnetClient(sim.adminUrl);
   for (const p of options.owners) await admin.createUser({ phone: p, pushName: `owner ${p.slice(-4)}` });

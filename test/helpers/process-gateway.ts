@@ -209,12 +209,20 @@ export async function metricValue(url: string, name: string, labels: Record<stri
 
 /**
  * The settings of a gateway process that talks to an in-process simnet: its network and root key,
- * its media CA trusted (written to `caFile`), the time scale, webhooks allowed to a loopback receiver
+ * its media CA trusted (written to `caFile`), the time scale and simnet's origin, webhooks allowed to a loopback receiver
  * over plain HTTP, no rate limit, and `token` as the account's Client-Token.
  */
-export function simnetGatewayEnv(sim: { wsUrl: string; rootPublicKey: string; mediaCaPem: string }, caFile: string, token: string, timeScale: number): Record<string, string> {
+export function simnetGatewayEnv(
+  sim: { wsUrl: string; rootPublicKey: string; mediaCaPem: string; timeOrigin?: number | undefined },
+  caFile: string,
+  token: string,
+  timeScale: number,
+): Record<string, string> {
   writeFileSync(caFile, sim.mediaCaPem);
   return {
+    // One time-lapse for simnet and every gateway process of the test, restarts included: under a
+    // time scale the clocks agree only from a shared origin (src/clock.ts).
+    ...(sim.timeOrigin === undefined ? {} : { ZAPGATE_TIME_ORIGIN: String(sim.timeOrigin) }),
     ZAPGATE_CLIENT_TOKEN: token,
     ZAPGATE_RATE_LIMIT: '0',
     ZAPGATE_WA_URL: sim.wsUrl,

@@ -44,7 +44,7 @@ export async function startProcessHarness(options: {
   /** false: the instance is created but not paired (the test pairs it). */
   pair?: boolean;
 }): Promise<ProcessHarness> {
-  const timeScale = options.timeScale ?? 0.05;
+  const timeScale = options.timeScale ?? 1;
   const sim = await startSimnet({ timeScale });
   const admin = new SimnetClient(sim.adminUrl);
   await admin.createUser({ phone: options.owner, pushName: 'owner' });
