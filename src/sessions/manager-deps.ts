@@ -50,6 +50,11 @@ export interface SessionManagerDeps {
   backoff?: BackoffPolicy;
   /** Protocol ms a link must stay up before its backoff counter resets. */
   stableMs?: number;
+  /**
+   * Baileys' keep-alive interval, real ms (socket-config.ts): a link silent for this plus 5 s is
+   * dropped as lost (408). Tests that silence the network shorten it; Baileys' default otherwise.
+   */
+  keepAliveMs?: number;
   phoneChecks?: Partial<Omit<PhoneCheckOptions, 'commandTimeoutMs'>>;
   /** Where received media goes and how its links are made. */
   media: { store: MediaStore; signer: MediaUrlSigner; settings: InboundMediaSettings };

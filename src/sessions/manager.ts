@@ -213,6 +213,7 @@ export class SessionManager implements SessionsPort, MessageTransport {
         mediaAgent: this.deps.mediaAgent,
         proxy,
         timeScale: this.deps.settings.timeScale,
+        keepAliveMs: this.deps.keepAliveMs,
         queryTimeoutMs: this.deps.settings.commandTimeoutMs,
         historyDispatcher: this.historyDownloads,
       },

@@ -17,8 +17,8 @@ import { LabelSync } from './families/business/label-sync.js';
 import { SessionManager, type SessionManagerDeps } from './manager.js';
 import { installBaileysPatches } from './patches/index.js';
 
-/** What tests and benchmarks may tune in the engine (a test network's media CA, backoff, restore width). */
-export type EngineTuning = Partial<Pick<SessionManagerDeps, 'mediaAgent' | 'backoff' | 'stableMs' | 'restoreConcurrency' | 'phoneChecks'>>;
+/** What tests and benchmarks may tune in the engine (a test network's media CA, backoff, keep-alive, restore width). */
+export type EngineTuning = Partial<Pick<SessionManagerDeps, 'mediaAgent' | 'backoff' | 'stableMs' | 'keepAliveMs' | 'restoreConcurrency' | 'phoneChecks'>>;
 
 export interface EngineWiring {
   config: Config;

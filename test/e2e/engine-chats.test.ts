@@ -4,22 +4,11 @@
 // patch) and the listing; a chat archived on the phone reads archived; retention prunes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sleep, startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900008001';
 const CARLA = '5511900008003';
 const DAN = '5511900008004';
-
-async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last ${JSON.stringify(last).slice(0, 800)}`);
-    await sleep(50);
-    last = await read();
-  }
-  return last;
-}
 
 type ChatJson = Record<string, unknown> & { phone: string };
 
@@ -43,8 +32,8 @@ describe('engine chats: the stored copy of chats, contacts and messages (gateway
 
   test('received messages: the chat\'s last message, unread count and name; contacts with push names', async () => {
     await h.admin.sendAsContact({ from: CARLA, to: OWNER, type: 'text', text: 'hi there' });
-    // Message times are in seconds on the network: a second apart, so "the last one" is defined.
-    await sleep(1100);
+    // Message times are in seconds on the network: a second apart on its clock, so "the last one" is defined.
+    await h.clock.advance(1_100);
     const second = await h.admin.sendAsContact({ from: CARLA, to: OWNER, type: 'text', text: 'are you open today?' });
     const fromDan = await h.admin.sendAsContact({ from: DAN, to: OWNER, type: 'text', text: 'hello' });
     const carla = await until('Carla\'s chat with both messages', () => chat(CARLA), (c) => c?.lastMessageId === second.messageId && c.unread === '2');
@@ -67,6 +56,7 @@ describe('engine chats: the stored copy of chats, contacts and messages (gateway
   test('a message sent through the API becomes the last message and reads the chat', async () => {
     const sent = await h.call('POST', `${inst.prefix}/send-text`, { phone: CARLA, message: 'yes, until 6pm' });
     assert.equal(sent.status, 200, sent.body.toString());
+    await h.sendQueued(inst);
     const id = String(sent.json.messageId);
     await h.admin.waitForReceived(CARLA, (m) => m.id === id || JSON.stringify(m).includes('until 6pm'));
     const c = await until('the sent message as the last one', () => chat(CARLA), (x) => x?.lastMessageId === id);
@@ -159,7 +149,7 @@ describe('engine chats: the stored copy of chats, contacts and messages (gateway
 
   test('chat-messages: edits show the new text, a revoke leaves a revoked row; READ_BY_ME from the phone clears unread', async () => {
     const first = await h.admin.sendAsContact({ from: DAN, to: OWNER, type: 'text', text: 'price is 10' });
-    await sleep(1100);
+    await h.clock.advance(1_100);
     const second = await h.admin.sendAsContact({ from: DAN, to: OWNER, type: 'text', text: 'call me' });
     await until('both in Dan\'s chat', () => chat(DAN), (c) => c?.lastMessageId === second.messageId);
     await h.admin.sendAsContact({ from: DAN, to: OWNER, type: 'edit', targetId: first.messageId, text: 'price is 12' });

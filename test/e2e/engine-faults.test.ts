@@ -1,9 +1,21 @@
 // Network faults injected by simnet map to the documented instance states (docs/contract.md §4), with
-// the webhooks a client sees, and a flapping network costs a bounded number of reconnects.
+// the webhooks a client sees, and a flapping network costs one login per drop, with a backoff that
+// doubles on the gateway's clock. Reconnect backoffs are protocol time: the tests jump the shared
+// clock to them (driveUntil) instead of waiting them out.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import type { FaultRequest } from '../../simnet/src/index.js';
-import { sleep, startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { DEFAULT_BACKOFF } from '../../src/sessions/link/close-policy.js';
+import { sleep, startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
+
+/**
+ * Baileys' keep-alive (real time): a silent link is dropped once it has been quiet for this plus
+ * 5 s. Short, so that the silence fault is noticed in seconds rather than a minute.
+ */
+const KEEP_ALIVE_MS = 1_000;
+/** The longest first reconnect delay the backoff can pick (base + jitter). */
+const FIRST_BACKOFF_MAX_MS = DEFAULT_BACKOFF.baseMs * (1 + DEFAULT_BACKOFF.jitter);
 
 describe('engine faults (gateway + Baileys + simnet)', () => {
   let h: Harness;
@@ -12,7 +24,7 @@ describe('engine faults (gateway + Baileys + simnet)', () => {
   const inst: Partial<Record<keyof typeof phones, Instance>> = {};
 
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({ engine: { keepAliveMs: KEEP_ALIVE_MS } });
     for (const [k, phone] of Object.entries(phones)) inst[k as keyof typeof phones] = await h.pairNew(phone, k);
   });
   after(async () => {
@@ -20,6 +32,7 @@ describe('engine faults (gateway + Baileys + simnet)', () => {
   });
 
   const logins = async (): Promise<number> => (await h.admin.counters()).counters.logins ?? 0;
+  const status = async (i: Instance): Promise<Record<string, unknown>> => (await h.call('GET', `${i.prefix}/status`)).json;
   const hooksFor = (i: Instance, type: string) => h.webhooks.hits.filter((w) => w.path === `/${i.instanceId}` && w.body.type === type);
 
   const transient: [FaultRequest, string][] = [
@@ -34,7 +47,9 @@ describe('engine faults (gateway + Baileys + simnet)', () => {
       const disconnectedBefore = hooksFor(i, 'DisconnectedCallback').length;
       const connectedBefore = hooksFor(i, 'ConnectedCallback').length;
       await h.admin.injectFault(phones.transient, fault);
-      await h.webhooks.waitFor(() => hooksFor(i, 'ConnectedCallback').length > connectedBefore, 20_000, `reconnect after ${label}`);
+      // The reconnect waits its backoff on the clock: jumped to (the silence is first noticed by
+      // Baileys' keep-alive, on real time).
+      await h.driveUntil(`reconnect after ${label}`, async () => hooksFor(i, 'ConnectedCallback').length, (n) => n > connectedBefore, { timeoutMs: 30_000 });
       const status = await h.waitForStatus(i, 'connected');
       assert.equal(status.connected, true);
       if (fault.kind !== 'stream-error' || fault.code !== 515) {
@@ -48,13 +63,16 @@ describe('engine faults (gateway + Baileys + simnet)', () => {
     const i = inst.replaced!;
     const before = await logins();
     await h.admin.injectFault(phones.replaced, { kind: 'stream-error', code: 440 });
-    const status = await h.waitForStatus(i, 'replaced');
-    assert.equal(status.connected, false);
+    const replaced = await h.waitForStatus(i, 'replaced');
+    assert.equal(replaced.connected, false);
     await h.webhooks.waitFor((w) => w.path === `/${i.instanceId}` && w.body.type === 'DisconnectedCallback' && w.body.error === 'replaced by another session');
-    await sleep(1_000);
-    assert.equal(await logins(), before, 'no automatic reconnect');
+    // A reconnect would be a timer on the clock: jump well past any first backoff. It would have
+    // fired in the jump and set the status to connecting at once.
+    await h.clock.advance(10 * FIRST_BACKOFF_MAX_MS);
+    assert.equal((await status(i)).status, 'replaced', 'still replaced: no reconnect was scheduled');
     assert.equal((await h.call('POST', `${i.prefix}/restart`)).status, 200);
     await h.waitForStatus(i, 'connected');
+    assert.equal(await logins(), before + 1, 'the restart is the only login since the takeover');
   });
 
   test('the phone removes the device (401) → logged_out, credentials wiped, a new QR is served', async () => {
@@ -72,33 +90,40 @@ describe('engine faults (gateway + Baileys + simnet)', () => {
     const i = inst.banned!;
     const before = await logins();
     await h.admin.injectFault(phones.banned, { kind: 'ban' });
-    const status = await h.waitForStatus(i, 'banned');
-    assert.match(String(status.statusReason), /403/);
-    await sleep(1_000);
-    assert.equal(await logins(), before);
+    const banned = await h.waitForStatus(i, 'banned');
+    assert.match(String(banned.statusReason), /403/);
+    // As for 440: a reconnect would be a timer, fired by this jump, and would show at once.
+    await h.clock.advance(10 * FIRST_BACKOFF_MAX_MS);
+    assert.equal((await status(i)).status, 'banned', 'stays down: no reconnect was scheduled');
+    assert.equal(await logins(), before, 'no login attempt');
   });
 
-  test('a flapping network (every link dropped right after login) gets backoff, not a reconnect storm', async () => {
+  test('a flapping network (every link dropped right after login) gets backoff, not a reconnect storm', async (t) => {
     const i = inst.flap!;
+    const DROPS = 4;
     const start = await logins();
-    const deadline = Date.now() + 6_000;
-    let drops = 0;
-    // Drop the link every time it comes up, for six seconds.
-    while (Date.now() < deadline) {
-      const st = await h.call('GET', `${i.prefix}/status`);
-      if (st.json.connected === true) {
-        await h.admin.injectFault(phones.flap, { kind: 'close' });
-        drops++;
-      }
-      await sleep(20);
+    const started = performance.now();
+    const waited: number[] = [];
+    // Drop the link each time it comes up. The session names each wait in its status; the clock is
+    // jumped only as far as that wait can go (so the link's 60 s stability timer never fires and
+    // the backoff keeps doubling).
+    for (let drop = 1; drop <= DROPS; drop++) {
+      await h.waitForStatus(i, 'connected');
+      await h.admin.injectFault(phones.flap, { kind: 'close' });
+      const droppedAt = h.clock.now();
+      const scheduled = await until('the reconnect to be scheduled', () => status(i), (s) => new RegExp(`reconnecting in [0-9.]+ s \\(attempt ${drop}\\)`).test(String(s.statusReason)));
+      assert.equal(scheduled.connected, false);
+      const maxDelay = DEFAULT_BACKOFF.baseMs * 2 ** (drop - 1) * (1 + DEFAULT_BACKOFF.jitter);
+      await h.driveUntil(`reconnect ${drop}`, () => status(i), (s) => s.connected === true, { withinMs: maxDelay + 100 });
+      waited.push(h.clock.now() - droppedAt);
     }
     const attempts = (await logins()) - start;
-    // Backoff from 50 ms doubling (time scale 0.05): at most ~8 logins fit in 6 s; an immediate
-    // reconnect loop would log in hundreds of times.
-    assert.ok(drops >= 3, `the network flapped (${drops} drops)`);
-    assert.ok(attempts <= 10, `${attempts} logins in 6 s`);
-    // Once the network is calm, it settles back to connected.
-    await h.waitForStatus(i, 'connected', 30_000);
+    t.diagnostic(`${DROPS} drops: ${attempts} logins; drop → connected on the clock ${waited.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}; ${Math.round(performance.now() - started)} ms real`);
+    assert.equal(attempts, DROPS, 'one login per drop: no reconnect storm');
+    // Each wait is at least its backoff: base · 2^(attempt-1), less the jitter.
+    waited.forEach((ms, k) => assert.ok(ms >= DEFAULT_BACKOFF.baseMs * 2 ** k * (1 - DEFAULT_BACKOFF.jitter) - 50, `drop ${k + 1}: reconnected after ${ms} ms on the clock`));
+    // Once the network is calm, it stays connected.
+    assert.equal((await h.waitForStatus(i, 'connected')).connected, true);
   });
 
   test('a slow disk: the restart the network asks for right after pairing logs in with the new credentials', async () => {
@@ -108,6 +133,7 @@ describe('engine faults (gateway + Baileys + simnet)', () => {
     const auth = h.gateway.store.auth;
     const writeCreds = auth.writeCreds.bind(auth);
     auth.writeCreds = async (...args) => {
+      // The slow disk itself (real time, as a disk is), not a wait for anything.
       await sleep(300);
       return writeCreds(...args);
     };

@@ -1,9 +1,11 @@
-// A failed send never jams the lane (issue: an image whose upload failed stayed `queued` with
-// 137 attempts and held up everything behind it). For each failure class, message 1 ends
-// `failed` with a DeliveryCallback error (and errorCode) within its retry budget, and the text
-// queued behind it arrives.
+// A failed send never jams the lane (an image whose upload failed once stayed `queued` with 137
+// attempts and held up everything behind it). For each failure class, message 1 ends `failed` with
+// a DeliveryCallback error (and errorCode) within its retry budget, and the text queued behind it
+// arrives. The retries' backoff is protocol time: the tests jump the clock through it
+// (sendQueued) and check, on that clock, that the waits were the retry schedule's and no more.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -14,8 +16,22 @@ import { startHarness, type Harness, type Instance, type WebhookHit } from '../h
 const OWNER = '5511900004001';
 const CARLA = '5511900004002';
 const MAX_BYTES = 1024 * 1024;
-/** Wall-clock budget of a transient failure at the harness's time scale: 5 attempts, backoff 0.1–0.8 s, 0.8 s fetch timeouts. */
-const BUDGET_MS = 15_000;
+/** The sender's retry schedule (src/sender/failures.ts): 5 attempts, waits of 2 s · 2^(n-1), ±20 %. */
+const ATTEMPTS = 5;
+const RETRY_MS = 2_000;
+const retryWaits = (jitter: number): number => Array.from({ length: ATTEMPTS - 1 }, (_, n) => RETRY_MS * 2 ** n * (1 + jitter)).reduce((a, b) => a + b, 0);
+/** Z-API's pacing gap before each message (1–3 s); two messages go out here. */
+const GAPS_MS = 2 * 3_000;
+/** Real ms a failure may take to be reported: a bound on a hang, not a measure. */
+const WAIT_MS = 30_000;
+
+/**
+ * Protocol time the clock was jumped by since `from` (its reading and the real time then): what
+ * the gateway waited on its clock, without the time the work itself took.
+ */
+function jumpedSince(h: Harness, from: { clock: number; real: number }): number {
+  return h.clock.now() - from.clock - (performance.now() - from.real);
+}
 
 interface Servers {
   http: string;
@@ -57,7 +73,7 @@ async function mediaServers(png: Buffer): Promise<Servers> {
 }
 
 function failedDelivery(h: Harness, id: string): Promise<WebhookHit> {
-  return h.webhooks.waitFor((w) => w.body.type === 'DeliveryCallback' && w.body.messageId === id && 'error' in w.body, BUDGET_MS, `failed DeliveryCallback ${id}`);
+  return h.webhooks.waitFor((w) => w.body.type === 'DeliveryCallback' && w.body.messageId === id && 'error' in w.body, WAIT_MS, `failed DeliveryCallback ${id}`);
 }
 
 async function send(h: Harness, inst: Instance, path: string, body: Record<string, unknown>): Promise<{ messageId: string; zaapId: string }> {
@@ -91,10 +107,12 @@ describe('the lane never jams on a failed media URL', () => {
   ];
 
   for (const c of cases) {
-    test(`${c.name}: message 1 fails with its reason within the budget, message 2 arrives`, async () => {
-      const started = Date.now();
+    test(`${c.name}: message 1 fails with its reason within the budget, message 2 arrives`, async (t) => {
+      const started = { clock: h.clock.now(), real: performance.now() };
       const bad = await send(h, inst, 'send-image', { phone: CARLA, image: c.url() });
       const next = await send(h, inst, 'send-text', { phone: CARLA, message: `after ${c.name}` });
+      await h.sendQueued(inst);
+      const jumped = jumpedSince(h, started);
       const failed = await failedDelivery(h, bad.messageId);
       assert.match(String(failed.body.error), c.error);
       assert.equal(failed.body.errorCode, c.code);
@@ -104,24 +122,29 @@ describe('the lane never jams on a failed media URL', () => {
       const row = await h.gateway.store.messages.findByZaapId(inst.instanceId, bad.zaapId);
       assert.equal(row?.state, 'failed');
       assert.equal(row?.error_code, c.code);
-      assert.ok(row!.attempts <= 5, `attempts ${row?.attempts}`);
-      assert.equal(row!.attempts, c.transient ? 5 : 1);
-      assert.ok(Date.now() - started < BUDGET_MS);
+      assert.ok(row!.attempts <= ATTEMPTS, `attempts ${row?.attempts}`);
+      assert.equal(row!.attempts, c.transient ? ATTEMPTS : 1);
+      t.diagnostic(`waited ${(jumped / 1000).toFixed(1)} s on the clock, ${Math.round(performance.now() - started.real)} ms real`);
+      // On the clock: the pacing gaps, plus the retry schedule's waits when the failure is transient.
+      const [least, most] = c.transient ? [retryWaits(-0.2), retryWaits(0.2) + GAPS_MS] : [0, GAPS_MS];
+      assert.ok(jumped >= least - 50 && jumped <= most + 50, `waited ${Math.round(jumped)} ms on the clock, expected ${least}–${most}`);
     });
   }
 
   test('while a transient failure waits for its retry, the queue listing shows attempts, the error and the next attempt; then it is listed as failed', async () => {
     const bad = await send(h, inst, 'send-image', { phone: CARLA, image: `${servers.http}/500` });
-    const deadline = Date.now() + BUDGET_MS;
-    let seen: Record<string, unknown> | undefined;
-    while (Date.now() < deadline && !seen) {
-      const q = await h.call('GET', `${inst.prefix}/queue`);
-      seen = (q.json.messages as Record<string, unknown>[]).find((m) => m.zaapId === bad.zaapId && Number(m.attempts) >= 1 && m.nextAttemptAt !== null);
-      if (!seen) await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.ok(seen, 'the retrying message is listed');
+    // Jumps of 1.5 s at most: the gap before the first attempt goes, and the listing is read while
+    // a retry (1.6 s and more after a failure) is still ahead.
+    const listed = await h.driveUntil(
+      'the retrying message listed',
+      async () => ((await h.call('GET', `${inst.prefix}/queue`)).json.messages as Record<string, unknown>[]).find((m) => m.zaapId === bad.zaapId),
+      (m) => m !== undefined && Number(m.attempts) >= 1 && m.nextAttemptAt !== null,
+      { withinMs: 1_500 },
+    );
+    const seen = listed!;
     assert.match(String(seen.error), /HTTP 500/);
     assert.equal(seen.errorCode, 'MEDIA_DOWNLOAD_FAILED');
+    await h.sendQueued(inst);
     await failedDelivery(h, bad.messageId);
     // Once given up it leaves the waiting list and shows among the failed, with why.
     const waiting = await h.call('GET', `${inst.prefix}/queue`);
@@ -151,6 +174,7 @@ describe('the lane never jams when the network\'s media host refuses the upload 
     const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#fff' } }).png().toBuffer();
     const bad = await send(h, inst, 'send-image', { phone: CARLA, image: `data:image/png;base64,${png.toString('base64')}` });
     const next = await send(h, inst, 'send-text', { phone: CARLA, message: 'behind the upload' });
+    await h.sendQueued(inst);
     const failed = await failedDelivery(h, bad.messageId);
     assert.match(String(failed.body.error), /media upload to the network failed \(gave up after 5 attempts\)/);
     assert.equal(failed.body.errorCode, 'MEDIA_UPLOAD_FAILED');

@@ -43,6 +43,8 @@ describe('engine sends (gateway + sender + Baileys + simnet)', () => {
     const r = await h.call('POST', `${inst.prefix}/${path}`, body);
     assert.equal(r.status, 200, `${path}: ${r.body.toString()}`);
     assert.match(String(r.json.messageId), /^3EB0[0-9A-F]{18}$/);
+    // The pacing gap before it is protocol time: jumped, not waited out.
+    await h.sendQueued(inst);
     return String(r.json.messageId);
   }
 
@@ -65,9 +67,14 @@ describe('engine sends (gateway + sender + Baileys + simnet)', () => {
     await h.webhooks.waitFor(() => statuses(id).includes('RECEIVED'), 15_000, 'RECEIVED');
     await h.admin.markRead(CARLA, [id]);
     await h.webhooks.waitFor(() => statuses(id).includes('READ'), 15_000, 'READ');
-    // A late delivery receipt after READ must not move the status back.
+    // A late delivery receipt after READ must not move the status back. Receipts from one contact
+    // are handled in order: once a later one (READ of another message) has reached the webhook,
+    // the late one has been handled.
+    const probe = await send('send-text', { phone: CARLA, message: 'probe' });
+    await receivedBy(CARLA, probe);
     await h.admin.sendReceipt(CARLA, [id], 'delivered');
-    await new Promise((r) => setTimeout(r, 500));
+    await h.admin.markRead(CARLA, [probe]);
+    await h.webhooks.waitFor(() => statuses(probe).includes('READ'), 15_000, 'READ of the later message');
     const seen = statuses(id);
     assert.deepEqual(seen.filter((s) => s !== 'SENT'), ['RECEIVED', 'READ'], `statuses ${seen.join(',')}`);
     const order = ['SENT', 'RECEIVED', 'READ', 'PLAYED'];

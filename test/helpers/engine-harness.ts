@@ -3,11 +3,16 @@
 // The gateway and simnet share one VirtualClock the test owns ('flowing': protocol time moves with
 // real time, nothing is compressed, and the test jumps it with `h.clock.advance(ms)` when it wants a
 // pacing gap, a retry or a QR lifetime to pass). Baileys keeps its own timers on real time.
+// Two ways to let protocol time pass while waiting: `sendQueued` (the sender's gaps, typing pauses
+// and retries, jumped as soon as every lane waits on them) and `driveUntil` (any wait on a protocol
+// timer: a reconnect's backoff, a phone-check gap). Waits on real things (`until`, `waitFor`,
+// `waitForStatus`) have generous bounds that turn a hang into a failure; they are not measures.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
@@ -45,6 +50,8 @@ export interface WebhookHit {
 export class WebhookReceiver {
   readonly hits: WebhookHit[] = [];
   private server: Server | null = null;
+  /** Woken at every delivery, so a wait ends with the delivery it waits for, not at the next poll. */
+  private readonly waiters = new Set<() => void>();
   url = '';
 
   async start(): Promise<void> {
@@ -58,20 +65,34 @@ export class WebhookReceiver {
           // not JSON: not ours to record
         }
         res.writeHead(200).end('{}');
+        for (const wake of [...this.waiters]) wake();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  async waitFor(match: (h: WebhookHit) => boolean, timeoutMs = 15_000, what = 'webhook'): Promise<WebhookHit> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const hit = this.hits.find(match);
-      if (hit) return hit;
-      await sleep(25);
-    }
-    throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.hits.map((h) => h.body.type ?? h.body), null, 0).slice(0, 2000)}`);
+  /** The first delivery that matches, once it has come (bounded by `timeoutMs` of real time). */
+  waitFor(match: (h: WebhookHit) => boolean, timeoutMs = 15_000, what = 'webhook'): Promise<WebhookHit> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        // `match` may look at every hit (a count): it is asked again at each delivery.
+        const hit = this.hits.find(match);
+        if (!hit) return;
+        done();
+        resolve(hit);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.hits.map((h) => h.body.type ?? h.body), null, 0).slice(0, 2000)}`));
+      }, timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+      check();
+    });
   }
 
   async close(): Promise<void> {
@@ -100,6 +121,36 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+export interface DriveOptions {
+  /**
+   * Only a timer due within this many protocol ms is jumped to (default 60 s): an hourly sweep or a
+   * day's retention never fires early because a test waited.
+   */
+  withinMs?: number;
+  /** Real ms before giving up (default 30 s): a bound on a hang, not a measure. */
+  timeoutMs?: number;
+}
+
+/** Real ms between looks while driving the clock: the work a jump started gets this long to show. */
+const DRIVE_PAUSE_MS = 20;
+
+/** True once `work` resolves, false if `ms` of real time pass first. */
+function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, ms));
+    work.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}
+
 export interface Harness {
   /** The gateway's and simnet's clock: advance it to let protocol time pass. */
   clock: VirtualClock;
@@ -117,6 +168,19 @@ export interface Harness {
   /** Creates the instance, scans its QR with `phone`, waits for `connected`, points webhooks at the receiver. */
   pairNew(phone: string, name?: string): Promise<Instance>;
   waitForStatus(inst: Instance, status: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /**
+   * Polls `read` until `done` holds, letting protocol time pass as fast as the gateway gets to it:
+   * between looks, the clock jumps to the next timer due within `withinMs` (a reconnect's backoff,
+   * a phone-check gap, a receipt the network sends later). For waits on the gateway's own pacing.
+   */
+  driveUntil<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, options?: DriveOptions): Promise<T>;
+  /**
+   * Lets the queued messages of `inst` (or of every instance) go without waiting out their pacing:
+   * whenever every sender lane waits (a gap, a typing pause, a retry's backoff) while messages are
+   * still waiting, the clock jumps to the next timer. Resolves once none is waiting: each was
+   * handed to the network (and acknowledged) or failed.
+   */
+  sendQueued(inst?: Instance, options?: DriveOptions): Promise<void>;
   /** A new gateway over the same database (a restart); the old one is closed first. */
   restartGateway(): Promise<void>;
   /** Closes the gateway (as on SIGTERM); startGateway() brings a new one up on the same data. */
@@ -239,6 +303,42 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         await sleep(50);
       }
       throw new Error(`status never became ${status}; last ${JSON.stringify(last)}`);
+    },
+    async driveUntil(what, read, done, options = {}) {
+      const withinMs = options.withinMs ?? 60_000;
+      const deadline = performance.now() + (options.timeoutMs ?? 30_000);
+      for (;;) {
+        const last = await read();
+        if (done(last)) return last;
+        if (performance.now() > deadline) throw new Error(`timed out waiting for ${what} (clock driven to ${new Date(clock.now()).toISOString()}); last ${JSON.stringify(last).slice(0, 500)}`);
+        await sleep(DRIVE_PAUSE_MS);
+        const next = clock.nextAt();
+        if (next !== null && next - clock.now() <= withinMs) await clock.advanceTo(next);
+      }
+    },
+    async sendQueued(inst, options = {}) {
+      const withinMs = options.withinMs ?? 60_000;
+      const timeoutMs = options.timeoutMs ?? 60_000;
+      const deadline = performance.now() + timeoutMs;
+      const waiting = async (): Promise<number> => {
+        const messages = gateway.store.messages;
+        // Moves to `sent` are written in batches: flushed first, a sent message never counts as waiting.
+        await messages.drain();
+        return inst ? messages.countWaiting(inst.instanceId) : messages.countAllWaiting();
+      };
+      for (;;) {
+        const sender = gateway.sender;
+        if (!sender) return;
+        // Every lane is waiting (on time or on an event) or has nothing to do.
+        const settled = await within(sender.idle(), deadline - performance.now());
+        const left = await waiting();
+        if (left === 0) return;
+        if (!settled || performance.now() > deadline) throw new Error(`sendQueued: ${left} message(s) still waiting after ${timeoutMs} ms (clock at ${new Date(clock.now()).toISOString()})`);
+        const next = clock.nextAt();
+        if (next !== null && next - clock.now() <= withinMs) await clock.advanceTo(next);
+        // Waiting on an event (a reconnect) or on a timer further away: look again shortly.
+        else await sleep(DRIVE_PAUSE_MS);
+      }
     },
     async pairNew(phone, name = 'e2e') {
       await admin.createUser({ phone, pushName: `owner ${phone}` }).catch(() => undefined);

@@ -29,6 +29,8 @@ export interface NetworkSettings {
    * time-lapse run its keep-alive and QR lifetime are compressed by this factor instead.
    */
   timeScale: number;
+  /** Baileys' keep-alive interval in real ms, when a test sets one (else its default, under the time scale). */
+  keepAliveMs?: number | undefined;
   /** Upper bound of any single network query (config.commandTimeoutMs). */
   queryTimeoutMs: number;
   /** Where Baileys downloads history-sync blobs (history-download.ts); its default fetch when unset. */
@@ -101,7 +103,7 @@ function socketConfig(net: NetworkSettings, caches: SharedCaches, hooks: SocketH
     // the receipt gate hooks in there; it keeps our own sends only (a retry can beat the store's copy).
     enableRecentMessageCache: true,
     generateHighQualityLinkPreview: false,
-    keepAliveIntervalMs: scaled(DEFAULT_CONNECTION_CONFIG.keepAliveIntervalMs, 250),
+    keepAliveIntervalMs: net.keepAliveMs ?? scaled(DEFAULT_CONNECTION_CONFIG.keepAliveIntervalMs, 250),
     connectTimeoutMs: scaled(DEFAULT_CONNECTION_CONFIG.connectTimeoutMs, 2_000),
     defaultQueryTimeoutMs: net.queryTimeoutMs,
     // Baileys shows the first QR 60 s and later ones 20 s; a time-lapse run shortens both alike.

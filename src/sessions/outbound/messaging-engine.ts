@@ -121,6 +121,9 @@ export class MessagingEngine {
       : await quotedOption(message.message, { quoted: (id) => session.memory.quoted(id) });
     // A status post goes to the contacts listed with it (the network has no list of its own).
     const broadcast = jid === STATUS_TARGET ? { statusJidList: (await deps.statusAudience(session.id)).map(phoneJid), broadcast: true } : {};
+    // The message's time is the gateway's (Baileys would take the wall clock's): our own messages
+    // sort with the received ones, whose times come from the network, on the one clock.
+    const sentAt = (): Date => new Date(deps.clock.now());
     for (const part of parts) {
       const acked = session.tracker.expectAck(part.messageId);
       // What Baileys threw, before withTimeout turns it into a domain error: a failed media upload
@@ -133,13 +136,13 @@ export class MessagingEngine {
           const isMain = part.messageId === message.messageId;
           if ('raw' in part) {
             const me = session.me?.pn ?? '';
-            sent = generateWAMessageFromContent(jid, part.raw, { userJid: me, messageId: part.messageId, ...(isMain ? quoted : {}) });
+            sent = generateWAMessageFromContent(jid, part.raw, { userJid: me, messageId: part.messageId, timestamp: sentAt(), ...(isMain ? quoted : {}) });
             await sock.relayMessage(jid, sent.message!, { messageId: part.messageId, ...broadcast, ...(part.poll ? { additionalNodes: POLL_NODES } : {}) });
             // As sendMessage does for its own messages: the sent message is reported (fromMe,
             // fromApi, with notify-sent-by-me) and enters the stored copy like any other.
             sock.ev.emit('messages.upsert', { messages: [sent], type: 'append' });
           } else {
-            const result = await sock.sendMessage(jid, part.content, { messageId: part.messageId, ...broadcast, ...(isMain ? quoted : {}) }).catch((e: unknown) => {
+            const result = await sock.sendMessage(jid, part.content, { messageId: part.messageId, timestamp: sentAt(), ...broadcast, ...(isMain ? quoted : {}) }).catch((e: unknown) => {
               engineError = e;
               throw e;
             });
