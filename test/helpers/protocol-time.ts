@@ -14,6 +14,12 @@ export interface SkipOptions {
   horizonMs?: number;
   /** Real ms the process is given between two jumps, for the work a timer starts (default 20). */
   quietMs?: number;
+  /**
+   * When no timer is due within the horizon, move the clock this far instead (default: not at
+   * all). For waits the gateway measures by comparing times rather than with a timer (a
+   * campaign's pace, read by the campaign runner's real-time poll).
+   */
+  idleStepMs?: number;
 }
 
 /**
@@ -33,6 +39,7 @@ export async function skipWaits<T>(clock: VirtualClock, work: Promise<T> | (() =
       if (settled) return;
       const at = clock.nextAt();
       if (at !== null && at - clock.now() <= horizonMs) await clock.advanceTo(at);
+      else if (options.idleStepMs !== undefined) await clock.advance(options.idleStepMs);
     }
   })();
   try {
