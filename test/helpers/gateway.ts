@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { request as undiciRequest, Agent } from 'undici';
 import { ERROR_CODES } from '../../src/errors.js';
 import { loadConfig } from '../../src/config.js';
+import type { Clock } from '../../src/clock.js';
 import { createGateway, type Gateway, type GatewayOverrides } from '../../src/main.js';
 import { createAddressGuard, type ResolvedAddress } from '../../src/net/address-guard.js';
 import { offlineSessions } from '../../src/sessions/offline-sessions.js';
@@ -78,6 +79,8 @@ export interface StartOptions {
   eventStream?: GatewayOverrides['eventStream'];
   /** A cluster routing of the test's own (where each instance's requests run). */
   clusterRouting?: GatewayOverrides['clusterRouting'];
+  /** The gateway's clock (a test's VirtualClock); default the wall clock. */
+  clock?: Clock;
 }
 
 /** One keep-alive pool per test gateway, closed with it so the test process can exit. */
@@ -100,6 +103,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     sessions: options.sessions ?? offlineSessions(),
     ...(options.eventStream ? { eventStream: options.eventStream } : {}),
     ...(options.clusterRouting ? { clusterRouting: options.clusterRouting } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const account = await gateway.accounts.create('test-a');
   const url = await gateway.listen();
