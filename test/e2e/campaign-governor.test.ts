@@ -11,20 +11,21 @@
 //   network takes, hour after hour, so the campaign goes on with no refusal at all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, until, sleep, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { passTime, skipWaits } from '../helpers/protocol-time.js';
 
 const N = 120;
 const BAN_AFTER = 4;
 const SPAM = { enabled: true, maxNewChatsPerWindow: 5, maxIdenticalRecipients: 10_000, windowMs: 3_600_000, banAfterViolations: BAN_AFTER, restrictNewChatsMs: 7_200_000 };
 // The warm-up lets a day-0 number make 0.2 × 40 = 8 first contacts an hour: more than this network
-// takes, so it is the governor that must act. Gaps are short to keep the test fast.
+// takes, so it is the governor that must act. The gaps, typing and pauses are protocol time, which
+// the test jumps.
 const ENV = {
   ZAPGATE_ANTIBAN_STRANGERS_PER_HOUR: '40',
   ZAPGATE_ANTIBAN_STRANGER_GAP_MS: '1000',
   ZAPGATE_ANTIBAN_MIN_GAP_MS: '200',
   ZAPGATE_ANTIBAN_MAX_GAP_MS: '400',
   ZAPGATE_ANTIBAN_MAX_TYPING_MS: '1000',
-  // 5 protocol minutes: 15 s here.
   ZAPGATE_ANTIBAN_PAUSE_MS: '300000',
 };
 const contact = (i: number): string => `55119420${String(i).padStart(5, '0')}`;
@@ -47,7 +48,7 @@ test('with warm-up and governor on, the number pauses at the first refusal and i
   try {
     const owner = '5511942100001';
     const { inst, id } = await runCampaign(h, owner, true);
-    const auto = await h.webhooks.waitFor((x) => x.body.notification === 'CAMPAIGN_AUTO_PAUSED', 60_000, 'CAMPAIGN_AUTO_PAUSED');
+    const auto = await skipWaits(h.clock, h.webhooks.waitFor((x) => x.body.notification === 'CAMPAIGN_AUTO_PAUSED', 60_000, 'CAMPAIGN_AUTO_PAUSED'));
     const paused = h.webhooks.hits.find((x) => x.body.notification === 'ANTIBAN_PAUSED');
     assert.ok(paused, 'ANTIBAN_PAUSED reported');
     assert.ok(h.webhooks.hits.indexOf(paused) < h.webhooks.hits.indexOf(auto), 'the number pauses, then its campaign');
@@ -59,8 +60,9 @@ test('with warm-up and governor on, the number pauses at the first refusal and i
     // The pause came at the first refusal: the ban (at the fourth) never would.
     assert.equal(await counter(h, 'spam.restricted'), 1);
 
-    // Time passes (a tenth of the pause): nothing more goes out, and the number stays.
-    await sleep(4_000);
+    // Time passes (a tenth of the pause, every timer due in it fired): nothing more goes out, and
+    // the number stays. The lane waits for the pause's end, the campaign for a resume.
+    await passTime(h.clock, 30_000);
     assert.equal(await counter(h, 'spam.restricted'), 1, 'no further refusal');
     assert.equal(await counter(h, 'spam.banned'), 0, 'never banned');
     const status = (await h.call('GET', `${inst.prefix}/status`)).json;
@@ -83,6 +85,9 @@ test('with warm-up and governor on, the number pauses at the first refusal and i
     // The user resumes while the network still restricts the number's new chats: the next first
     // contact is refused, and the governor pauses the number and the campaign again, twice as long.
     assert.equal((await h.call('POST', `/campaigns/${id}/resume`)).status, 200);
+    // The number's own pause (5 min) has to end before its next send: the clock jumps there, and
+    // no further (the next pause, 10 min, must not run out before the test has looked at it).
+    await skipWaits(h.clock, h.webhooks.waitFor((x) => x.body.notification === 'ANTIBAN_PAUSED' && x !== paused, 60_000, 'second ANTIBAN_PAUSED'), { horizonMs: 6 * 60_000 });
     const autoAgain = await h.webhooks.waitFor((x) => x.body.notification === 'CAMPAIGN_AUTO_PAUSED' && x !== auto, 60_000, 'second CAMPAIGN_AUTO_PAUSED');
     const pauses = h.webhooks.hits.filter((x) => x.body.notification === 'ANTIBAN_PAUSED');
     assert.equal(pauses.length, 2);
@@ -103,7 +108,7 @@ test('with them off, the same campaign runs into the refusals and the number is 
   try {
     const owner = '5511942100002';
     const { inst, id } = await runCampaign(h, owner, false);
-    await h.waitForStatus(inst, 'banned', 60_000);
+    await skipWaits(h.clock, h.waitForStatus(inst, 'banned', 60_000));
     assert.equal(await counter(h, 'spam.banned'), 1);
     assert.equal(await counter(h, 'spam.restricted'), BAN_AFTER, 'refused again and again, then banned');
     assert.ok(!h.webhooks.hits.some((x) => x.body.notification === 'ANTIBAN_PAUSED' || x.body.notification === 'CAMPAIGN_AUTO_PAUSED'), 'nothing paused it');
@@ -115,25 +120,25 @@ test('with them off, the same campaign runs into the refusals and the number is 
 });
 
 test('the warm-up keeps a new number under the network\'s limit hour after hour: no refusal, the campaign goes on', async () => {
-  // An hour is 36 s here. Day 0 of the warm-up allows 0.2 × 20 = 4 first contacts an hour; the
-  // network takes 5 (and would restrict at the sixth).
-  const scale = 0.01;
+  // Day 0 of the warm-up allows 0.2 × 20 = 4 first contacts an hour; the network takes 5 (and would
+  // restrict at the sixth). The hours are protocol time: the test jumps them.
   const h = await startHarness({
-    simnet: { spam: SPAM, timeScale: scale },
-    env: { ...ENV, ZAPGATE_TIME_SCALE: String(scale), ZAPGATE_ANTIBAN_STRANGERS_PER_HOUR: '20', ZAPGATE_ANTIBAN_STRANGER_GAP_MS: '10000', ZAPGATE_ANTIBAN_MAX_GAP_MS: '200', ZAPGATE_ANTIBAN_MIN_GAP_MS: '100' },
+    simnet: { spam: SPAM },
+    env: { ...ENV, ZAPGATE_ANTIBAN_STRANGERS_PER_HOUR: '20', ZAPGATE_ANTIBAN_STRANGER_GAP_MS: '10000', ZAPGATE_ANTIBAN_MAX_GAP_MS: '200', ZAPGATE_ANTIBAN_MIN_GAP_MS: '100' },
   });
   try {
     const { inst, id } = await runCampaign(h, '5511942100003', true);
     const progress = async (): Promise<Record<string, number>> => (await h.call('GET', `/campaigns/${id}`)).json.progress as Record<string, number>;
-    const first = await until('the first hour\'s sends', progress, (p) => (p.sent ?? 0) >= 4, 30_000);
-    // The hour's cap is reached: nothing more for now.
-    await sleep(5_000);
+    const first = await skipWaits(h.clock, until('the first hour\'s sends', progress, (p) => (p.sent ?? 0) >= 4, 30_000));
+    // The hour's cap is reached: nothing more for now. Half an hour passes (every timer due in it
+    // fired: the lane's gaps, its re-reads), and the fifth first contact still waits for the hour.
+    await passTime(h.clock, 30 * 60_000);
     assert.equal((await progress()).sent, first.sent, 'held by the warm-up cap');
     const health = (await h.call('GET', `${inst.prefix}/health`)).json as { strangers: { lastDay: number; warmup: { capPerHour: number } } };
     assert.equal(health.strangers.warmup.capPerHour, 4);
     assert.equal(health.strangers.lastDay, first.sent, 'each was a first contact');
     // The next hour brings the next ones, still without a refusal.
-    await until('the second hour\'s sends', progress, (p) => (p.sent ?? 0) >= 6, 60_000);
+    await skipWaits(h.clock, until('the second hour\'s sends', progress, (p) => (p.sent ?? 0) >= 6, 60_000), { horizonMs: 2 * 3_600_000 });
     assert.equal(await counter(h, 'spam.restricted'), 0, 'never refused');
     assert.equal(await counter(h, 'spam.banned'), 0);
     assert.ok(!h.webhooks.hits.some((x) => x.body.notification === 'ANTIBAN_PAUSED'), 'nothing to pause');

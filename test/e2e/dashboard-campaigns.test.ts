@@ -17,7 +17,9 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { launchChromium, pageProblems, type Browser } from '../helpers/chromium.js';
-import { startHarness, type Harness } from '../helpers/engine-harness.js';
+import { campaignRunnerStepped } from '../helpers/campaign-runner-step.js';
+import { startHarness, until, type Harness } from '../helpers/engine-harness.js';
+import { skipWaits } from '../helpers/protocol-time.js';
 
 const OWNER = '5511960001000';
 const PEOPLE = [
@@ -44,16 +46,10 @@ async function shot(page: Page, name: string, selector?: string): Promise<void> 
   await sharp(png).png({ palette: true, colours: 64, compressionLevel: 9 }).toFile(join(shotsDir, `${name}.png`));
 }
 
-/** Polls `read` (every 250 ms, at most `ms`) until `done` holds; the last value. */
-async function waitUntil<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = WAIT): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    assert.ok(Date.now() < deadline, `${what} (last: ${JSON.stringify(v)})`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** Polls `read` until `done` holds (at most `ms` of real time); the last value. */
+const waitUntil = <T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = WAIT): Promise<T> => until(what, read, done, ms);
+/** The campaign's pace, on the gateway's clock: the test moves the clock by it. */
+const PACE_MS = 40_000;
 
 let h: Harness;
 let browser: Browser;
@@ -105,10 +101,10 @@ test('opt-out list, a campaign from a CSV (progress, pause, resume, the opted-ou
     await page.locator('#cmp-csv-info').filter({ hasText: `${PEOPLE.length} row(s); columns: phone, name, code — not in the CSV: coupon` }).waitFor({ timeout: WAIT });
     await page.getByLabel('Message template').fill('Hi {{name}}, your code is {{code}}.');
     await page.locator('#cmp-csv-info').filter({ hasNotText: 'not in the CSV' }).waitFor({ timeout: WAIT });
-    // The paired instance is offered and chosen; 40 s between messages on the gateway's clock
-    // (the harness runs it 20× faster: 2 s), so there is time to see it move and to pause it.
+    // The paired instance is offered and chosen; 40 s between messages on the gateway's clock,
+    // which the test moves one pace at a time: it sees progress move and pauses it midway.
     assert.equal(await page.getByRole('checkbox', { name: new RegExp(`^promotions \\+${OWNER}`) }).isChecked(), true, 'the connected instance is chosen');
-    await page.getByLabel('Seconds between messages per number').fill('40');
+    await page.getByLabel('Seconds between messages per number').fill(String(PACE_MS / 1000));
     await page.getByRole('button', { name: 'Create campaign' }).click();
 
     const row = page.locator('#campaign-body tr[data-campaign]');
@@ -117,9 +113,13 @@ test('opt-out list, a campaign from a CSV (progress, pause, resume, the opted-ou
     const count = async (k: string): Promise<number> => Number(await row.locator(`td[data-count="${k}"]`).textContent());
     await row.locator('.badge.running').waitFor({ timeout: WAIT });
     await row.getByText(NAME, { exact: true }).waitFor({ timeout: WAIT });
-    // The opted-out number is skipped; progress moves without a reload.
+    // Progress moves without a reload: the first message goes at once (the lane's gap jumped), the
+    // second a pace later; a pace after that the opted-out third recipient is skipped.
+    await skipWaits(h.clock, waitUntil('progress moves: a message sent', () => count('sent'), (n) => n >= 1));
+    await h.clock.advance(PACE_MS);
+    await skipWaits(h.clock, waitUntil('a pace later, the second', () => count('sent'), (n) => n >= 2));
+    await h.clock.advance(PACE_MS);
     await waitUntil('the opted-out number shows as skipped', () => count('skipped'), (n) => n === 1);
-    await waitUntil('progress moves: a message sent', () => count('sent'), (n) => n >= 1);
     await shot(page, 'campaigns');
     // At phone width nothing sticks out (the table scrolls inside its card).
     await page.setViewportSize({ width: 390, height: 844 });
@@ -129,18 +129,23 @@ test('opt-out list, a campaign from a CSV (progress, pause, resume, the opted-ou
     // Pause: nothing more leaves (the one message already waiting may still go).
     await page.getByRole('button', { name: `pause campaign ${NAME}` }).click();
     await row.locator('.badge.paused').waitFor({ timeout: WAIT });
-    await waitUntil('nothing waits in the queue once paused', () => count('queued'), (n) => n === 0);
+    await skipWaits(h.clock, waitUntil('nothing waits in the queue once paused', () => count('queued'), (n) => n === 0));
     const sentAtPause = await count('sent');
-    await page.waitForTimeout(5_000); // more than two pacing steps
+    // More than two paces pass, and the campaign runner steps after that: a running campaign would
+    // have queued its next message by then (and the lane's gap is jumped for it to leave).
+    await h.clock.advance(2 * PACE_MS + 1_000);
+    await skipWaits(h.clock, campaignRunnerStepped(h));
+    const refreshed = page.waitForResponse((r) => new URL(r.url()).pathname === '/campaigns' && r.request().method() === 'GET', { timeout: WAIT });
     await page.getByRole('button', { name: 'Refresh campaigns' }).click();
-    await page.waitForTimeout(500);
+    await refreshed;
+    assert.equal(await count('queued'), 0, 'nothing queued while paused');
     assert.equal(await count('sent'), sentAtPause, 'no message sent while paused');
     assert.ok(sentAtPause < PEOPLE.length - 1, `paused before the end (${sentAtPause} sent)`);
     assert.equal((await h.call('GET', `/campaigns/${campaignId}`)).json.state, 'paused', 'the API says paused');
 
-    // Resume: it runs to the end.
+    // Resume: it runs to the end (a pace at a time: the clock moves by one whenever nothing else is due).
     await page.getByRole('button', { name: `resume campaign ${NAME}` }).click();
-    await row.locator('.badge.done').waitFor({ timeout: WAIT });
+    await skipWaits(h.clock, row.locator('.badge.done').waitFor({ timeout: WAIT }), { idleStepMs: PACE_MS });
     await waitUntil('every other recipient sent', () => count('sent'), (n) => n === PEOPLE.length - 1);
     assert.equal(await count('skipped'), 1);
     assert.equal(await count('failed'), 0);
@@ -233,7 +238,7 @@ test('a read-only key sees the campaigns and the opt-out list but no control, an
 
 test('number health shows the governor\'s pause, its reason and the warm-up\'s cap', async () => {
   // The network restricts a number after 5 new chats; with the anti-ban strategy on, the first
-  // refusal pauses it (as in campaign-governor.test.ts). Short gaps keep the test fast.
+  // refusal pauses it (as in campaign-governor.test.ts).
   const spam = { enabled: true, maxNewChatsPerWindow: 5, maxIdenticalRecipients: 10_000, windowMs: 3_600_000, banAfterViolations: 4, restrictNewChatsMs: 7_200_000 };
   const env = {
     ZAPGATE_ANTIBAN_STRANGERS_PER_HOUR: '40',
@@ -250,7 +255,8 @@ test('number health shows the governor\'s pause, its reason and the warm-up\'s c
     const inst = await g.pairNew('5511960002000', 'outreach');
     assert.equal((await g.call('PUT', `${inst.prefix}/update-antiban`, { value: true })).status, 200);
     for (let i = 0; i < 7; i++) assert.equal((await g.call('POST', `${inst.prefix}/send-text`, { phone: `55119600030${String(i).padStart(2, '0')}`, message: `hello ${i}` })).status, 200);
-    const paused = await g.webhooks.waitFor((x) => x.body.notification === 'ANTIBAN_PAUSED', WAIT, 'ANTIBAN_PAUSED');
+    // The gaps and typing ahead of each send are protocol time: jumped.
+    const paused = await skipWaits(g.clock, g.webhooks.waitFor((x) => x.body.notification === 'ANTIBAN_PAUSED', WAIT, 'ANTIBAN_PAUSED'));
     const [reason] = paused.body.notificationParameters as string[];
     const health = (await g.call('GET', `${inst.prefix}/health`)).json as {
       messages: { failures: { code: string; count: number }[] };

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startHarness, until } from '../helpers/engine-harness.js';
+import { skipWaits } from '../helpers/protocol-time.js';
 
 const OWNER = '5511943000001';
 const CONTACTS = ['5511943000011', '5511943000012', '5511943000013'];
@@ -30,15 +31,17 @@ test('GET …/health and the zapgate_number_* metrics show what the network said
     assert.deepEqual(fresh.messages, { sent: 0, delivered: 0, read: 0, failed: 0, deliveredRatio: null, readRatio: null, failedRatio: null, failures: [] });
 
     for (const phone of CONTACTS) assert.equal((await h.call('POST', `${inst.prefix}/send-text`, { phone, message: `hi ${phone}` })).status, 200);
-    await until('three sent and read', health, (x) => x.messages.read === 3, 30_000);
+    // The sender's pacing gaps and the contacts' receipt delays are protocol time: jumped.
+    await skipWaits(h.clock, until('three sent and read', health, (x) => x.messages.read === 3, 30_000));
     // The network refuses the next message.
     await h.admin.injectFault(OWNER, { kind: 'nack', code: 479, count: 1 });
     const refused = await h.call('POST', `${inst.prefix}/send-text`, { phone: CONTACTS[0], message: 'refused' });
-    await h.webhooks.waitFor((x) => x.body.type === 'DeliveryCallback' && x.body.messageId === refused.json.messageId && typeof x.body.error === 'string', 20_000, 'the refusal');
+    await skipWaits(h.clock, h.webhooks.waitFor((x) => x.body.type === 'DeliveryCallback' && x.body.messageId === refused.json.messageId && typeof x.body.error === 'string', 20_000, 'the refusal'));
     // The link drops, and comes back by itself.
     await h.admin.injectFault(OWNER, { kind: 'close' });
     await h.webhooks.waitFor((x) => x.body.type === 'DisconnectedCallback', 20_000, 'DisconnectedCallback');
-    await h.waitForStatus(inst, 'connected', 30_000);
+    // The reconnection's backoff is protocol time: jumped.
+    await skipWaits(h.clock, h.waitForStatus(inst, 'connected', 30_000));
 
     const x = await until('the disconnection recorded', health, (v) => v.disconnections.count >= 1, 10_000);
     assert.deepEqual(

@@ -7,7 +7,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import { sleep, startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { skipWaits } from '../helpers/protocol-time.js';
 
 const OWNER = '5511900003001';
 const CARLA = '5511900003002';
@@ -44,12 +45,11 @@ describe('outgoing media by reference, end to end', () => {
       ids.push(String(r.json.messageId));
     }
     assert.ok(storedCount(h.dataDir) >= 1, 'stored while queued (or already being sent)');
-    const image = await h.admin.waitForReceived(CARLA, (m) => m.id === ids[0], 20_000);
+    // The sender's pacing gaps are protocol time: jumped.
+    const image = await skipWaits(h.clock, h.admin.waitForReceived(CARLA, (m) => m.id === ids[0], 20_000));
     assert.equal(image.media?.base64, png.toString('base64'), 'the image byte for byte');
-    const file = await h.admin.waitForReceived(CARLA, (m) => m.id === ids[1], 20_000);
+    const file = await skipWaits(h.clock, h.admin.waitForReceived(CARLA, (m) => m.id === ids[1], 20_000));
     assert.equal(file.media?.base64, doc.toString('base64'), 'the document byte for byte');
-    const deadline = Date.now() + 5_000;
-    while (storedCount(h.dataDir) > 0 && Date.now() < deadline) await sleep(50);
-    assert.equal(storedCount(h.dataDir), 0, 'no stored file left once both are sent');
+    await until('no stored file left once both are sent', async () => storedCount(h.dataDir), (n) => n === 0);
   });
 });

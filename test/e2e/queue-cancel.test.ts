@@ -6,7 +6,8 @@
 // what they take out the same way.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sleep, startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { skipWaits } from '../helpers/protocol-time.js';
 
 const OWNER = '5511900007001';
 const CARLA = '5511900007002';
@@ -52,9 +53,9 @@ describe('deleting a queued message (gateway + sender + Baileys + simnet)', () =
 
     assert.equal((await h.call('POST', `${inst.prefix}/restart`)).status, 200);
     await h.waitForStatus(inst, 'connected');
-    await h.admin.waitForReceived(CARLA, (m) => m.id === kept, 20_000);
+    // The sender's pacing gap is protocol time: jumped.
+    await skipWaits(h.clock, h.admin.waitForReceived(CARLA, (m) => m.id === kept, 20_000));
     // The queue is FIFO: had the cancelled message been sent, it would have arrived first.
-    await sleep(500);
     const got = await h.admin.received(CARLA);
     assert.equal(got.filter((m) => m.id === cancelled).length, 0, 'the cancelled message never reached the contact');
     assert.deepEqual(deliveries(cancelled).map((d) => d.errorCode), ['CANCELLED'], 'one callback, the cancellation, and no "sent" after it');
@@ -69,15 +70,20 @@ describe('deleting a queued message (gateway + sender + Baileys + simnet)', () =
 
     let cancelledCount = 0;
     for (const id of ids) {
-      const hit = await h.webhooks.waitFor((w) => w.body.type === 'DeliveryCallback' && w.body.messageId === id, 20_000, `a DeliveryCallback for ${id}`);
+      const hit = await skipWaits(h.clock, h.webhooks.waitFor((w) => w.body.type === 'DeliveryCallback' && w.body.messageId === id, 20_000, `a DeliveryCallback for ${id}`));
       if (hit.body.errorCode === 'CANCELLED') {
         cancelledCount++;
         continue;
       }
       assert.equal('error' in hit.body, false, `sent: ${JSON.stringify(hit.body)}`);
-      await h.admin.waitForReceived(CARLA, (m) => m.type === 'revoke' && m.targetId === id, 15_000);
+      await skipWaits(h.clock, h.admin.waitForReceived(CARLA, (m) => m.type === 'revoke' && m.targetId === id, 15_000));
     }
-    await sleep(500);
+    // A message queued now leaves after everything above (the queue is FIFO), and its callback is
+    // delivered after theirs (one request at a time per URL, in order): once it has arrived and
+    // been reported, no cancelled message can still arrive and no late callback can still come.
+    const marker = await send('after the race');
+    await skipWaits(h.clock, h.admin.waitForReceived(CARLA, (m) => m.id === marker, 20_000));
+    await h.webhooks.waitFor((w) => w.body.type === 'DeliveryCallback' && w.body.messageId === marker, 15_000, 'the marker\'s DeliveryCallback');
     const got = await h.admin.received(CARLA);
     for (const id of ids) {
       const callbacks = deliveries(id);
@@ -110,7 +116,7 @@ describe('deleting a queued message (gateway + sender + Baileys + simnet)', () =
     assert.equal((await h.call('POST', `${inst.prefix}/restart`)).status, 200);
     await h.waitForStatus(inst, 'connected');
     const marker = await send('after the cleared queue');
-    await h.admin.waitForReceived(CARLA, (m) => m.id === marker, 20_000);
+    await skipWaits(h.clock, h.admin.waitForReceived(CARLA, (m) => m.id === marker, 20_000));
     const got = await h.admin.received(CARLA);
     for (const q of queued) {
       assert.equal(got.some((m) => m.id === q.messageId), false, `${q.messageId} was taken out and never arrives`);

@@ -83,6 +83,8 @@ describe('received system events and media failures (gateway + Baileys + simnet)
     const received = await notification('CALL_RECEIVED', (p) => p.callId === call.callId);
     assert.equal(received.phone, ADMIN);
     assert.equal(received.isVideo, true);
+    // The phone rings 30 s of protocol time before the call rings out: the clock jumps over them.
+    await h.clock.advance(30_000);
     const missed = await notification('CALL_MISSED_VIDEO', (p) => p.callId === call.callId);
     assert.equal(missed.phone, ADMIN);
     assert.equal(missed.isVideo, true);

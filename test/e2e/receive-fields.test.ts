@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { startHarness, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { skipWaits } from '../helpers/protocol-time.js';
 
 const OWNER = '5511900005001';
 const BIZ = '5511900005002';
@@ -65,7 +66,8 @@ describe('webhook fields: forwarded, isGif, document caption and pages, sticker 
     const r = await h.call('POST', `${inst.prefix}/send-text`, { phone: CARLA, message: 'status check' });
     assert.equal(r.status, 200, r.body.toString());
     const id = String(r.json.messageId);
-    await h.admin.waitForReceived(CARLA, (m) => m.id === id, 20_000);
+    // The sender's pacing gap is protocol time: jumped.
+    await skipWaits(h.clock, h.admin.waitForReceived(CARLA, (m) => m.id === id, 20_000));
     const status = (s: string) =>
       h.webhooks.waitFor((w) => w.body.type === 'MessageStatusCallback' && w.body.status === s && (w.body.ids as string[]).includes(id), 15_000, `${s} of ${id}`);
     const sent = await status('SENT');

@@ -1,14 +1,17 @@
 // Webhook test harness: a test CA and certificate minted in-process (simnet/src/media/certs.ts), HTTPS receivers on loopback
-// that record what they get, and a restartable in-process gateway (same SQLite file across restarts)
-// whose outbox trusts the test CA. Nothing here ever talks to anything but loopback.
+// that record what they get (and when, on the gateway's clock), and a restartable in-process gateway
+// (same SQLite file across restarts) whose outbox trusts the test CA, on a clock the test may own.
+// Nothing here ever talks to anything but loopback.
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { Agent, request as undiciRequest } from 'undici';
 import { mintTestCertificates } from '../../simnet/src/media/certs.js';
+import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/main.js';
 import { createAddressGuard, type Resolver } from '../../src/net/address-guard.js';
@@ -44,6 +47,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When it arrived, on the receiver's clock (the gateway's, when the test passed it). */
+  receivedAt: number;
 }
 
 /** What a receiver answers: a status (with headers), or `hang` (never answers). */
@@ -70,7 +75,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(host = '127.0.0.1', certs: TestPki = testPki()): Promise<Receiver> {
+/** The wall clock, for receivers of a gateway that runs on it. */
+const wallClock: Pick<Clock, 'now'> = { now: () => Date.now() };
+
+/** `clock`: the gateway's, so that a request's webhook-timestamp can be checked against the time it arrived. */
+export async function startReceiver(host = '127.0.0.1', certs: TestPki = testPki(), clock: Pick<Clock, 'now'> = wallClock): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   let hanging: ServerResponse[] = [];
   let server: https.Server | undefined;
@@ -130,7 +139,7 @@ export async function startReceiver(host = '127.0.0.1', certs: TestPki = testPki
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
-          const r: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+          const r: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: clock.now() };
           requests.push(r);
           const a = receiver.answer(r);
           if (a === 'hang') hanging.push(res);
@@ -167,6 +176,8 @@ export interface HarnessOptions {
   outbox?: Partial<Omit<OutboxTuning, 'allowHttp'>>;
   /** Opens the database another gateway left in this directory (deleted by close()). */
   dataDir?: string;
+  /** The gateway's clock (a test's VirtualClock, to jump retries); default the wall clock. */
+  clock?: Clock;
 }
 
 export interface HarnessInstance {
@@ -215,6 +226,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       collectProcessMetrics: false,
       sessions: offlineSessions(),
       outbox: { ca: testPki().ca, ...options.outbox },
+      ...(options.clock ? { clock: options.clock } : {}),
     });
     return { gateway, url: await gateway.listen() };
   };
@@ -266,4 +278,30 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 /** Polls `check` until it returns true; throws after `timeoutMs` (a hang guard: test/helpers/wait.ts). */
 export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = WAIT_TIMEOUT_MS, what = 'the condition'): Promise<void> {
   await waitFor(what, check, { timeoutMs, pollMs: 10 });
+}
+
+function headersOf(h: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+/**
+ * Verifies a request the way a Standard Webhooks receiver does, with the reference implementation
+ * (`standardwebhooks`), but against the gateway's clock: webhook-timestamp is the gateway's time,
+ * which a test's virtual clock may have moved hours away from the wall clock, so the package's own
+ * check (against Date.now()) would refuse it. The timestamp must be within `toleranceS` of when the
+ * request arrived, and one of the signatures must be the package's for that id, time and body.
+ * Returns the payload; throws like `Webhook.verify` otherwise.
+ */
+export function verifySigned(secret: string, r: ReceivedRequest, toleranceS = 300): Record<string, unknown> {
+  const headers = headersOf(r.headers);
+  const id = headers['webhook-id'];
+  const timestamp = Number(headers['webhook-timestamp']);
+  const signatures = (headers['webhook-signature'] ?? '').split(' ');
+  if (!id || !Number.isInteger(timestamp) || signatures.length === 0) throw new Error('missing webhook headers');
+  if (Math.abs(timestamp - r.receivedAt / 1000) > toleranceS) throw new Error(`webhook-timestamp ${timestamp} is more than ${toleranceS} s from the arrival (${Math.floor(r.receivedAt / 1000)})`);
+  const expected = new Webhook(secret).sign(id, new Date(timestamp * 1000), r.body);
+  if (!signatures.includes(expected)) throw new Error('no matching signature');
+  return JSON.parse(r.body) as Record<string, unknown>;
 }

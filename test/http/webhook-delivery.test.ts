@@ -1,16 +1,18 @@
 // Webhook delivery against a real HTTPS receiver on 127.0.0.1 (test CA): every payload type in its
 // Z-API shape, routed per kind, signed per Standard Webhooks (checked with the `standardwebhooks`
 // package, during rotation too), notifySentByMe, ordering, retries with a stable webhook-id,
-// Retry-After, timeouts, redirects not followed, 410, and the replay API.
+// Retry-After, timeouts, redirects not followed, 410, and the replay API. The gateway runs on a
+// VirtualClock the test owns: retries wait their real protocol delays, which the test jumps.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { IncomingHttpHeaders } from 'node:http';
-import { Webhook } from 'standardwebhooks';
 import type { GatewayEvent, ReceivedCallback } from '../../src/events/types.js';
+import { skipWaits } from '../helpers/protocol-time.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 import {
   eventually,
   startHarness,
   startReceiver,
+  verifySigned,
   type Harness,
   type HarnessInstance,
   type Receiver,
@@ -27,16 +29,8 @@ const KIND_PATHS = {
   'update-webhook-disconnected': '/disconnected',
 } as const;
 
-function headersOf(h: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}
-
-/** Verifies with the reference implementation; throws if the signature does not check out. */
-function verify(secret: string, r: ReceivedRequest): Record<string, unknown> {
-  return new Webhook(secret).verify(r.body, headersOf(r.headers)) as Record<string, unknown>;
-}
+/** Verifies with the reference implementation at the gateway's time; throws if the signature does not check out. */
+const verify = (secret: string, r: ReceivedRequest): Record<string, unknown> => verifySigned(secret, r);
 
 let seq = 0;
 function text(message: string, extra: Partial<ReceivedCallback> = {}): ReceivedCallback {
@@ -73,11 +67,13 @@ async function secretOf(h: Harness, inst: HarnessInstance): Promise<{ value: str
 describe('webhook delivery to an HTTPS receiver', () => {
   let h: Harness;
   let rx: Receiver;
+  const clock = new VirtualClock();
 
   before(async () => {
-    rx = await startReceiver('127.0.0.1');
-    // Delivered rows are normally swept after an hour (0.36 s here): keep them, these tests read them.
-    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1', ZAPGATE_TIME_SCALE: '0.0001' }, outbox: { deliveredKeepMs: YEAR_MS } });
+    rx = await startReceiver('127.0.0.1', undefined, clock);
+    // Delivered rows are swept after an hour, and the Retry-After test moves the clock an hour: keep
+    // them, these tests read them.
+    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1' }, outbox: { deliveredKeepMs: YEAR_MS }, clock });
   });
   after(async () => {
     await h.close();
@@ -142,7 +138,7 @@ describe('webhook delivery to an HTTPS receiver', () => {
       assert.equal(r.method, 'POST');
       assert.match(String(r.headers['content-type']), /^application\/json/);
       assert.match(String(r.headers['webhook-id']), /^msg_[0-9a-f]{32}$/);
-      assert.ok(Math.abs(Number(r.headers['webhook-timestamp']) - Date.now() / 1000) < 60, 'timestamp is this attempt\'s, in seconds');
+      assert.ok(Math.abs(Number(r.headers['webhook-timestamp']) - r.receivedAt / 1000) < 60, 'timestamp is this attempt\'s, in seconds, on the gateway\'s clock');
       verify(secret, r);
       ids.add(String(r.headers['webhook-id']));
     }
@@ -221,16 +217,21 @@ describe('webhook delivery to an HTTPS receiver', () => {
     try {
       const set = await h.request('PUT', `${inst.prefix}/update-webhook-received`, { value: `${slow.origin}/${inst.id}/received` });
       assert.equal(set.status, 200);
-      slow.answer = () => 'hang';
+      // Every request is held until the test answers it; one arriving while another is held
+      // went out before that one was answered, whenever the test looks.
+      let mostHeld = 0;
+      slow.answer = () => {
+        mostHeld = Math.max(mostHeld, slow.held + 1);
+        return 'hang';
+      };
       const events = Array.from({ length: 20 }, (_, i) => text(`n${i}`));
       for (const e of events) await h.gateway.events.emit(inst.id, [e]);
       for (let i = 0; i < events.length; i++) {
         await slow.waitFor((rs) => rs.length > i, 10_000, `request ${i + 1}`);
-        // Give the dispatcher every chance to send the next one early.
-        await new Promise((r) => setTimeout(r, 20));
         assert.equal(slow.requests.length, i + 1, `event ${i + 2} went out before event ${i + 1} was answered`);
         slow.release(200);
       }
+      assert.equal(mostHeld, 1, 'never a second request while one was unanswered');
       assert.deepEqual(slow.requests.map((r) => (JSON.parse(r.body) as { messageId: string }).messageId), events.map((e) => e.messageId));
     } finally {
       await slow.close();
@@ -243,11 +244,24 @@ describe('webhook delivery to an HTTPS receiver', () => {
     const path = `/${inst.id}/received`;
     let calls = 0;
     const original = rx.answer;
-    // Retry-After: 3600 s of protocol time = 360 ms at this time scale (the schedule alone says 0.5 ms).
+    // Retry-After: 3600 s (the schedule alone says 5 s).
     rx.answer = (r) => (r.path === path && ++calls === 1 ? { status: 503, headers: { 'retry-after': '3600' } } : original(r));
     try {
       const { value: secret } = await secretOf(h, inst);
       await h.gateway.events.emit(inst.id, [text('try again')]);
+      type Waiting = { attempts: number; createdAt: number; nextAttemptAt: number | null };
+      let waiting: Waiting | undefined;
+      await eventually(async () => {
+        const page = await h.request('GET', `${inst.prefix}/webhook-deliveries?status=retrying`);
+        waiting = (page.json.deliveries as Waiting[])[0];
+        return waiting?.nextAttemptAt !== null && waiting?.nextAttemptAt !== undefined;
+      }, 10_000, 'the failed attempt to be recorded');
+      const retryAt = waiting!.nextAttemptAt!;
+      assert.ok(retryAt - waiting!.createdAt >= 3_600_000, `the retry waits for Retry-After (${retryAt - waiting!.createdAt} ms)`);
+      // Just before that time nothing has been sent again (every timer due by then has fired).
+      await clock.advanceTo(retryAt - 1_000);
+      assert.equal(rx.requests.filter((x) => x.path === path).length, 1, 'no retry before Retry-After');
+      await clock.advanceTo(retryAt);
       await rx.waitFor((rs) => rs.filter((x) => x.path === path).length >= 2, 10_000, 'the retry');
       const [first, second] = rx.requests.filter((x) => x.path === path);
       assert.equal(first!.headers['webhook-id'], second!.headers['webhook-id']);
@@ -262,7 +276,7 @@ describe('webhook delivery to an HTTPS receiver', () => {
       }, 10_000, 'the delivery to be recorded');
       assert.equal(d?.attempts, 2);
       assert.equal(d?.webhookId, first!.headers['webhook-id']);
-      assert.ok(d!.updatedAt - d!.createdAt >= 300, `the retry waited for Retry-After (${d!.updatedAt - d!.createdAt} ms)`);
+      assert.ok(d!.updatedAt - d!.createdAt >= 3_600_000, `the retry waited for Retry-After (${d!.updatedAt - d!.createdAt} ms)`);
     } finally {
       rx.answer = original;
     }
@@ -318,10 +332,11 @@ describe('webhook delivery to an HTTPS receiver', () => {
 describe('the attempt timeout', () => {
   let h: Harness;
   let rx: Receiver;
+  const clock = new VirtualClock();
 
   before(async () => {
-    rx = await startReceiver('127.0.0.1');
-    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1', ZAPGATE_TIME_SCALE: '0.0001' }, outbox: { timeoutMs: 500, deliveredKeepMs: YEAR_MS } });
+    rx = await startReceiver('127.0.0.1', undefined, clock);
+    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1' }, outbox: { timeoutMs: 500, deliveredKeepMs: YEAR_MS }, clock });
   });
   after(async () => {
     await h.close();
@@ -337,7 +352,9 @@ describe('the attempt timeout', () => {
     rx.answer = (r) => (r.path === path && ++calls === 1 ? 'hang' : original(r));
     try {
       await h.gateway.events.emit(inst.id, [text('slow receiver')]);
-      await rx.waitFor((rs) => rs.filter((x) => x.path === path).length >= 2, 10_000, 'the retry after the timeout');
+      // The attempt times out after 500 ms of real time (a guard); its retry waits 5 s of protocol
+      // time, jumped.
+      await skipWaits(clock, rx.waitFor((rs) => rs.filter((x) => x.path === path).length >= 2, 10_000, 'the retry after the timeout'));
       await eventually(async () => {
         const page = await h.request('GET', `${inst.prefix}/webhook-deliveries?status=delivered`);
         return (page.json.deliveries as unknown[]).length === 1;
@@ -369,19 +386,24 @@ describe('a backlog read back from the store', () => {
     const events = Array.from({ length: 300 }, (_, i) => text(`b${i}`));
     for (let i = 0; i < events.length; i += 50) await h.gateway.events.emit(inst.id, events.slice(i, i + 50));
     await rx.waitFor((rs) => rs.length >= events.length, 20_000, 'the whole backlog');
-    await new Promise((r) => setTimeout(r, 300)); // any duplicate would show up by now
-    assert.deepEqual(rx.requests.map((r) => (JSON.parse(r.body) as { messageId: string }).messageId), events.map((e) => e.messageId));
+    // One more event, after the backlog: the URL gets its events one at a time, in order, so a
+    // duplicate of any of them would have come before this one.
+    const last = text('after the backlog');
+    await h.gateway.events.emit(inst.id, [last]);
+    await rx.waitFor((rs) => rs.some((r) => (JSON.parse(r.body) as { messageId: string }).messageId === last.messageId), 20_000, 'the event after the backlog');
+    assert.deepEqual(rx.requests.map((r) => (JSON.parse(r.body) as { messageId: string }).messageId), [...events, last].map((e) => e.messageId));
   });
 });
 
 describe('replaying failed deliveries', () => {
   let h: Harness;
   let rx: Receiver;
+  const clock = new VirtualClock();
 
   before(async () => {
-    rx = await startReceiver('127.0.0.1');
-    // 27.6 hours of retries take about a second at this scale.
-    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1', ZAPGATE_TIME_SCALE: '0.00001' }, outbox: { deliveredKeepMs: YEAR_MS, failedKeepMs: YEAR_MS } });
+    rx = await startReceiver('127.0.0.1', undefined, clock);
+    // 27.6 hours of retries: the test jumps the clock from one to the next.
+    h = await startHarness({ env: { ZAPGATE_ALLOW_HOSTS: '127.0.0.1' }, outbox: { deliveredKeepMs: YEAR_MS, failedKeepMs: YEAR_MS }, clock });
   });
   after(async () => {
     await h.close();
@@ -397,6 +419,8 @@ describe('replaying failed deliveries', () => {
     const events = [text('lost 1'), text('lost 2'), text('lost 3')];
     await h.gateway.events.emit(inst.id, events);
 
+    // The clock jumps from each retry to the next (the receiver counts the attempts).
+    await clock.runUntil('every attempt to be made', () => rx.requests.length >= 3 * 8);
     await eventually(async () => {
       const page = await h.request('GET', `${inst.prefix}/webhook-deliveries?status=failed`);
       return (page.json.deliveries as unknown[]).length === 3;
