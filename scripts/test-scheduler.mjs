@@ -177,12 +177,8 @@ export async function runPlan(plan, { write = (s) => process.stdout.write(s) } =
             Object.assign(result, (await processes?.end(entry.file)) ?? {});
           } finally {
             results.push(result);
-<<<<<<< HEAD
-            write(`# file: ${entry.rel} (${entry.tier}, ${(result.ms / 1000).toFixed(1)} s)\n${renumber(text, next)}`);
-=======
             const cpu = result.cpuMs === undefined ? '' : `, CPU ${(result.cpuMs / 1000).toFixed(1)} s`;
             write(`# file: ${entry.rel} (${entry.tier}, ${(result.ms / 1000).toFixed(1)} s${cpu})\n${renumber(text, next)}`);
->>>>>>> wt-runner
             for (const command of result.leftBehind ?? []) write(`# left running by ${entry.rel}, killed: ${command}\n`);
             inFlight--;
             finish();

@@ -28,12 +28,8 @@ export function readBaseline(path = BASELINE_PATH) {
  * though better than none), files that no longer exist are dropped.
  */
 export function writeBaseline(results, { exists, note }, path = BASELINE_PATH) {
-<<<<<<< HEAD
-  const files = Object.fromEntries(Object.entries(readBaseline(path)).filter(([file]) => exists(file)));
-=======
   const before = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
   const files = Object.fromEntries(Object.entries(before.files ?? {}).filter(([file]) => exists(file)));
->>>>>>> wt-runner
   let written = 0;
   for (const r of results) {
     if (r.failures.length > 0 && r.file in files) continue;
@@ -41,19 +37,12 @@ export function writeBaseline(results, { exists, note }, path = BASELINE_PATH) {
     written++;
   }
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => a.localeCompare(b)));
-<<<<<<< HEAD
-  const doc = {
-    about: 'Wall time (ms) of each test file in the run that wrote this file (`node scripts/test.mjs --write-baseline`). ' +
-      'scripts/test.mjs starts the longest files first and warns about a file taking more than twice its time here.',
-    measured: note,
-=======
   // A partial run says which times it rewrote, and keeps how the others were measured.
   const measured = written < Object.keys(sorted).length && before.measured ? `${before.measured}; ${written} files rewritten: ${note}` : note;
   const doc = {
     about: 'Wall time (ms) of each test file in the run that wrote this file (`node scripts/test.mjs --write-baseline`). ' +
       'scripts/test.mjs starts the longest files first and warns about a file taking more than twice its time here.',
     measured,
->>>>>>> wt-runner
     files: sorted,
   };
   writeFileSync(path, `${JSON.stringify(doc, null, 2)}\n`);
@@ -97,12 +86,6 @@ export function summary({ results, notRun = [], baseline = {}, wallMs, cpuMs, co
     lines.push('# slowest files:');
     for (const r of slowest) lines.push(`#   ${seconds(r.ms).padStart(8)}  ${r.file} (${r.tier}${r.cpuMs === undefined ? '' : `, CPU ${seconds(r.cpuMs)}`})`);
   }
-<<<<<<< HEAD
-  for (const r of results) {
-    const before = baseline[r.file];
-    if (before >= SLOWER_MIN_BASELINE_MS && r.ms > SLOWER_FACTOR * before) lines.push(`# SLOWER: ${r.file} ${seconds(before)} → ${seconds(r.ms)}`);
-  }
-=======
   const compared = results.filter((r) => baseline[r.file] >= SLOWER_MIN_BASELINE_MS);
   for (const r of compared) {
     if (r.ms > SLOWER_FACTOR * baseline[r.file]) lines.push(`# SLOWER: ${r.file} ${seconds(baseline[r.file])} → ${seconds(r.ms)}`);
@@ -111,7 +94,6 @@ export function summary({ results, notRun = [], baseline = {}, wallMs, cpuMs, co
   const ratios = compared.map((r) => r.ms / baseline[r.file]).sort((a, b) => a - b);
   const median = ratios[Math.floor(ratios.length / 2)];
   if (ratios.length >= 5 && median >= 1.5) lines.push(`# the median file took ${median.toFixed(1)}× its baseline time: a machine busy with other work?`);
->>>>>>> wt-runner
   for (const r of results) {
     if ((r.leftBehind ?? []).length > 0) lines.push(`# LEFT RUNNING: ${r.file} ended with ${r.leftBehind.length} of its processes running (killed): ${r.leftBehind[0]}${r.leftBehind.length > 1 ? ', …' : ''}`);
   }
