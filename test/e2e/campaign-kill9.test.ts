@@ -1,5 +1,5 @@
-// A campaign at a business's scale end to end (gateway process + Baileys + simnet, time scaled so
-// days and quiet hours pass): 660 recipients with variables over 3 numbers, a daily cap and quiet
+// A campaign over days end to end (gateway process + Baileys + simnet, time scaled so days and
+// quiet hours pass): 180 recipients with variables over 3 numbers, a daily cap and quiet
 // hours, some numbers already opted out, an opt-out reply mid-run, a pause and a kill -9 on the
 // second day. Every recipient not opted out gets exactly one message (counted on each contact's
 // phone) with their variables filled, from the number assigned to them; no number exceeds the cap
@@ -18,25 +18,25 @@ import { holds, sleep, until } from '../helpers/wait.js';
 
 /**
  * A protocol day is 86,400 s × this: 86 s of real time, so a number reaches the cap in the first
- * day (03:xx to midnight, some 74 s) at 1.5 messages a second or more. One first message to a new
+ * day (03:xx to midnight, some 74 s) at 0.41 messages a second or more. One first message to a new
  * contact takes 250–400 ms here (device list, prekeys, X3DH, send, ack on 2 shared cores; the
- * runner queues the next after that): some 2.5 a second on a quiet machine, 2.1–2.3 beside other
- * busy processes (load average 16), where a cap of 170 (2.3 a second) was missed. The cap and the
- * list are sized so that a loaded machine still reaches the cap on the first day: the time scale
- * (not this test's to change) sets the day's length.
+ * runner queues the next after that): some 2.5 a second on a quiet machine, 1.25 beside two
+ * CPU-burning processes and other tests, where caps of 170 and 110 were missed. The cap and the
+ * list are sized for a machine six times slower than a quiet one (the time scale fixes the day's
+ * length, and the runner's 300 s per file the number of days): what a campaign does at a larger
+ * scale is bench/campaign.ts's to measure.
  */
 const TIME_SCALE = 0.001;
 const HOUR = 3_600_000;
 const OWNERS = ['5511970000061', '5511970000062', '5511970000063'];
-const N = 660;
-/** Per number per local day: the first day fits it, and the rest (≤ 220 − 110) the second. */
-const CAP = 110;
-/** Local time: quiet from 01:00 to 03:00; the campaign starts between 03:00 and 04:00. */
+const N = 180;
+/** Per number per local day: the first day fits it, and the rest (≤ 60 − 30) the second. */
+const CAP = 30;
 const QUIET = { from: '01:00', to: '03:00' };
 const WAKE_HOUR = 3;
 const contact = (i: number): string => `55119810${String(i).padStart(5, '0')}`;
 /** Opted out before the campaign starts (suppressed): never served. */
-const SUPPRESSED = [7, 100, 333, 512, 658].map(contact);
+const SUPPRESSED = [7, 100, 33, 121, 178].map(contact);
 
 /** An Etc/GMT zone in which it is between `hour`:00 and `hour`:59 at `at` (Etc/GMT-3 is UTC+3). */
 function zoneWhereItIs(hour: number, at: number): string {
@@ -56,7 +56,7 @@ function localOf(ms: number, zone: string, startMs: number): [number, number] {
   return [at.day - f(startMs).day, at.minute];
 }
 
-test('campaign: 660 recipients over 3 numbers, daily cap and quiet hours, exactly once each across kill -9, pause, opt-outs', async (t) => {
+test('campaign: 180 recipients over 3 numbers, daily cap and quiet hours, exactly once each across kill -9, pause, opt-outs', async (t) => {
   const began = Date.now();
   const dataDir = mkdtempSync(join(tmpdir(), 'zapgate-campaign-'));
   const token = randomBytes(20).toString('hex');
@@ -131,9 +131,9 @@ test('campaign: 660 recipients over 3 numbers, daily cap and quiet hours, exactl
       (await until(what, view, (v) => ok(v.progress, v.state), { pollMs: 250, ...(timeoutMs === undefined ? {} : { timeoutMs }) })).progress;
 
     // An opt-out reply, mid-run, from a recipient whose turn comes on the second day.
-    const quitter = contact(630);
+    const quitter = contact(150);
     await waitFor('first messages', (p) => p.sent >= 30);
-    await admin.sendAsContact({ from: quitter, to: OWNERS[630 % 3]!, type: 'text', text: 'STOP' });
+    await admin.sendAsContact({ from: quitter, to: OWNERS[150 % 3]!, type: 'text', text: 'STOP' });
 
     // Day 1 ends at midnight with the cap reached; day 2 sends from 00:00 to 01:00 and, after the
     // quiet hours, from 03:00 (checked on every recipient below). The campaign's own clock is what

@@ -25,7 +25,7 @@ const insts: ClusterInstance[] = [];
 
 before(async () => {
   h = await startCluster({ owners: OWNERS, contacts: Array.from({ length: N }, (_, i) => contact(i)), timeScale: TIME_SCALE });
-  for (const n of ['n1', 'n2']) await h.startNode(n);
+  await h.startNodes('n1', 'n2');
   for (const phone of OWNERS) insts.push(await h.pair('n1', phone));
 });
 

@@ -39,7 +39,7 @@ describe('cluster mode: three nodes on one PostgreSQL (gateway processes + Baile
 
   before(async () => {
     h = await startCluster({ owners: OWNERS, contacts: [CONTACT] });
-    for (const n of ['n1', 'n2', 'n3']) await h.startNode(n);
+    await h.startNodes('n1', 'n2', 'n3');
     // Each pairing through a node picked at random: placement, not the node asked, decides the owner.
     const names = ['n1', 'n2', 'n3'];
     for (const phone of OWNERS) instances.push(await h.pair(names[Math.floor(Math.random() * names.length)] ?? 'n1', phone));

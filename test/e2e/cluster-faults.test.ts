@@ -23,8 +23,7 @@ describe('cluster mode under faults (gateway processes + Baileys + simnet + a Po
   before(async () => {
     pgServer = await startEmbeddedPostgres();
     h = await startCluster({ owners: OWNERS, contacts: [CONTACT], pgUrl: pgServer.url, heartbeatMs: 1_000, leaseMs: LEASE_MS });
-    await h.startNode('n1');
-    await h.startNode('n2');
+    await h.startNodes('n1', 'n2');
     instances.push(await h.pair('n1', OWNERS[0]!), await h.pair('n2', OWNERS[1]!));
     await assertOneSocketPerDevice(h.admin, OWNERS, 'after pairing');
   });

@@ -18,8 +18,7 @@ describe('Idempotency-Key on sends (two gateway processes on one PostgreSQL + Ba
 
   before(async () => {
     h = await startCluster({ owners: [OWNER], contacts: [CONTACT] });
-    await h.startNode('n1');
-    await h.startNode('n2');
+    await h.startNodes('n1', 'n2');
     inst = await h.pair('n1', OWNER);
   });
   after(async () => {

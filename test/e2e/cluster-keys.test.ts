@@ -19,8 +19,7 @@ describe('API keys on every node of a cluster (two gateway processes on one Post
 
   before(async () => {
     h = await startCluster({ owners: [], contacts: [] });
-    await h.startNode('a');
-    await h.startNode('b');
+    await h.startNodes('a', 'b');
   });
   after(async () => {
     await h?.close();

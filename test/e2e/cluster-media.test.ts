@@ -33,8 +33,7 @@ for (const backend of ['postgres', 's3'] as const) {
       if (backend === 's3') s3 = await startS3();
       // No ZAPGATE_MEDIA_STORE for postgres: it is what cluster mode chooses without a bucket.
       h = await startCluster({ owners: [OWNER], contacts: [CONTACT], ...(s3 ? { env: s3.env('cluster/') } : {}) });
-      await h.startNode('n1');
-      await h.startNode('n2');
+      await h.startNodes('n1', 'n2');
       inst = await h.pair('n1', OWNER);
       owner = await h.connected('n1', inst);
       other = owner === 'n1' ? 'n2' : 'n1';

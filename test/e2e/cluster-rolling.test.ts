@@ -32,7 +32,7 @@ describe('cluster mode: a rolling restart of every node under two-way traffic', 
 
   before(async () => {
     h = await startCluster({ owners: OWNERS, contacts: [CONTACT], leaseMs: LEASE_MS });
-    for (const n of NODES) await h.startNode(n);
+    await h.startNodes(...NODES);
     for (const phone of OWNERS) instances.push(await h.pair(NODES[Math.floor(Math.random() * NODES.length)] ?? 'n1', phone));
     await assertOneSocketPerDevice(h.admin, OWNERS, 'after pairing through random nodes');
   });
