@@ -49,6 +49,10 @@ describe('queued media by reference', () => {
     const header = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0a0' } }).png().toBuffer();
     const images = Array.from({ length: 10 }, () => Buffer.concat([header, randomBytes(11.5 * 1024 * 1024)]));
     const bodies = images.map((img) => uri('image/png', img));
+    // Making these holds the event loop for seconds on a loaded machine: one turn lets the timers
+    // that fell due meanwhile run (the server closing the idle keep-alive connection), so the first
+    // upload does not go out on a connection that is being closed (ECONNRESET).
+    await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < 40; i++) {
       const r = await g.request('POST', `${inst.prefix}/send-image`, { body: { phone: `55119999${String(i).padStart(5, '0')}`, image: bodies[i % 10] } });
       assert.equal(r.status, 200, r.text);

@@ -64,21 +64,23 @@ async function withCluster(fn: (c: Cluster) => Promise<void>): Promise<void> {
   }
 }
 
-/** The database's clock, as the repos read it (leases and blob ages are on it, not on ours). */
-const DB_NOW = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+/** A shared blob's grace in these tests: far longer than any step of the test takes, loaded or not. */
+const GRACE_MS = 60_000;
 
-/** Whether the shared copy of `sha256` was stored (or stored again) more than `ms` ago, by the database's clock. */
-async function storedBefore(database: Database, sha256: string, ms: number): Promise<boolean> {
-  const r = await sql<{ old: boolean }>`select stored_at < ${DB_NOW} - ${ms} as old from outgoing_media_blobs where sha256 = ${sha256}`.execute(database.db);
-  return r.rows[0]?.old === true;
+/** Makes the shared copy of `sha256` look stored `ms` earlier than it was: its age moves, no one waits for it. */
+async function age(database: Database, sha256: string, ms: number): Promise<void> {
+  await sql`update outgoing_media_blobs set stored_at = stored_at - ${ms} where sha256 = ${sha256}`.execute(database.db);
 }
 
 test('postgres: a lease lives on the database clock; renewing after another process took the node id fails', async () => {
   await withCluster(async ({ repo }) => {
     const a = randomUUID();
-    await repo.register('n1', a, 'http://127.0.0.1:1', 300);
+    await repo.register('n1', a, 'http://127.0.0.1:1', 10_000);
     assert.equal((await repo.nodes())[0]?.live, true, 'live right after registering');
-    assert.equal(await repo.renew('n1', a, 300), true, 'renewed');
+    assert.equal(await repo.renew('n1', a, 10_000), true, 'renewed');
+    // Its last renewal is a short one (leases long enough for the checks above on a loaded
+    // machine, then one that runs out at once: no wait on a lease's length).
+    assert.equal(await repo.renew('n1', a, 1), true, 'renewed for 1 ms');
     await until('the node to be dead once its lease ran out', async () => (await repo.nodes())[0]?.live === false);
     assert.equal(await repo.renew('n1', a, 300), false, 'a lapsed lease is never revived (its instances may be another node\'s now)');
     const b = randomUUID();
@@ -128,12 +130,14 @@ test('postgres: a dead node\'s instances become orphans that another claims with
     const [x, y] = await seed(2);
     const dying = randomUUID();
     const alive = randomUUID();
-    await repo.register('dying', dying, 'http://127.0.0.1:1', 300);
+    await repo.register('dying', dying, 'http://127.0.0.1:1', 10_000);
     await repo.register('alive', alive, 'http://127.0.0.1:2', 10_000);
     assert.deepEqual((await repo.claimOrphans('dying', dying, 2)).map((c) => c.id).sort(), [x, y].sort());
     assert.equal((await repo.ownerOf(x!))?.live, true);
     assert.equal((await repo.ownerOf(x!))?.url, 'http://127.0.0.1:1');
     assert.deepEqual(await repo.claimOrphans('alive', alive, 2), [], 'a live owner\'s instances are not orphans');
+    // The dying node's last renewal is a short one: its lease runs out at once.
+    assert.equal(await repo.renew('dying', dying, 1), true);
     const owner = await until('its owner\'s lease to run out', async () => {
       const o = await repo.ownerOf(x!);
       return o?.live === false && o;
@@ -197,16 +201,22 @@ test('postgres: a takeover waits for the owner\'s write in progress: a claim ski
     const [id] = await seed(1);
     const a = randomUUID();
     const b = randomUUID();
-    await repo.register('a', a, 'http://127.0.0.1:1', 400);
+    await repo.register('a', a, 'http://127.0.0.1:1', 10_000);
     await repo.register('b', b, 'http://127.0.0.1:2', 10_000);
     await repo.claimOrphans('a', a, 1);
     const ea = await engine(a);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
+    let wrote!: () => void;
+    const written = new Promise<void>((r) => (wrote = r));
     const writing = ea.db.transaction().execute(async (trx) => {
       await trx.insertInto('auth_creds').values({ instance_id: id!, creds: '{"in":"flight"}', updated_at: 1 }).execute();
+      wrote();
       await held;
     });
+    await written;
+    // a pauses past its lease (its last renewal a short one) while its transaction is open.
+    assert.equal(await repo.renew('a', a, 1), true);
     await until('a\'s lease to run out while its transaction is open', async () => (await repo.ownerOf(id!))?.live === false);
     assert.deepEqual(await repo.claimOrphans('b', b, 1), [], 'the row is held by the write in progress: skipped, not waited for');
     release();
@@ -217,20 +227,20 @@ test('postgres: a takeover waits for the owner\'s write in progress: a claim ski
 
 test('postgres: shared outgoing media: stored once by content, read by any node, and never swept while freshly stored or touched', async () => {
   await withCluster(async ({ database }) => {
-    const nodeA = new OutgoingMediaStore(new OutgoingBlobsRepo(database.db, 300));
-    const nodeB = new OutgoingMediaStore(new OutgoingBlobsRepo(database.db, 300));
+    const nodeA = new OutgoingMediaStore(new OutgoingBlobsRepo(database.db, GRACE_MS));
+    const nodeB = new OutgoingMediaStore(new OutgoingBlobsRepo(database.db, GRACE_MS));
     const bytes = randomBytes(64 * 1024);
     const stored = await nodeA.put(bytes);
     nodeA.release(stored.sha256);
     assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'another node reads what one stored');
     await nodeB.sweep(async () => new Set());
     assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'an unreferenced blob stored moments ago stays (another node may be committing its reference)');
-    await until('the blob to be older than the grace', () => storedBefore(database, stored.sha256, 300));
+    await age(database, stored.sha256, 2 * GRACE_MS);
     const again = await nodeA.put(bytes); // a new enqueue of the same content refreshes it
     nodeA.release(again.sha256);
     await nodeB.sweep(async () => new Set());
     assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'a re-stored blob is fresh again');
-    await until('the blob to be older than the grace again', () => storedBefore(database, stored.sha256, 300));
+    await age(database, stored.sha256, 2 * GRACE_MS);
     await nodeB.sweep(async () => new Set([stored.sha256]));
     assert.deepEqual(await nodeB.read(stored.sha256), bytes, 'a referenced blob is kept whatever its age');
     await nodeB.sweep(async () => new Set());
