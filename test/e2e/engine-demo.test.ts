@@ -13,6 +13,7 @@ import { SimnetClient } from '../../simnet/src/index.js';
 import { DEMO_CONTACT, DEMO_PHONE, demoEnv, startDemo, type RunningDemo } from '../../src/demo.js';
 import { openDatabase } from '../../src/store/database.js';
 import '../helpers/baileys-timers.js';
+import { until } from '../helpers/engine-harness.js';
 
 /** Pairs the demo phone the way the printed instructions do (QR → simnet scan), then waits for connected. */
 async function pair(demo: RunningDemo): Promise<{ api: string; headers: Record<string, string>; admin: SimnetClient }> {
@@ -21,12 +22,7 @@ async function pair(demo: RunningDemo): Promise<{ api: string; headers: Record<s
   const qr = (await (await fetch(`${api}/qr-code`, { headers })).json()) as { value: string };
   const admin = new SimnetClient(demo.simnetAdminUrl);
   await admin.scanQr(DEMO_PHONE, qr.value);
-  const deadline = Date.now() + 20_000;
-  let status: { connected?: boolean } = {};
-  while (Date.now() < deadline && status.connected !== true) {
-    status = (await (await fetch(`${api}/status`, { headers })).json()) as { connected?: boolean };
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const status = await until('the demo phone to pair', async () => (await (await fetch(`${api}/status`, { headers })).json()) as { connected?: boolean }, (s) => s.connected === true);
   assert.equal(status.connected, true, 'the demo phone paired from the QR');
   return { api, headers, admin };
 }

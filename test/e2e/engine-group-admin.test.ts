@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { sleep, startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
 
 const OWNER = '5511900009001';
 const CARLA = '5511900009002';
@@ -145,8 +145,8 @@ describe('engine group administration (gateway + Baileys + simnet)', () => {
     assert.equal((await h.call('GET', `${inst.prefix}/accept-invite-group?url=${encodeURIComponent('https://example.com/x')}`)).status, 400);
     assert.deepEqual(await post('leave-group', { groupId }), { value: true });
     assert.equal(OWNER in (await roles()), false, 'the instance left');
-    await sleep(100);
-    const list = JSON.parse((await h.call('GET', `${inst.prefix}/groups`)).body.toString()) as { phone: string }[];
+    const groups = async () => JSON.parse((await h.call('GET', `${inst.prefix}/groups`)).body.toString()) as { phone: string }[];
+    const list = await until('the group to leave the listing', groups, (l) => !l.some((g) => g.phone === groupId));
     assert.equal(list.some((g) => g.phone === groupId), false, 'no longer listed');
   });
 });

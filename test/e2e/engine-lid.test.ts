@@ -47,6 +47,8 @@ describe('LID identities: phone and chatLid in every payload, one chat per perso
   const sendText = async (phone: string, message: string): Promise<string> => {
     const res = await h.call('POST', `${inst.prefix}/send-text`, { phone, message });
     assert.equal(res.status, 200, res.body.toString());
+    // Queued behind a pacing gap (protocol time): jumped, not waited out.
+    await h.sendQueued(inst);
     return String(res.json.messageId);
   };
 

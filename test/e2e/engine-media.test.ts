@@ -44,6 +44,8 @@ describe('engine media sends (conversion + Baileys + simnet)', () => {
   async function send(path: string, body: Record<string, unknown>): Promise<string> {
     const r = await h.call('POST', `${inst.prefix}/${path}`, body);
     assert.equal(r.status, 200, `${path}: ${r.body.toString()}`);
+    // Queued behind a pacing gap (protocol time): jumped, not waited out.
+    await h.sendQueued(inst);
     return String(r.json.messageId);
   }
 

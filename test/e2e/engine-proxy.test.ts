@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { request } from 'undici';
-import { sleep, startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
+import { startHarness, until, type Harness, type Instance } from '../helpers/engine-harness.js';
 import { startHttpConnectProxy, startSocks5Proxy, type TestProxy } from '../helpers/proxies.js';
 
 const OWNER = '5511900005001';
@@ -65,6 +65,7 @@ describe('engine proxy: an instance behind a SOCKS5 proxy (gateway + Baileys + p
 
     const sent = await h.call('POST', `${inst.prefix}/send-text`, { phone: BOB, message: 'via socks5' });
     assert.equal(sent.status, 200, sent.body.toString());
+    await h.sendQueued(inst);
     await h.webhooks.waitFor(
       (w) => w.path === `/${bob.instanceId}` && w.body.type === 'ReceivedCallback' && w.body.messageId === sent.json.messageId,
       20_000,
@@ -79,6 +80,7 @@ describe('engine proxy: an instance behind a SOCKS5 proxy (gateway + Baileys + p
     const before = mediaTunnels();
     const sent = await h.call('POST', `${inst.prefix}/send-image`, { phone: CARLA, image: `data:image/png;base64,${png.toString('base64')}` });
     assert.equal(sent.status, 200, sent.body.toString());
+    await h.sendQueued(inst);
     const got = await h.admin.waitForReceived(CARLA, (m) => m.id === sent.json.messageId, 30_000);
     assert.equal(got.media?.error, undefined, `Carla decrypts the image: ${got.media?.error}`);
     assert.ok(mediaTunnels() > before, `the upload went through the proxy to ${h.simnet.mediaHost}: ${JSON.stringify(proxy.targets)}`);
@@ -106,9 +108,12 @@ describe('engine proxy: an instance behind a SOCKS5 proxy (gateway + Baileys + p
     assert.equal(s.connected, false, 'not connected');
     assert.match(String(s.statusReason), /ECONNREFUSED/, `why: ${String(s.statusReason)}`);
     assert.ok(!String(s.statusReason).includes(CREDS.pass), 'the reason carries no credential');
-    // It keeps failing: no direct link is opened behind the user's back.
-    await sleep(1_500);
-    assert.equal((await status(inst)).connected, false, 'still not connected after retries');
+    // It keeps failing: two more attempts through the proxy (their backoff jumped on the clock),
+    // and no direct link is opened behind the user's back.
+    const attemptOf = (v: Payload): number => Number(/\(attempt (\d+)\)/.exec(String(v.statusReason))?.[1] ?? 0);
+    const later = await h.driveUntil('two more attempts through the proxy', () => status(inst), (v) => attemptOf(v) >= attemptOf(s) + 2, { withinMs: 10_000 });
+    assert.equal(later.connected, false, 'still not connected after retries');
+    assert.match(String(later.statusReason), /proxy socks5:\/\/\*\*\*\*:\*\*\*\*@127\.0\.0\.1.*ECONNREFUSED/, 'each retry went to the proxy');
 
     // Pairing through a proxy that is down: no QR, and the status says why.
     const fresh = await h.createInstance('proxy-down');
@@ -123,6 +128,7 @@ describe('engine proxy: an instance behind a SOCKS5 proxy (gateway + Baileys + p
     assert.equal(other.connected, true, 'bob (no proxy) stays connected');
     const sent = await h.call('POST', `${bob.prefix}/send-text`, { phone: CARLA, message: 'bob is fine' });
     assert.equal(sent.status, 200, sent.body.toString());
+    await h.sendQueued(bob);
     await h.admin.waitForReceived(CARLA, (m) => m.id === sent.json.messageId, 20_000);
   });
 
@@ -134,11 +140,13 @@ describe('engine proxy: an instance behind a SOCKS5 proxy (gateway + Baileys + p
     assert.deepEqual(r.json, { value: true, proxy: null });
     await proxy.start();
     const before = proxy.connections;
-    await h.waitForStatus(inst, 'connected', 30_000);
+    // Whether the link restarts at once or at its next retry, the retry's backoff is jumped.
+    await h.driveUntil('connected directly', () => status(inst), (v) => v.connected === true);
     assert.equal(proxy.connections, before, 'the proxy (running again) saw no connection: the link is direct');
     assert.deepEqual((await h.call('GET', `${inst.prefix}/proxy`)).json, { value: null, enabled: false });
     const sent = await h.call('POST', `${inst.prefix}/send-text`, { phone: BOB, message: 'direct again' });
     assert.equal(sent.status, 200, sent.body.toString());
+    await h.sendQueued(inst);
     await h.webhooks.waitFor(
       (w) => w.path === `/${bob.instanceId}` && w.body.type === 'ReceivedCallback' && w.body.messageId === sent.json.messageId,
       20_000,
@@ -170,6 +178,7 @@ describe('engine proxy: an instance behind a SOCKS5 proxy (gateway + Baileys + p
       const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: { r: 250, g: 200, b: 0 } } }).png().toBuffer();
       const sent = await h.call('POST', `${dora.prefix}/send-image`, { phone: CARLA, image: `data:image/png;base64,${png.toString('base64')}` });
       assert.equal(sent.status, 200, sent.body.toString());
+      await h.sendQueued(dora);
       const got = await h.admin.waitForReceived(CARLA, (m) => m.id === sent.json.messageId, 30_000);
       assert.equal(got.media?.error, undefined, `Carla decrypts the image: ${got.media?.error}`);
       assert.ok(http.targets.includes(h.simnet.mediaHost), `the upload went through CONNECT to ${h.simnet.mediaHost}: ${JSON.stringify(http.targets)}`);

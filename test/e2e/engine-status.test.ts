@@ -33,6 +33,8 @@ describe('status posts (gateway + Baileys + simnet)', () => {
   });
 
   async function statusPostsOf(phone: string, id: string, timeoutMs = 15_000) {
+    // Status posts and replies are queued behind a pacing gap (protocol time): jumped, not waited out.
+    await h.sendQueued(inst);
     return h.admin.waitForReceived(phone, (m) => m.id === id, timeoutMs);
   }
 

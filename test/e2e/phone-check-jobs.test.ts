@@ -9,6 +9,8 @@ import { startHarness, type Harness, type Instance } from '../helpers/engine-har
 const OWNER = '5511999990401';
 const KNOWN = ['5511988880402', '5511988880403', '5511988880404'];
 const SYNC_MAX = 5;
+/** The pause between chunk queries (protocol time): jumped while a test watches a job. */
+const CHUNK_GAP_MS = 4_000;
 
 type Check = { exists: boolean; inputPhone: string; outputPhone: string; lid: string | null };
 type Job = { jobId: string; status: string; total: number; done: number; results?: Check[]; error?: string };
@@ -28,8 +30,9 @@ describe('phone-exists-batch jobs (gateway + Baileys + simnet)', () => {
   const lids = new Map<string, string>();
 
   before(async () => {
-    // Chunks of 10 with a pause between them: a job of ~100 numbers takes seconds, long enough to restart in.
-    h = await startHarness({ simnet: { autoUserPattern: null }, env: { ZAPGATE_PHONE_CHECK_SYNC_MAX: String(SYNC_MAX) }, engine: { phoneChecks: { chunkSize: 10, chunkGapMs: 4_000 } }, phoneCheckJobs: { sliceSize: 10 } });
+    // Chunks of 10 with a pause between them: a job of ~100 numbers takes a while on the clock,
+    // long enough to restart in (the gateway is stopped while no one moves the clock on).
+    h = await startHarness({ simnet: { autoUserPattern: null }, env: { ZAPGATE_PHONE_CHECK_SYNC_MAX: String(SYNC_MAX) }, engine: { phoneChecks: { chunkSize: 10, chunkGapMs: CHUNK_GAP_MS } }, phoneCheckJobs: { sliceSize: 10 } });
     await h.admin.createUser({ phone: OWNER, pushName: 'Owner' });
     for (const k of KNOWN) lids.set(k, (await h.admin.createUser({ phone: k, pushName: k })).lid);
     inst = await h.pairNew(OWNER, 'checks');
@@ -39,16 +42,14 @@ describe('phone-exists-batch jobs (gateway + Baileys + simnet)', () => {
     await h?.close();
   });
 
+  /** Reads the job until `until` holds, jumping the clock through the gaps between its chunks. */
   async function poll(prefix: string, jobId: string, until: (j: Job) => boolean, timeoutMs = 60_000): Promise<Job> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+    const read = async (): Promise<Job> => {
       const r = await h.call('GET', `${prefix}/phone-exists-batch/${jobId}`);
       assert.equal(r.status, 200, r.body.toString());
-      const job = r.json as unknown as Job;
-      if (until(job)) return job;
-      if (Date.now() > deadline) throw new Error(`job ${jobId} did not get there in ${timeoutMs} ms: ${JSON.stringify({ ...job, results: undefined })}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return r.json as unknown as Job;
+    };
+    return h.driveUntil(`job ${jobId}`, read, until, { withinMs: CHUNK_GAP_MS, timeoutMs });
   }
 
   function assertAnswer(phones: readonly string[], results: readonly Check[]): void {

@@ -294,15 +294,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return code.data;
     },
     async waitForStatus(inst, status, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      let last: Record<string, unknown> = {};
-      while (Date.now() < deadline) {
-        last = (await call('GET', `${inst.prefix}/status`)).json;
+      return until(
+        `status ${status}`,
+        async () => (await call('GET', `${inst.prefix}/status`)).json,
         // The stored status survives a restart; "connected" also needs the live socket.
-        if (last.status === status && (status !== 'connected' || last.connected === true)) return last;
-        await sleep(50);
-      }
-      throw new Error(`status never became ${status}; last ${JSON.stringify(last)}`);
+        (last) => last.status === status && (status !== 'connected' || last.connected === true),
+        timeoutMs,
+      );
     },
     async driveUntil(what, read, done, options = {}) {
       const withinMs = options.withinMs ?? 60_000;
