@@ -5,7 +5,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NATS, natsStream, natsUnavailable, uniqueName } from '../helpers/brokers.js';
-import { sleep, startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
+import { until } from '../helpers/engine-harness.js';
+import { startProcessHarness, type ProcessHarness } from '../helpers/process-harness.js';
 
 const OWNER = '5511999996301';
 const KEPT = '5511988886301';
@@ -79,17 +80,21 @@ describe('filters and pull with real traffic (gateway process + Baileys + simnet
 
     const kept = sent.filter((s) => s.startsWith(KEPT));
     const hookBodies = (): Body[] => h.posts.map((p) => p.body as unknown as Body);
-    for (let i = 0; i < 300 && texts(hookBodies(), 'flt ').length < kept.length; i++) await sleep(200);
-    // Let anything late arrive before saying it did not.
-    await sleep(1_000);
+    await until('the kept texts at the webhooks', async () => texts(hookBodies(), 'flt ').length, (n) => n >= kept.length, 60_000);
+    // Anything late: every text above was committed (pull handed them over), and the webhooks get
+    // the events in commit order; a text each contact sends now comes after all of them, so once the
+    // kept chat's one is here, an excluded text would have been too (and the sink's the same way).
+    for (const from of [KEPT, EXCLUDED]) await h.admin.sendAsContact({ from, to: OWNER, type: 'text', text: `end ${from}` });
+    await until('a later text at the webhooks', async () => texts(hookBodies(), 'end ').length, (n) => n >= 1, 60_000);
     assert.deepEqual(texts(hookBodies(), 'flt '), kept, 'webhooks: the excluded chat never arrives, the other one all in order');
+    assert.deepEqual(texts(hookBodies(), 'end '), [`${KEPT}:end ${KEPT}`], 'webhooks: the later text of the kept chat only');
 
     if (stream !== null) {
       const excluded = sent.filter((s) => s.startsWith(EXCLUDED));
       const streamed = async (): Promise<Body[]> => (await stream!.read()).map((m) => JSON.parse(m.body) as Body);
-      for (let i = 0; i < 300 && texts(await streamed(), 'flt ').length < excluded.length; i++) await sleep(200);
-      await sleep(1_000);
+      await until('the excluded chat\'s later text in the sink', async () => texts(await streamed(), 'end ').length, (n) => n >= 1, 60_000);
       const bodies = await streamed();
+      assert.deepEqual(texts(bodies, 'end '), [`${EXCLUDED}:end ${EXCLUDED}`], 'the sink: the later text of its chat only');
       assert.deepEqual(texts(bodies, 'flt '), excluded, 'the sink: only its included chat');
       assert.ok(!bodies.some((b) => b.phone === KEPT), "the other contact's chat never reaches the sink");
     }

@@ -1,23 +1,23 @@
 // Webhooks from real traffic: simnet on loopback, the real Baileys engine, and an HTTPS receiver
 // with a test CA. Pairing, incoming text/location/image/reaction, a send with its delivery and
 // status reports, and a logout each arrive at their kind's URL in Z-API shape, with phone numbers
-// (a LID only in the LID fields beside them), and every request verifies with the `standardwebhooks` package.
+// (a LID only in the LID fields beside them), and every request verifies with the `standardwebhooks` package
+// (against the gateway's clock: simnet and the gateway share a VirtualClock the test owns).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { SimnetClient, startSimnet, type RunningSimnet } from '../../simnet/src/index.js';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/main.js';
 import { E2E_COMMAND_TIMEOUT_MS } from '../helpers/baileys-timers.js';
-import { eventually, startReceiver, testPki, type Receiver, type ReceivedRequest } from '../helpers/webhook-harness.js';
+import { skipWaits } from '../helpers/protocol-time.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
+import { eventually, startReceiver, testPki, verifySigned, type Receiver, type ReceivedRequest } from '../helpers/webhook-harness.js';
 
-const TIME_SCALE = 0.05;
 const OWNER = '5511999994001';
 const CONTACT = '5511988884002';
 const KINDS = {
@@ -29,10 +29,6 @@ const KINDS = {
 } as const;
 
 type Payload = Record<string, unknown>;
-
-function headersOf(h: IncomingHttpHeaders): Record<string, string> {
-  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-}
 
 describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
   let simnet: RunningSimnet;
@@ -46,6 +42,7 @@ describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
   let dataDir: string;
   const http = new Agent({ connections: 4, keepAliveTimeout: 1_000 });
   let mediaAgent: HttpsAgent;
+  const clock = new VirtualClock();
 
   async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Payload }> {
     const res = await request(url + path, {
@@ -67,9 +64,9 @@ describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
   }
 
   before(async () => {
-    simnet = await startSimnet({ timeScale: TIME_SCALE });
+    simnet = await startSimnet({ clock });
     admin = new SimnetClient(simnet.adminUrl);
-    rx = await startReceiver('127.0.0.1');
+    rx = await startReceiver('127.0.0.1', undefined, clock);
     mediaAgent = new HttpsAgent({ ca: simnet.mediaCaPem, keepAlive: false });
     dataDir = mkdtempSync(join(tmpdir(), 'zapgate-e2e-webhooks-'));
     const config = loadConfig({
@@ -80,7 +77,6 @@ describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
       ZAPGATE_RATE_LIMIT: '0',
       ZAPGATE_WA_URL: simnet.wsUrl,
       ZAPGATE_WA_ROOT_KEY: simnet.rootPublicKey,
-      ZAPGATE_TIME_SCALE: String(TIME_SCALE),
       ZAPGATE_ALLOW_HOSTS: '127.0.0.1',
       ZAPGATE_COMMAND_TIMEOUT_MS: String(E2E_COMMAND_TIMEOUT_MS),
     });
@@ -89,6 +85,7 @@ describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
       collectProcessMetrics: false,
       engine: { mediaAgent },
       outbox: { ca: testPki().ca },
+      clock,
     });
     clientToken = (await gateway.accounts.create('e2e-webhooks')).clientToken;
     url = await gateway.listen();
@@ -152,7 +149,8 @@ describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
     const sent = await call('POST', `${prefix}/send-text`, { phone: CONTACT, message: 'from the API' });
     assert.equal(sent.status, 200, JSON.stringify(sent.json));
     const messageId = String(sent.json.messageId);
-    const d = await waitAt('/delivery', (p) => p.messageId === messageId, 'DeliveryCallback');
+    // The sender's pacing gap is protocol time: jumped.
+    const d = await skipWaits(clock, waitAt('/delivery', (p) => p.messageId === messageId, 'DeliveryCallback'));
     assert.deepEqual(
       { type: d.type, instanceId: d.instanceId, phone: d.phone, zaapId: d.zaapId, error: d.error },
       { type: 'DeliveryCallback', instanceId, phone: CONTACT, zaapId: sent.json.zaapId, error: undefined },
@@ -186,7 +184,7 @@ describe('webhooks from real traffic (gateway + Baileys + simnet)', () => {
     const ids = new Set<string>();
     await eventually(() => rx.requests.length > 0, 1_000);
     for (const r of rx.requests as ReceivedRequest[]) {
-      const payload = new Webhook(secret).verify(r.body, headersOf(r.headers)) as Payload;
+      const payload = verifySigned(secret, r) as Payload;
       assert.equal(payload.instanceId, instanceId);
       ids.add(String(r.headers['webhook-id']));
       // Known numbers name people; a LID appears only in the LID fields (docs/contract.md §5).
