@@ -25,7 +25,8 @@ describe('NATS JetStream sink (gateway process + Baileys + simnet + NATS)', { sk
   before(async () => {
     proxy = await CuttableProxy.start(NATS);
     stream = await natsStream(prefix);
-    h = await startProcessHarness({ owner: OWNER, contacts: [CONTACT], env: { ZAPGATE_SINK_NATS_URL: `nats://127.0.0.1:${proxy.port}`, ZAPGATE_SINK_NATS_PREFIX: prefix } });
+    // A time-lapse: the sink's retry schedule (seconds to minutes) runs 20 times faster.
+    h = await startProcessHarness({ owner: OWNER, contacts: [CONTACT], timeScale: 0.05, env: { ZAPGATE_SINK_NATS_URL: `nats://127.0.0.1:${proxy.port}`, ZAPGATE_SINK_NATS_PREFIX: prefix } });
   });
 
   after(async () => {

@@ -28,6 +28,8 @@ describe('RabbitMQ sink (gateway process + Baileys + simnet + RabbitMQ)', { skip
     h = await startProcessHarness({
       owner: OWNER,
       contacts: [CONTACT],
+      // A time-lapse: the sink's retry schedule (seconds to minutes) runs 20 times faster.
+      timeScale: 0.05,
       env: { ZAPGATE_SINK_RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:${proxy.port}`, ZAPGATE_SINK_RABBITMQ_EXCHANGE: exchange, ZAPGATE_SINK_RABBITMQ_PREFIX: prefix },
     });
   });
