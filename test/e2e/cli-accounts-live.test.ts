@@ -42,7 +42,9 @@ describe('account changes from the CLI reach the running gateway at once', () =>
   let h: Harness;
 
   before(async () => {
-    h = await startHarness({ clock: new VirtualClock({ mode: 'frozen' }) });
+    // Frozen protocol time (the token cache never expires by itself), real guards: the accounts
+    // watcher polls the store on real time, as it does for Baileys and simnet.
+    h = await startHarness({ clock: new VirtualClock({ mode: 'frozen', guards: 'real' }) });
   });
   after(() => h.close());
 

@@ -23,6 +23,11 @@ export interface VirtualClockOptions {
   mode?: VirtualClockMode;
   /** The clock's start (ms since the epoch); default: the wall clock now. */
   start?: number;
+  /**
+   * Where guards run: 'real' (default while flowing) or 'virtual' (default when frozen or auto).
+   * A frozen clock in front of real I/O (a gateway with Baileys and simnet) wants 'real'.
+   */
+  guards?: 'real' | 'virtual';
 }
 
 interface Timer {
@@ -34,6 +39,7 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 
 export class VirtualClock extends ClockBase {
   readonly mode: VirtualClockMode;
+  private readonly realGuards: boolean;
   // now() = base + (real ms since realBase) while flowing; base alone otherwise.
   private base: number;
   private realBase = performance.now();
@@ -50,6 +56,7 @@ export class VirtualClock extends ClockBase {
   constructor(options: VirtualClockOptions = {}) {
     super();
     this.mode = options.mode ?? 'flowing';
+    this.realGuards = (options.guards ?? (this.mode === 'flowing' ? 'real' : 'virtual')) === 'real';
     this.base = options.start ?? Date.now();
   }
 
@@ -74,7 +81,7 @@ export class VirtualClock extends ClockBase {
    * no real I/O to wait for), so a test fires a guard by advancing past it.
    */
   setGuard(ms: number, fn: () => void): Cancel {
-    if (this.mode !== 'flowing') return this.setTimer(ms, fn);
+    if (!this.realGuards) return this.setTimer(ms, fn);
     const timer = setTimeout(fn, Math.max(0, ms));
     timer.unref();
     return () => clearTimeout(timer);
